@@ -1,0 +1,67 @@
+# scaler - top-level build. `make` builds build/bin/scaler and build/lib/libscaler.so.
+# See README.md for the targets a user runs (demo, check, bench, install).
+
+CC      ?= gcc
+ARCH    ?= $(shell uname -m)
+PREFIX  ?= /usr/local
+BUILD   ?= build
+WARN    := -Wall -Wextra -Werror
+CFLAGS  ?= -O2 -g
+CFLAGS  += -std=gnu11 $(WARN) -D_GNU_SOURCE -Isrc -Isrc/common -Iarch/$(ARCH)
+
+# The runtime lives in someone else's process: hidden visibility, no PLT
+# calls of its own that could be hooked, initial-exec TLS only.
+RT_CFLAGS := $(CFLAGS) -fPIC -fvisibility=hidden -fno-omit-frame-pointer \
+             -ftls-model=initial-exec -fno-stack-protector
+
+COMMON_SRC := $(wildcard src/common/*.c)
+RT_SRC     := $(wildcard src/runtime/*.c) $(wildcard arch/$(ARCH)/*.c) src/common/names.c
+RT_ASM     := $(wildcard arch/$(ARCH)/*.S)
+CLI_SRC    := $(wildcard src/cli/*.c) $(COMMON_SRC)
+
+RT_OBJ  := $(patsubst %,$(BUILD)/obj/rt/%.o,$(RT_SRC) $(RT_ASM))
+CLI_OBJ := $(patsubst %,$(BUILD)/obj/cli/%.o,$(CLI_SRC))
+DEPS    := $(RT_OBJ:.o=.d) $(CLI_OBJ:.o=.d)
+
+all: $(BUILD)/bin/scaler $(BUILD)/lib/libscaler.so
+
+$(BUILD)/lib/libscaler.so: $(RT_OBJ)
+	@mkdir -p $(@D)
+	$(CC) -shared -o $@ $^ -Wl,-z,now -Wl,-z,relro -Wl,-z,noexecstack -ldl -lpthread
+
+$(BUILD)/bin/scaler: $(CLI_OBJ)
+	@mkdir -p $(@D)
+	$(CC) -o $@ $^ -lm
+
+$(BUILD)/obj/rt/%.c.o: %.c
+	@mkdir -p $(@D)
+	$(CC) $(RT_CFLAGS) -MMD -MP -c -o $@ $<
+
+$(BUILD)/obj/rt/%.S.o: %.S
+	@mkdir -p $(@D)
+	$(CC) $(RT_CFLAGS) -MMD -MP -c -o $@ $<
+
+$(BUILD)/obj/cli/%.c.o: %.c
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -MMD -MP -c -o $@ $<
+
+-include $(DEPS)
+
+check: all
+	@./tests/run.sh
+
+demo: all
+	@./demo/run.sh
+
+bench: all
+	@./bench/run.sh
+
+install: all
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib
+	install -m 755 $(BUILD)/bin/scaler $(DESTDIR)$(PREFIX)/bin/scaler
+	install -m 644 $(BUILD)/lib/libscaler.so $(DESTDIR)$(PREFIX)/lib/libscaler.so
+
+clean:
+	rm -rf $(BUILD)
+
+.PHONY: all check demo bench install clean

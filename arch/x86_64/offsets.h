@@ -1,0 +1,63 @@
+/*
+ * offsets.h - struct layouts shared between the C runtime and shadow.S.
+ *
+ * The assembly cannot see C structs, so every field it touches is named
+ * here once; src/runtime/runtime.h static-asserts each offset against the C
+ * definition, so a change on one side that is not made on the other fails
+ * the build instead of corrupting a program.
+ */
+#ifndef SCALER_X86_64_OFFSETS_H
+#define SCALER_X86_64_OFFSETS_H
+
+/* struct sc_thread (src/runtime/runtime.h) */
+#define TH_RECS     0   /* struct sc_rec *: counter array of this thread */
+#define TH_CAP      8   /* entries usable in recs; 0 while the thread is busy */
+#define TH_SP       16  /* next free shadow frame */
+#define TH_SPEND    24  /* one past the last shadow frame */
+#define TH_SPBASE   32  /* first shadow frame */
+
+/* struct sc_frame: one per timed call in flight */
+#define FR_RET      0   /* the caller's real return address */
+#define FR_SLOT     8   /* where it was on the stack (rsp at API entry) */
+#define FR_TSC      16  /* TSC when the API was entered */
+#define FR_REC      24  /* struct sc_rec * to charge */
+#define FR_CHILD    32  /* ticks of timed calls nested inside this one */
+#define FR_PAD      40
+#define FR_SIZE     48
+
+/* struct sc_rec (src/common/format.h) */
+#define RC_COUNT    0
+#define RC_TIMED    8
+#define RC_TICKS    16
+#define RC_COUNTDOWN 24
+#define RC_PERIOD   28
+#define RC_WTICKS   32
+#define RC_WCOUNT   40
+#define RC_SELF     48
+#define RC_MAX      56
+#define RC_SHIFT    6   /* sizeof(struct sc_rec) == 1 << RC_SHIFT */
+
+/* struct sc_entry: global table indexed by shadow entry index */
+#define EN_TARGET   0   /* where the call really goes */
+#define EN_FLAGS    8   /* SC_ENT_* from format.h */
+#define EN_SHIFT    4   /* sizeof(struct sc_entry) == 1 << EN_SHIFT */
+
+/* entry flags the assembly tests (same values as SC_ENT_* in format.h) */
+#define ASM_ENT_NOTIME 8
+#define ASM_ENT_UNWIND 32
+
+/* reasons passed to sc_slow() */
+#define SLOW_NOTHREAD 1 /* no thread context yet: create one */
+#define SLOW_NOREC    2 /* index beyond this thread's array, or busy */
+#define SLOW_UNWIND   3 /* an unwinder is about to walk the stack */
+#define SLOW_RETURN   4 /* return trampoline found a foreign top frame */
+
+/* sc_slow() answers */
+#define SLOW_REDISPATCH 0 /* run the interceptor again */
+#define SLOW_BYPASS     1 /* jump to the target, neither counted nor timed */
+#define SLOW_UNTIMED    2 /* counted already: jump to the target */
+
+/* Shadow entry code: endbr64; mov $idx,%r11d; jmp *common(%rip) */
+#define SHADOW_ENTRY_SIZE 16
+
+#endif

@@ -1,0 +1,258 @@
+/*
+ * cmd_record.c - `scaler record`: run a command with the runtime preloaded
+ * and collect its profile directory.
+ *
+ * Everything that can be checked is checked before the command runs (the
+ * command exists and is executable, the directory can be created, the
+ * runtime is where it should be), so a mistake costs nothing. The exit
+ * status is the command's own (128+N when killed by signal N), and the
+ * root process's status and wall time are appended to its meta file.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+#include <dirent.h>
+
+#include "cmds.h"
+#include "format.h"
+
+static int fail(const char *fmt, const char *a, const char *b)
+{
+	fprintf(stderr, "scaler: ");
+	fprintf(stderr, fmt, a, b);
+	fputc('\n', stderr);
+	return 2;
+}
+
+/* The runtime sits at ../lib/libscaler.so from the scaler binary, both in
+ * the build tree (build/bin, build/lib) and after `make install`. */
+static int find_runtime(char *out, size_t n)
+{
+	char self[PATH_MAX];
+	const char *env = getenv("SCALER_LIB");
+	if (env && env[0]) {
+		if (!realpath(env, out))
+			return -1;
+		return 0;
+	}
+	ssize_t k = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	if (k <= 0)
+		return -1;
+	self[k] = 0;
+	char *slash = strrchr(self, '/');
+	if (!slash)
+		return -1;
+	*slash = 0;
+	snprintf(out, n, "%s/../lib/libscaler.so", self);
+	char real[PATH_MAX];
+	if (!realpath(out, real) || access(real, R_OK) != 0)
+		return -1;
+	snprintf(out, n, "%s", real);
+	return 0;
+}
+
+/* Like execvp's search: the path of CMD, or -1 with errno. */
+static int find_command(const char *cmd, char *out, size_t n)
+{
+	if (strchr(cmd, '/')) {
+		if (access(cmd, X_OK) != 0)
+			return -1;
+		struct stat st;
+		if (stat(cmd, &st) == 0 && S_ISDIR(st.st_mode)) {
+			errno = EISDIR;
+			return -1;
+		}
+		snprintf(out, n, "%s", cmd);
+		return 0;
+	}
+	const char *path = getenv("PATH");
+	if (!path)
+		path = "/usr/local/bin:/usr/bin:/bin";
+	char *dup = strdup(path);
+	for (char *save = NULL, *d = strtok_r(dup, ":", &save); d; d = strtok_r(NULL, ":", &save)) {
+		snprintf(out, n, "%s/%s", *d ? d : ".", cmd);
+		struct stat st;
+		if (access(out, X_OK) == 0 && stat(out, &st) == 0 && S_ISREG(st.st_mode)) {
+			free(dup);
+			return 0;
+		}
+	}
+	free(dup);
+	errno = ENOENT;
+	return -1;
+}
+
+static int remove_tree(const char *dir)
+{
+	DIR *d = opendir(dir);
+	if (!d)
+		return errno == ENOENT ? 0 : -1;
+	struct dirent *e;
+	char p[PATH_MAX];
+	while ((e = readdir(d))) {
+		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+			continue;
+		snprintf(p, sizeof(p), "%s/%s", dir, e->d_name);
+		struct stat st;
+		if (lstat(p, &st) == 0 && S_ISDIR(st.st_mode))
+			remove_tree(p);
+		else
+			unlink(p);
+	}
+	closedir(d);
+	return rmdir(dir);
+}
+
+static int prepare_dir(const char *dir)
+{
+	struct stat st;
+	if (lstat(dir, &st) == 0) {
+		char old[PATH_MAX];
+		snprintf(old, sizeof(old), "%s.old", dir);
+		if (remove_tree(old) != 0 && errno != ENOENT)
+			return fail("cannot remove %s: %s", old, strerror(errno));
+		if (rename(dir, old) != 0)
+			return fail("cannot move %s aside: %s", dir, strerror(errno));
+	}
+	if (mkdir(dir, 0755) != 0)
+		return fail("cannot create %s: %s", dir, strerror(errno));
+	char probe[PATH_MAX];
+	snprintf(probe, sizeof(probe), "%s/.probe", dir);
+	int fd = open(probe, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	if (fd < 0)
+		return fail("cannot write in %s: %s", dir, strerror(errno));
+	close(fd);
+	unlink(probe);
+	return 0;
+}
+
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* Appends the root's exit record to the newest image of that pid. */
+static void write_exit(const char *dir, pid_t pid, int status, uint64_t wall)
+{
+	char path[PATH_MAX];
+	int last = -1;
+	for (int gen = 0; gen < 10000; gen++) {
+		snprintf(path, sizeof(path), "%s/p%d-%d.meta", dir, (int)pid, gen);
+		if (access(path, F_OK) != 0)
+			break;
+		last = gen;
+	}
+	if (last < 0)
+		return;
+	snprintf(path, sizeof(path), "%s/p%d-%d.meta", dir, (int)pid, last);
+	int fd = open(path, O_WRONLY | O_APPEND);
+	if (fd < 0)
+		return;
+	struct {
+		struct sc_meta_rec r;
+		struct sc_m_exit e;
+	} rec = {{SC_M_EXIT, sizeof(struct sc_m_exit)}, {0, 0, wall}};
+	if (WIFEXITED(status))
+		rec.e.exit_status = WEXITSTATUS(status);
+	else if (WIFSIGNALED(status)) {
+		rec.e.signal = (uint32_t)WTERMSIG(status);
+		rec.e.exit_status = 128 + WTERMSIG(status);
+	}
+	if (write(fd, &rec, sizeof(rec)) != (ssize_t)sizeof(rec))
+		fprintf(stderr, "scaler: cannot append to %s\n", path);
+	close(fd);
+}
+
+static void usage(void)
+{
+	fputs("usage: scaler record [-o DIR] [--timing=adaptive|all|none] [--] CMD [ARG...]\n",
+	      stderr);
+}
+
+int cmd_record(int argc, char **argv)
+{
+	const char *dir = "scaler.data";
+	const char *timing = "adaptive";
+	static const struct option opts[] = {
+		{"output", required_argument, NULL, 'o'},
+		{"timing", required_argument, NULL, 't'},
+		{"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0},
+	};
+	int c;
+	optind = 1;
+	/* '+': stop at the first non-option, which starts CMD */
+	while ((c = getopt_long(argc, argv, "+o:h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'o': dir = optarg; break;
+		case 't': timing = optarg; break;
+		case 'h': usage(); return 0;
+		default: usage(); return 2;
+		}
+	}
+	if (strcmp(timing, "adaptive") && strcmp(timing, "all") && strcmp(timing, "none"))
+		return fail("unknown timing mode '%s'%s (adaptive, all or none)", timing, "");
+	if (optind >= argc) {
+		usage();
+		return 2;
+	}
+	char **cmd = argv + optind;
+	char exe[PATH_MAX], lib[PATH_MAX], absdir[PATH_MAX];
+	if (find_command(cmd[0], exe, sizeof(exe)) != 0)
+		return fail("cannot run %s: %s", cmd[0], strerror(errno));
+	if (find_runtime(lib, sizeof(lib)) != 0)
+		return fail("cannot find the runtime libscaler.so next to this scaler%s%s",
+			    " (set SCALER_LIB)", "");
+	int r = prepare_dir(dir);
+	if (r)
+		return r;
+	if (!realpath(dir, absdir))
+		return fail("cannot resolve %s: %s", dir, strerror(errno));
+
+	/* our runtime first, the user's own preloads after it */
+	const char *pre = getenv("LD_PRELOAD");
+	size_t n = strlen(lib) + (pre ? strlen(pre) : 0) + 2;
+	char *preload = malloc(n);
+	snprintf(preload, n, "%s%s%s", lib, pre && *pre ? ":" : "", pre && *pre ? pre : "");
+	setenv("LD_PRELOAD", preload, 1);
+	setenv("SCALER_DIR", absdir, 1);
+	setenv("SCALER_TIMING", timing, 1);
+	free(preload);
+
+	/* a terminal's ^C goes to the whole process group: let the command
+	 * decide what it means, and stay to collect its status */
+	signal(SIGINT, SIG_IGN);
+	signal(SIGQUIT, SIG_IGN);
+	uint64_t t0 = mono_ns();
+	pid_t pid = fork();
+	if (pid < 0)
+		return fail("cannot fork: %s%s", strerror(errno), "");
+	if (pid == 0) {
+		signal(SIGINT, SIG_DFL);
+		signal(SIGQUIT, SIG_DFL);
+		execv(exe, cmd);
+		fprintf(stderr, "scaler: cannot run %s: %s\n", cmd[0], strerror(errno));
+		_exit(127);
+	}
+	int status;
+	while (waitpid(pid, &status, 0) < 0) {
+		if (errno != EINTR)
+			return fail("waitpid: %s%s", strerror(errno), "");
+	}
+	uint64_t wall = mono_ns() - t0;
+	write_exit(absdir, pid, status, wall);
+	if (WIFSIGNALED(status))
+		return 128 + WTERMSIG(status);
+	return WEXITSTATUS(status);
+}

@@ -1,0 +1,159 @@
+/*
+ * format.h - the one owner of scaler's on-disk profile format and its version.
+ *
+ * A profile is a directory (default `scaler.data/`). Every process image that
+ * runs with the runtime (each exec of each pid is a new "image") writes:
+ *
+ *   p<pid>-<gen>.meta          append-only stream: header, then records
+ *   p<pid>-<gen>-t<seq>.thr    one per thread: header page + counter array
+ *
+ * <gen> starts at 0 and is bumped when a file of that name already exists
+ * (the same pid exec'ing a new image). <seq> numbers threads of one image in
+ * creation order, so kernel tid reuse never makes two threads share a file.
+ *
+ * Why two kinds of file: the counters are updated on the hot path, so they
+ * live in memory that the kernel owns (MAP_SHARED file pages) and survive the
+ * process being killed; the metadata (objects, shadow entries, threads) is
+ * appended with write(2) when it is created, never on the hot path, and is
+ * therefore also complete at any instant. A reader takes the last record of
+ * each kind it cares about.
+ *
+ * All integers are little-endian host order (x86-64/aarch64), structs are
+ * naturally aligned with explicit padding so that their layout does not
+ * depend on compiler flags. Bump SC_FORMAT_VERSION on any layout change.
+ */
+#ifndef SCALER_FORMAT_H
+#define SCALER_FORMAT_H
+
+#ifndef __ASSEMBLER__
+#include <stdint.h>
+#endif
+
+#define SC_FORMAT_VERSION 1u
+#define SC_META_MAGIC "SCALERM1"   /* 8 bytes, no NUL needed */
+#define SC_THR_MAGIC "SCALERT1"
+
+/* ---- p<pid>-<gen>.meta ------------------------------------------------ */
+
+struct sc_meta_header {
+	char magic[8];          /* SC_META_MAGIC */
+	uint32_t version;       /* SC_FORMAT_VERSION */
+	uint32_t header_size;   /* sizeof(struct sc_meta_header) */
+	uint32_t pid;
+	uint32_t ppid;
+	uint32_t gen;           /* image generation of this pid */
+	uint32_t timing_mode;   /* enum sc_timing_mode */
+	uint64_t start_tsc;     /* TSC at runtime start */
+	uint64_t start_mono_ns; /* CLOCK_MONOTONIC at the same instant */
+	uint64_t start_real_ns; /* CLOCK_REALTIME, for display */
+	uint64_t tsc_hz;        /* quick start-up calibration (fallback) */
+	uint64_t overhead_ticks;/* calibrated cost of one timed call, subtracted */
+	uint64_t reserved[4];
+};
+
+enum sc_timing_mode {
+	SC_TIMING_ADAPTIVE = 0,
+	SC_TIMING_ALL = 1,
+	SC_TIMING_NONE = 2,
+};
+
+/* Every record after the header: this, then `len` payload bytes, then
+ * padding to a multiple of 8. */
+struct sc_meta_rec {
+	uint32_t type;          /* enum sc_meta_type */
+	uint32_t len;           /* payload bytes, excluding padding */
+};
+
+enum sc_meta_type {
+	SC_M_CMDLINE = 1,       /* payload: argv strings, each NUL-terminated */
+	SC_M_OBJECT = 2,        /* struct sc_m_object + path (NUL-terminated) */
+	SC_M_ENTRY = 3,         /* struct sc_m_entry + api name (NUL-terminated) */
+	SC_M_THREAD = 4,        /* struct sc_m_thread + name (NUL-terminated) */
+	SC_M_END = 5,           /* struct sc_m_end: the runtime saw the image end */
+	SC_M_EXIT = 6,          /* struct sc_m_exit: status as the parent saw it */
+	SC_M_UNLOAD = 7,        /* struct sc_m_object (no path): dlclose'd */
+};
+
+struct sc_m_object {
+	uint32_t id;            /* dense, 0 = main executable */
+	uint32_t flags;         /* SC_OBJ_* */
+	uint64_t base;          /* load bias (l_addr) */
+};
+#define SC_OBJ_MAIN 1u
+#define SC_OBJ_DLOPEN 2u
+
+struct sc_m_entry {
+	uint32_t idx;           /* shadow entry index = counter slot */
+	uint32_t caller;        /* object id whose GOT/dlsym result it serves */
+	uint32_t callee;        /* object id that defines the target */
+	uint32_t flags;         /* SC_ENT_* */
+};
+#define SC_ENT_PLT 1u           /* JUMP_SLOT */
+#define SC_ENT_GOT 2u           /* GLOB_DAT function pointer (-fno-plt) */
+#define SC_ENT_DLSYM 4u         /* pointer handed out by dlsym/dlvsym */
+#define SC_ENT_NOTIME 8u        /* never timed (returns twice, no return...) */
+#define SC_ENT_WRAP 16u         /* runtime wrapper runs in front of the API */
+#define SC_ENT_UNWIND 32u       /* unwinder entry: restores return addresses */
+#define SC_ENT_WAIT 64u         /* blocking API: time reported as Wait */
+
+struct sc_m_thread {
+	uint32_t seq;           /* thread file number */
+	uint32_t tid;           /* kernel tid (may be reused; seq is unique) */
+	uint64_t start_routine; /* address, 0 for the main thread */
+	uint32_t routine_obj;   /* object id of start_routine, or UINT32_MAX */
+	uint32_t reserved;
+};
+
+struct sc_m_end {
+	uint64_t end_tsc;
+	uint64_t end_mono_ns;   /* with start_*: the long-baseline calibration */
+	int32_t status;         /* exit() status if known, else -1 */
+	uint32_t how;           /* enum sc_end_how */
+};
+
+enum sc_end_how {
+	SC_END_EXIT = 1,        /* returned from main / exit() */
+	SC_END_EXEC = 2,        /* replaced by execve */
+	SC_END_SIGNAL = 3,      /* fatal signal seen by the runtime */
+};
+
+struct sc_m_exit {
+	int32_t exit_status;    /* exit code, or 128+signal */
+	uint32_t signal;        /* terminating signal, 0 if exited */
+	uint64_t wall_ns;       /* as measured by the parent (scaler record) */
+};
+
+/* ---- p<pid>-<gen>-t<seq>.thr ------------------------------------------- */
+
+#define SC_THR_HEADER_SIZE 4096u
+
+struct sc_thr_header {
+	char magic[8];          /* SC_THR_MAGIC */
+	uint32_t version;
+	uint32_t seq;
+	uint32_t tid;
+	uint32_t rec_size;      /* sizeof(struct sc_rec) */
+	uint64_t start_tsc;
+	uint64_t end_tsc;       /* 0 while running */
+	char name[16];          /* comm at first sight, NUL-terminated */
+};
+
+/*
+ * One counter record per (thread, shadow entry). 64 bytes = one cache line;
+ * the hot path in arch/x86_64/shadow.S touches count/countdown always, the
+ * rest only on timed calls. Offsets are mirrored in arch/x86_64/offsets.h and
+ * checked by static asserts in the runtime.
+ */
+struct sc_rec {
+	uint64_t count;         /*  0: calls, exact */
+	uint64_t timed;         /*  8: calls that were timed */
+	uint64_t ticks;         /* 16: sum of inclusive TSC ticks of timed calls */
+	int32_t countdown;      /* 24: calls left until the next timed one */
+	uint32_t period;        /* 28: sampling period in force (adaptive) */
+	uint64_t wticks;        /* 32: sum of ticks * period (estimator) */
+	uint64_t wcount;        /* 40: sum of period over timed calls */
+	uint64_t self_ticks;    /* 48: ticks minus timed nested calls */
+	uint64_t max_ticks;     /* 56: longest timed call */
+};
+
+#endif

@@ -1,0 +1,196 @@
+/*
+ * init.c - start-up and shutdown of the runtime inside the profiled
+ * process.
+ *
+ * Start-up (constructor), in order: read settings from the environment
+ * that `scaler record` set; reserve the shadow table; measure what the
+ * interceptor adds to a timed call; open the meta file; hook every loaded
+ * object. Any failure leaves the program running unhooked with one line on
+ * stderr. Shutdown (destructor, i.e. exit or return from main) records the
+ * end time, which also gives the long-baseline TSC calibration.
+ */
+#include <cpuid.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "runtime.h"
+
+SC_HIDDEN int sc_active;
+SC_HIDDEN char sc_dir[4096];
+SC_HIDDEN int sc_timing_mode = SC_TIMING_ADAPTIVE;
+SC_HIDDEN uint32_t sc_period_min = 1, sc_period_max = 127;
+SC_HIDDEN uint64_t sc_slow_ticks = ~0ull;
+SC_HIDDEN uint32_t sc_xsave_size = 512;
+SC_HIDDEN int sc_have_xsave;
+
+void sc_meta_set_clock(uint64_t tsc, uint64_t mono, uint64_t hz, uint64_t overhead) SC_HIDDEN;
+
+_Static_assert(offsetof(struct sc_thread, recs) == TH_RECS, "TH_RECS");
+_Static_assert(offsetof(struct sc_thread, cap) == TH_CAP, "TH_CAP");
+_Static_assert(offsetof(struct sc_thread, sp) == TH_SP, "TH_SP");
+_Static_assert(offsetof(struct sc_thread, sp_end) == TH_SPEND, "TH_SPEND");
+_Static_assert(offsetof(struct sc_thread, sp_base) == TH_SPBASE, "TH_SPBASE");
+_Static_assert(offsetof(struct sc_frame, ret) == FR_RET, "FR_RET");
+_Static_assert(offsetof(struct sc_frame, slot) == FR_SLOT, "FR_SLOT");
+_Static_assert(offsetof(struct sc_frame, tsc) == FR_TSC, "FR_TSC");
+_Static_assert(offsetof(struct sc_frame, rec) == FR_REC, "FR_REC");
+_Static_assert(offsetof(struct sc_frame, child) == FR_CHILD, "FR_CHILD");
+_Static_assert(sizeof(struct sc_frame) == FR_SIZE, "FR_SIZE");
+_Static_assert(offsetof(struct sc_rec, count) == RC_COUNT, "RC_COUNT");
+_Static_assert(offsetof(struct sc_rec, timed) == RC_TIMED, "RC_TIMED");
+_Static_assert(offsetof(struct sc_rec, ticks) == RC_TICKS, "RC_TICKS");
+_Static_assert(offsetof(struct sc_rec, countdown) == RC_COUNTDOWN, "RC_COUNTDOWN");
+_Static_assert(offsetof(struct sc_rec, period) == RC_PERIOD, "RC_PERIOD");
+_Static_assert(offsetof(struct sc_rec, wticks) == RC_WTICKS, "RC_WTICKS");
+_Static_assert(offsetof(struct sc_rec, wcount) == RC_WCOUNT, "RC_WCOUNT");
+_Static_assert(offsetof(struct sc_rec, self_ticks) == RC_SELF, "RC_SELF");
+_Static_assert(offsetof(struct sc_rec, max_ticks) == RC_MAX, "RC_MAX");
+_Static_assert(sizeof(struct sc_rec) == (1u << RC_SHIFT), "RC_SHIFT");
+_Static_assert(sizeof(struct sc_entry) == (1u << EN_SHIFT), "EN_SHIFT");
+_Static_assert(offsetof(struct sc_entry, target) == EN_TARGET, "EN_TARGET");
+_Static_assert(offsetof(struct sc_entry, flags) == EN_FLAGS, "EN_FLAGS");
+_Static_assert(SC_ENT_NOTIME == ASM_ENT_NOTIME && SC_ENT_UNWIND == ASM_ENT_UNWIND, "flags");
+
+static void detect_xsave(void)
+{
+	unsigned a, b, c, d;
+	if (!__get_cpuid(1, &a, &b, &c, &d))
+		return;
+	/* XSAVE supported and enabled by the OS (OSXSAVE) */
+	if ((c & (1u << 26)) && (c & (1u << 27)) && __get_cpuid_count(0xd, 0, &a, &b, &c, &d) && b) {
+		sc_have_xsave = 1;
+		sc_xsave_size = b;
+	}
+	/* room for the alignment in sc_slowpath */
+	sc_xsave_size += 64;
+}
+
+static uint64_t quick_tsc_hz(void)
+{
+	uint64_t t0 = sc_rdtsc(), m0 = sc_mono_ns(), m1;
+	do
+		m1 = sc_mono_ns();
+	while (m1 - m0 < 200000);               /* 0.2 ms; the end record refines */
+	uint64_t t1 = sc_rdtsc();
+	return (t1 - t0) * 1000000000ull / (m1 - m0);
+}
+
+/*
+ * What a timed call of an empty function costs inside the measured
+ * interval (entry rdtsc to return rdtsc): the smallest per-call average of
+ * a few batches through a private entry on a scratch thread state.
+ */
+static uint64_t calibrate_overhead(void)
+{
+	long idx = sc_entry_new((void *)sc_calib_nop, 0, 0, 0, NULL);
+	if (idx < 0)
+		return 0;
+	struct sc_thread *t = mmap(NULL, sizeof(*t), PROT_READ | PROT_WRITE,
+				   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	struct sc_rec *recs = mmap(NULL, (size_t)(idx + 1) * sizeof(struct sc_rec),
+				   PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (t == MAP_FAILED || recs == MAP_FAILED)
+		return 0;
+	t->recs = recs;
+	t->cap = t->real_cap = (uint64_t)idx + 1;
+	t->sp = t->sp_base = t->frames;
+	t->sp_end = t->frames + SC_FRAMES;
+	uint32_t pmin = sc_period_min, pmax = sc_period_max;
+	sc_period_min = sc_period_max = 1;      /* time every call */
+	sc_tls_thread = t;
+	void (*fn)(void) = (void (*)(void))sc_entry_code((uint32_t)idx);
+	uint64_t best = ~0ull;
+	for (int batch = 0; batch < 8; batch++) {
+		struct sc_rec *r = &recs[idx];
+		memset(r, 0, sizeof(*r));
+		for (int i = 0; i < 256; i++)
+			fn();
+		if (r->timed && r->ticks / r->timed < best)
+			best = r->ticks / r->timed;
+	}
+	sc_tls_thread = NULL;
+	sc_period_min = pmin;
+	sc_period_max = pmax;
+	munmap(recs, (size_t)(idx + 1) * sizeof(struct sc_rec));
+	munmap(t, sizeof(*t));
+	return best == ~0ull ? 0 : best;
+}
+
+static void write_cmdline(void)
+{
+	char buf[8192];
+	int fd = open("/proc/self/cmdline", O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	ssize_t n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return;
+	struct sc_meta_rec dummy;
+	(void)dummy;
+	sc_meta_add(SC_M_CMDLINE, buf, (size_t)n, NULL);
+}
+
+static void at_fork_prepare(void) { sc_lock(); }
+static void at_fork_parent(void) { sc_unlock(); }
+static void at_fork_child(void)
+{
+	sc_unlock();
+	if (sc_active)
+		sc_thread_after_fork();
+}
+
+__attribute__((constructor(101))) static void sc_init(void)
+{
+	const char *dir = getenv("SCALER_DIR");
+	if (!dir || !dir[0])
+		return;                         /* loaded, but not asked to profile */
+	if (strlen(dir) >= sizeof(sc_dir)) {
+		sc_warn("SCALER_DIR too long; not profiling");
+		return;
+	}
+	strcpy(sc_dir, dir);
+	const char *timing = getenv("SCALER_TIMING");
+	if (timing && !strcmp(timing, "all"))
+		sc_timing_mode = SC_TIMING_ALL;
+	else if (timing && !strcmp(timing, "none"))
+		sc_timing_mode = SC_TIMING_NONE;
+	detect_xsave();
+	if (sc_shadow_init() != 0)
+		return;
+	uint64_t overhead = calibrate_overhead();
+	uint64_t hz = quick_tsc_hz();
+	switch (sc_timing_mode) {
+	case SC_TIMING_ALL: sc_period_min = sc_period_max = 1; break;
+	case SC_TIMING_NONE: sc_period_min = sc_period_max = 0x7fffffff; break;
+	default:
+		sc_period_min = 1;
+		sc_period_max = 127;
+		sc_slow_ticks = hz / 1000000 * 2;     /* calls over 2 us: always timed */
+		break;
+	}
+	if (sc_meta_open() != 0)
+		return;
+	sc_meta_set_clock(sc_rdtsc(), sc_mono_ns(), hz, overhead);
+	write_cmdline();
+	pthread_atfork(at_fork_prepare, at_fork_parent, at_fork_child);
+	sc_objects_scan(true);
+	sc_active = 1;
+	sc_thread_get();                        /* the main thread, from now */
+}
+
+__attribute__((destructor)) static void sc_fini(void)
+{
+	if (!sc_active)
+		return;
+	uint64_t tsc = sc_rdtsc();
+	struct sc_m_end e = {.end_tsc = tsc, .end_mono_ns = sc_mono_ns(), .status = -1,
+			     .how = SC_END_EXIT};
+	sc_threads_finish_all(tsc);
+	sc_meta_add(SC_M_END, &e, sizeof(e), NULL);
+}

@@ -1,0 +1,154 @@
+/*
+ * meta.c - the append-only metadata stream p<pid>-<gen>.meta (format.h).
+ *
+ * Records are appended with one write(2) each, under the runtime lock, the
+ * moment the thing they describe exists, so the file is complete whenever
+ * the process dies. A copy of every record is kept in memory so that a
+ * forked child can start its own file with the objects and entries it
+ * inherited.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "runtime.h"
+
+SC_HIDDEN uint32_t sc_gen;
+static int meta_fd = -1;
+static struct sc_meta_header meta_hdr;
+static char *copy;              /* every record written so far */
+static size_t copy_len, copy_cap;
+
+static int write_all(int fd, const void *p, size_t n)
+{
+	const char *c = p;
+	while (n) {
+		ssize_t w = write(fd, c, n);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return -1;
+		c += w;
+		n -= (size_t)w;
+	}
+	return 0;
+}
+
+static int open_new(void)
+{
+	char path[4200];
+	pid_t pid = getpid();
+	for (uint32_t gen = 0; gen < 10000; gen++) {
+		snprintf(path, sizeof(path), "%s/p%d-%u.meta", sc_dir, (int)pid, gen);
+		int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_APPEND | O_CLOEXEC, 0644);
+		if (fd >= 0) {
+			sc_gen = gen;
+			return fd;
+		}
+		if (errno != EEXIST) {
+			sc_warn("cannot create %s: %s", path, strerror(errno));
+			return -1;
+		}
+	}
+	return -1;
+}
+
+int sc_meta_open(void)
+{
+	meta_fd = open_new();
+	if (meta_fd < 0)
+		return -1;
+	struct timespec rt;
+	clock_gettime(CLOCK_REALTIME, &rt);
+	memcpy(meta_hdr.magic, SC_META_MAGIC, 8);
+	meta_hdr.version = SC_FORMAT_VERSION;
+	meta_hdr.header_size = sizeof(meta_hdr);
+	meta_hdr.pid = (uint32_t)getpid();
+	meta_hdr.ppid = (uint32_t)getppid();
+	meta_hdr.gen = sc_gen;
+	meta_hdr.timing_mode = (uint32_t)sc_timing_mode;
+	meta_hdr.start_real_ns = (uint64_t)rt.tv_sec * 1000000000ull + (uint64_t)rt.tv_nsec;
+	return 0;
+}
+
+/* Header fields known only after calibration; written once, first. */
+void sc_meta_set_clock(uint64_t tsc, uint64_t mono, uint64_t hz, uint64_t overhead);
+SC_HIDDEN void sc_meta_set_clock(uint64_t tsc, uint64_t mono, uint64_t hz, uint64_t overhead)
+{
+	meta_hdr.start_tsc = tsc;
+	meta_hdr.start_mono_ns = mono;
+	meta_hdr.tsc_hz = hz;
+	meta_hdr.overhead_ticks = overhead;
+	if (meta_fd >= 0)
+		write_all(meta_fd, &meta_hdr, sizeof(meta_hdr));
+}
+
+static void keep(const void *p, size_t n)
+{
+	if (copy_len + n > copy_cap) {
+		size_t cap = copy_cap ? copy_cap * 2 : (1u << 16);
+		while (cap < copy_len + n)
+			cap *= 2;
+		void *m = mmap(NULL, cap, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (m == MAP_FAILED)
+			return;
+		if (copy) {
+			memcpy(m, copy, copy_len);
+			munmap(copy, copy_cap);
+		}
+		copy = m;
+		copy_cap = cap;
+	}
+	memcpy(copy + copy_len, p, n);
+	copy_len += n;
+}
+
+/* Appends one record: fixed part a (alen bytes) then str with its NUL. */
+void sc_meta_add(uint32_t type, const void *a, size_t alen, const char *str)
+{
+	char buf[8192];
+	size_t slen = str ? strlen(str) + 1 : 0;
+	size_t len = alen + slen;
+	if (sizeof(struct sc_meta_rec) + len + 8 > sizeof(buf)) {
+		slen = sizeof(buf) - sizeof(struct sc_meta_rec) - alen - 16;
+		len = alen + slen;
+	}
+	struct sc_meta_rec r = {.type = type, .len = (uint32_t)len};
+	size_t padded = (len + 7) & ~(size_t)7;
+	memcpy(buf, &r, sizeof(r));
+	if (alen)
+		memcpy(buf + sizeof(r), a, alen);
+	if (slen) {
+		memcpy(buf + sizeof(r) + alen, str, slen);
+		buf[sizeof(r) + alen + slen - 1] = 0;
+	}
+	memset(buf + sizeof(r) + len, 0, padded - len);
+	size_t total = sizeof(r) + padded;
+	sc_lock();
+	if (meta_fd >= 0)
+		write_all(meta_fd, buf, total);
+	if (type != SC_M_END && type != SC_M_THREAD)
+		keep(buf, total);
+	sc_unlock();
+}
+
+/* In a forked child: a new file for the new pid, holding what the parent
+ * had described (objects, entries, command line) but not its threads. */
+void sc_meta_reopen_child(void)
+{
+	if (meta_fd >= 0)
+		close(meta_fd);
+	meta_fd = open_new();
+	if (meta_fd < 0)
+		return;
+	meta_hdr.pid = (uint32_t)getpid();
+	meta_hdr.ppid = (uint32_t)getppid();
+	meta_hdr.gen = sc_gen;
+	write_all(meta_fd, &meta_hdr, sizeof(meta_hdr));
+	if (copy_len)
+		write_all(meta_fd, copy, copy_len);
+}

@@ -1,0 +1,386 @@
+/*
+ * objects.c - the loaded objects, and patching their GOT slots.
+ *
+ * Stage contract: sc_objects_scan() runs at start-up (from the constructor)
+ * and after every dlopen. It registers objects it has not seen (one
+ * SC_M_OBJECT record each) and, for each, points every GOT slot that binds
+ * an imported function at a fresh shadow entry. It runs with the runtime
+ * lock held and this thread marked busy, so nothing it calls is traced.
+ *
+ * Which slots, and why:
+ *  - JUMP_SLOT: always a call target (PLT, or -fno-plt with BIND_NOW).
+ *    Under lazy binding the slot still points back into the object's own
+ *    PLT; we then resolve the symbol the way the lazy resolver would
+ *    (dlvsym with the required version, global scope first, then the
+ *    object's own dependencies) so the call never reaches the resolver,
+ *    which would overwrite our slot.
+ *  - GLOB_DAT of a function: used by `call *f@GOTPCREL(%rip)` (-fno-plt)
+ *    but also for `&f`. Replacing a slot whose value escapes would make
+ *    `&f` differ between objects, so we hook it only if the object's code
+ *    reaches it by indirect call/jump and never loads it into a register.
+ *  - A slot bound inside its own object is a call within one component:
+ *    not a cross flow, left alone.
+ */
+#include <dlfcn.h>
+#include <elf.h>
+#include <errno.h>
+#include <limits.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "reloc.h"
+#include "runtime.h"
+
+static struct sc_object objs[SC_MAX_OBJECTS];
+static uint32_t n_objs;
+static pthread_mutex_t lock = PTHREAD_RECURSIVE_MUTEX_INITIALIZER_NP;
+
+void sc_lock(void) { pthread_mutex_lock(&lock); }
+void sc_unlock(void) { pthread_mutex_unlock(&lock); }
+
+struct sc_object *sc_object_of(uintptr_t a)
+{
+	for (uint32_t i = 0; i < n_objs; i++) {
+		struct sc_object *o = &objs[i];
+		if (o->gone || a < o->lo || a >= o->hi)
+			continue;
+		/* spans can interleave with other objects' gaps: check segments */
+		for (int p = 0; p < o->phnum; p++) {
+			const ElfW(Phdr) *ph = &o->phdr[p];
+			if (ph->p_type == PT_LOAD && a >= o->base + ph->p_vaddr &&
+			    a < o->base + ph->p_vaddr + ph->p_memsz)
+				return o;
+		}
+	}
+	return NULL;
+}
+
+uint32_t sc_object_id_of(uintptr_t a)
+{
+	struct sc_object *o = sc_object_of(a);
+	return o ? o->id : UINT32_MAX;
+}
+
+static uintptr_t self_base(void)
+{
+	Dl_info di;
+	if (dladdr((void *)sc_object_of, &di) && di.dli_fbase)
+		return (uintptr_t)di.dli_fbase;
+	return 0;
+}
+
+struct scan_ctx {
+	uint32_t first_new;
+	uintptr_t self;
+};
+
+static bool is_known(struct dl_phdr_info *info)
+{
+	for (uint32_t i = 0; i < n_objs; i++)
+		if (!objs[i].gone && objs[i].base == info->dlpi_addr &&
+		    objs[i].phdr == info->dlpi_phdr)
+			return true;
+	return false;
+}
+
+static const char *main_path(void)
+{
+	static char buf[PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", buf, sizeof(buf) - 1);
+	if (n <= 0)
+		return "a.out";
+	buf[n] = 0;
+	return buf;
+}
+
+static int scan_cb(struct dl_phdr_info *info, size_t size, void *p)
+{
+	struct scan_ctx *ctx = p;
+	(void)size;
+	if (n_objs >= SC_MAX_OBJECTS || is_known(info))
+		return 0;
+	struct sc_object *o = &objs[n_objs];
+	memset(o, 0, sizeof(*o));
+	o->id = n_objs;
+	o->base = info->dlpi_addr;
+	o->phdr = info->dlpi_phdr;
+	o->phnum = info->dlpi_phnum;
+	o->lo = UINTPTR_MAX;
+	for (int i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		uintptr_t s = info->dlpi_addr + ph->p_vaddr;
+		if (ph->p_type == PT_LOAD) {
+			if (s < o->lo)
+				o->lo = s;
+			if (s + ph->p_memsz > o->hi)
+				o->hi = s + ph->p_memsz;
+		} else if (ph->p_type == PT_DYNAMIC) {
+			o->dyn = (const void *)s;
+		} else if (ph->p_type == PT_GNU_RELRO) {
+			o->relro = s;
+			o->relro_len = ph->p_memsz;
+		}
+	}
+	const char *name = info->dlpi_name;
+	if (n_objs == 0 && (!name || !name[0]))
+		name = main_path();
+	else if (!name || !name[0])
+		name = "linux-vdso.so.1";
+	o->path = strdup(name);
+	if (!o->path)
+		o->path = "?";
+	if (o->base == ctx->self && ctx->self)
+		o->skip = true;                 /* ourselves */
+	if (strstr(o->path, "linux-vdso") || strstr(o->path, "/ld-linux") ||
+	    strstr(o->path, "ld64.so"))
+		o->skip = true;                 /* no imports worth hooking */
+	struct sc_m_object m = {.id = o->id, .base = o->base,
+				.flags = o->id == 0 ? SC_OBJ_MAIN : (sc_active ? SC_OBJ_DLOPEN : 0)};
+	n_objs++;
+	sc_meta_add(SC_M_OBJECT, &m, sizeof(m), o->path);
+	return 0;
+}
+
+/* ---- GLOB_DAT classification --------------------------------------- */
+
+struct got_use {
+	uintptr_t slot;
+	unsigned calls, loads;
+};
+
+static int cmp_use(const void *a, const void *b)
+{
+	uintptr_t x = ((const struct got_use *)a)->slot, y = ((const struct got_use *)b)->slot;
+	return x < y ? -1 : x > y;
+}
+
+static struct got_use *find_use(struct got_use *u, size_t n, uintptr_t slot)
+{
+	size_t lo = 0, hi = n;
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		if (u[mid].slot == slot)
+			return &u[mid];
+		if (u[mid].slot < slot)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return NULL;
+}
+
+/*
+ * Byte scan of the object's executable segments for RIP-relative uses of
+ * the candidate slots: ff 15/25 disp32 (call/jmp *slot) count as calls;
+ * REX.W 8b /r with a RIP operand (mov slot, %reg) and ff 35 (push slot)
+ * mean the pointer escapes. A misread byte can only make us skip a slot.
+ */
+static void classify(const struct sc_object *o, struct got_use *u, size_t n)
+{
+	for (int p = 0; p < o->phnum; p++) {
+		const ElfW(Phdr) *ph = &o->phdr[p];
+		if (ph->p_type != PT_LOAD || !(ph->p_flags & PF_X) || !(ph->p_flags & PF_R))
+			continue;
+		const uint8_t *b = (const uint8_t *)(o->base + ph->p_vaddr);
+		size_t len = ph->p_filesz;
+		for (size_t i = 0; i + 7 <= len; i++) {
+			int32_t rel;
+			if (b[i] == 0xff && (b[i + 1] == 0x15 || b[i + 1] == 0x25 || b[i + 1] == 0x35)) {
+				memcpy(&rel, b + i + 2, 4);
+				struct got_use *g = find_use(u, n, (uintptr_t)(b + i + 6) + (intptr_t)rel);
+				if (g) {
+					if (b[i + 1] == 0x35)
+						g->loads++;
+					else
+						g->calls++;
+				}
+			} else if ((b[i] == 0x48 || b[i] == 0x4c) && b[i + 1] == 0x8b &&
+				   (b[i + 2] & 0xc7) == 0x05) {
+				memcpy(&rel, b + i + 3, 4);
+				struct got_use *g = find_use(u, n, (uintptr_t)(b + i + 7) + (intptr_t)rel);
+				if (g)
+					g->loads++;
+			}
+		}
+	}
+}
+
+/* ---- resolving and patching ----------------------------------------- */
+
+static void *resolve(const struct sc_object *o, const char *name, const char *ver)
+{
+	void *r = ver ? dlvsym(RTLD_DEFAULT, name, ver) : dlsym(RTLD_DEFAULT, name);
+	if (!r && o->id != 0) {
+		/* an RTLD_LOCAL object sees its own dependencies too */
+		void *h = dlopen(o->path, RTLD_LAZY | RTLD_NOLOAD);
+		if (h) {
+			r = ver ? dlvsym(h, name, ver) : dlsym(h, name);
+			dlclose(h);
+		}
+	}
+	return r;
+}
+
+struct patch {
+	uintptr_t slot;
+	void *code;
+};
+
+struct patch_ctx {
+	struct sc_object *o;
+	struct got_use *uses;
+	size_t n_uses;
+	struct patch *patches;
+	size_t n, cap;
+};
+
+static int import_cb(void *p, const struct sc_import *imp)
+{
+	struct patch_ctx *c = p;
+	struct sc_object *o = c->o;
+	if (imp->st_type == STT_OBJECT || imp->st_type == STT_TLS ||
+	    imp->st_type == STT_COMMON || imp->st_type == STT_SECTION)
+		return 0;
+	if (imp->kind == SC_ENT_GOT) {
+		struct got_use *g = find_use(c->uses, c->n_uses, imp->slot);
+		if (!g || !g->calls || g->loads)
+			return 0;
+	}
+	uintptr_t cur = *(const uintptr_t *)imp->slot;
+	if (!cur)
+		return 0;                       /* weak and undefined */
+	struct sc_object *callee = sc_object_of(cur);
+	if (callee == o) {
+		/* lazy PLT stub, or really bound inside the object */
+		cur = (uintptr_t)resolve(o, imp->name, imp->version);
+		if (!cur)
+			return 0;
+		callee = sc_object_of(cur);
+		if (callee == o)
+			return 0;
+	}
+	if (!callee || callee->skip) {
+		if (!callee || (callee->skip && !strstr(callee->path, "ld-linux")))
+			return 0;               /* unknown code, or the runtime itself */
+	}
+	void *wrapper;
+	uint32_t flags = imp->kind | sc_entry_flags_for(imp->name, &wrapper);
+	long idx = sc_entry_new(wrapper ? wrapper : (void *)cur, flags, o->id, callee->id,
+				imp->name);
+	if (idx < 0)
+		return 1;
+	if (c->n == c->cap) {
+		size_t cap = c->cap ? c->cap * 2 : 256;
+		struct patch *np = realloc(c->patches, cap * sizeof(*np));
+		if (!np)
+			return 1;
+		c->patches = np;
+		c->cap = cap;
+	}
+	c->patches[c->n++] = (struct patch){imp->slot, sc_entry_code((uint32_t)idx)};
+	return 0;
+}
+
+static int gotdat_cb(void *p, const struct sc_import *imp)
+{
+	struct patch_ctx *c = p;
+	if (imp->kind != SC_ENT_GOT || imp->st_type == STT_OBJECT || imp->st_type == STT_TLS)
+		return 0;
+	if (c->n_uses == c->cap) {
+		size_t cap = c->cap ? c->cap * 2 : 64;
+		struct got_use *nu = realloc(c->uses, cap * sizeof(*nu));
+		if (!nu)
+			return 1;
+		c->uses = nu;
+		c->cap = cap;
+	}
+	c->uses[c->n_uses++] = (struct got_use){.slot = imp->slot};
+	return 0;
+}
+
+static int seg_prot(const struct sc_object *o, uintptr_t a)
+{
+	for (int p = 0; p < o->phnum; p++) {
+		const ElfW(Phdr) *ph = &o->phdr[p];
+		if (ph->p_type == PT_LOAD && a >= o->base + ph->p_vaddr &&
+		    a < o->base + ph->p_vaddr + ph->p_memsz)
+			return ((ph->p_flags & PF_R) ? PROT_READ : 0) |
+			       ((ph->p_flags & PF_W) ? PROT_WRITE : 0) |
+			       ((ph->p_flags & PF_X) ? PROT_EXEC : 0);
+	}
+	return PROT_READ;
+}
+
+/*
+ * Writes the slots, opening each page for writing only as long as needed
+ * and giving it back the protection the loader left: read-only inside the
+ * whole pages of PT_GNU_RELRO (as glibc's _dl_protect_relro rounds), the
+ * segment's own otherwise. GOT pages are never executable.
+ */
+static void apply(const struct sc_object *o, struct patch *pt, size_t n)
+{
+	long pg = sysconf(_SC_PAGESIZE);
+	uintptr_t r0 = o->relro & ~(uintptr_t)(pg - 1);
+	uintptr_t r1 = (o->relro + o->relro_len) & ~(uintptr_t)(pg - 1);
+	for (size_t i = 0; i < n; i++) {
+		uintptr_t page = pt[i].slot & ~(uintptr_t)(pg - 1);
+		int prot = seg_prot(o, pt[i].slot);
+		bool ro = o->relro_len && page >= r0 && page < r1;
+		int final = ro ? PROT_READ : prot;
+		if (!(final & PROT_WRITE) &&
+		    mprotect((void *)page, (size_t)pg, (final | PROT_WRITE) & ~PROT_EXEC) != 0) {
+			sc_warn("cannot unprotect GOT of %s: %s", o->path, strerror(errno));
+			continue;
+		}
+		/* a batch of slots on the same page: write them all */
+		size_t j = i;
+		while (j < n && (pt[j].slot & ~(uintptr_t)(pg - 1)) == page) {
+			__atomic_store_n((void **)pt[j].slot, pt[j].code, __ATOMIC_RELEASE);
+			j++;
+		}
+		if (!(final & PROT_WRITE))
+			mprotect((void *)page, (size_t)pg, final);
+		i = j - 1;
+	}
+}
+
+static int cmp_patch(const void *a, const void *b)
+{
+	uintptr_t x = ((const struct patch *)a)->slot, y = ((const struct patch *)b)->slot;
+	return x < y ? -1 : x > y;
+}
+
+static void patch_object(struct sc_object *o)
+{
+	struct sc_reloc_info ri;
+	if (o->skip || sc_reloc_parse(o->base, o->dyn, &ri) != 0)
+		return;
+	struct patch_ctx c = {.o = o};
+	sc_reloc_walk(&ri, gotdat_cb, &c);
+	if (c.n_uses) {
+		qsort(c.uses, c.n_uses, sizeof(*c.uses), cmp_use);
+		classify(o, c.uses, c.n_uses);
+	}
+	c.cap = 0;
+	sc_reloc_walk(&ri, import_cb, &c);
+	qsort(c.patches, c.n, sizeof(*c.patches), cmp_patch);
+	apply(o, c.patches, c.n);
+	free(c.patches);
+	free(c.uses);
+}
+
+void sc_objects_scan(bool patch)
+{
+	struct scan_ctx ctx = {.first_new = n_objs, .self = self_base()};
+	sc_lock();
+	dl_iterate_phdr(scan_cb, &ctx);
+	/* every new object must be registered before any is patched: a
+	 * target is attributed to the object that contains it */
+	if (patch)
+		for (uint32_t i = ctx.first_new; i < n_objs; i++)
+			patch_object(&objs[i]);
+	sc_unlock();
+}

@@ -1,0 +1,143 @@
+/*
+ * runtime.h - internal interfaces of the preloaded runtime (libscaler.so).
+ *
+ * Stages, in the order a process meets them:
+ *   init.c     start-up: settings, calibration, the meta file, patching
+ *   objects.c  the table of loaded objects and patching their GOTs
+ *   reloc.c    reading relocations from an object's in-memory dynamic section
+ *   shadow.c   the Universal Shadow Table: entry indices, targets, code
+ *   thread.c   per-thread counter files and shadow stacks
+ *   slow.c     the C side of the interceptor (sc_slow, sc_ret_lookup)
+ *   wrap.c     wrappers placed in front of dlopen, dlsym, pthread_create, fork
+ *   meta.c     the append-only metadata stream (format.h)
+ */
+#ifndef SCALER_RUNTIME_H
+#define SCALER_RUNTIME_H
+
+#include <link.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "format.h"
+#include "arch.h"
+#include "offsets.h"
+
+#define SC_HIDDEN __attribute__((visibility("hidden")))
+
+/* Upper bounds that size virtual reservations; memory is only committed as
+ * entries and threads appear. */
+#define SC_MAX_ENTRIES (1u << 20)
+#define SC_MAX_OBJECTS 8192u
+#define SC_FRAMES 4096u
+
+/* One shadow frame per timed call in flight (offsets.h: FR_*). */
+struct sc_frame {
+	uint64_t ret;
+	uint64_t slot;
+	uint64_t tsc;
+	struct sc_rec *rec;
+	uint64_t child;
+	uint64_t pad;
+};
+
+/* Per-thread state. The first five fields are read by shadow.S. */
+struct sc_thread {
+	struct sc_rec *recs;
+	uint64_t cap;
+	struct sc_frame *sp;
+	struct sc_frame *sp_end;
+	struct sc_frame *sp_base;
+	/* C only */
+	uint64_t real_cap;      /* cap while not busy */
+	int busy;               /* nesting depth of runtime code on this thread */
+	int fd;                 /* the .thr file */
+	uint32_t seq;
+	uint32_t tid;
+	struct sc_thr_header *hdr;
+	size_t map_len;
+	struct sc_frame frames[SC_FRAMES];
+};
+
+/* Global shadow-entry table (offsets.h: EN_*). */
+struct sc_entry {
+	void *target;
+	uint32_t flags;
+	uint32_t caller;
+};
+
+/* A loaded object we know about. */
+struct sc_object {
+	uint32_t id;
+	bool skip;              /* ourselves, the dynamic linker, the vDSO */
+	bool gone;              /* dlclose'd */
+	uintptr_t base;         /* l_addr */
+	uintptr_t lo, hi;       /* span of its PT_LOAD segments */
+	const ElfW(Dyn) *dyn;
+	uintptr_t relro, relro_len;
+	const char *path;
+	const ElfW(Phdr) *phdr;
+	int phnum;
+};
+
+/* settings and globals (init.c) */
+extern SC_HIDDEN __thread struct sc_thread *sc_tls_thread;
+extern SC_HIDDEN struct sc_entry *sc_entry_table;     /* shadow.S */
+extern SC_HIDDEN uint32_t sc_period_min, sc_period_max; /* shadow.S */
+extern SC_HIDDEN uint64_t sc_slow_ticks;               /* shadow.S */
+extern SC_HIDDEN uint32_t sc_xsave_size;               /* shadow.S */
+extern SC_HIDDEN int sc_have_xsave;                     /* shadow.S */
+extern SC_HIDDEN int sc_active;   /* 1 once start-up succeeded */
+extern SC_HIDDEN char sc_dir[4096];
+extern SC_HIDDEN int sc_timing_mode;
+extern SC_HIDDEN struct sc_thread sc_idle_thread;
+
+/* shadow.S */
+void sc_shadow_common(void) SC_HIDDEN;
+void sc_return_trampoline(void) SC_HIDDEN;
+void sc_calib_nop(void) SC_HIDDEN;
+
+/* util */
+void sc_warn(const char *fmt, ...) SC_HIDDEN __attribute__((format(printf, 1, 2)));
+uint64_t sc_rdtsc(void) SC_HIDDEN;
+uint64_t sc_mono_ns(void) SC_HIDDEN;
+
+/* meta.c */
+int sc_meta_open(void) SC_HIDDEN;
+void sc_meta_add(uint32_t type, const void *a, size_t alen, const char *str) SC_HIDDEN;
+void sc_meta_reopen_child(void) SC_HIDDEN;
+extern SC_HIDDEN uint32_t sc_gen;
+
+/* shadow.c */
+int sc_shadow_init(void) SC_HIDDEN;
+/* Allocates an entry; returns its index or -1. Writes its SC_M_ENTRY. */
+long sc_entry_new(void *target, uint32_t flags, uint32_t caller, uint32_t callee,
+		  const char *name) SC_HIDDEN;
+void *sc_entry_code(uint32_t idx) SC_HIDDEN;
+uint32_t sc_entry_count(void) SC_HIDDEN;
+uint32_t sc_entry_flags_for(const char *name, void **wrapper) SC_HIDDEN;
+
+/* objects.c */
+void sc_objects_scan(bool patch) SC_HIDDEN;
+struct sc_object *sc_object_of(uintptr_t addr) SC_HIDDEN;
+uint32_t sc_object_id_of(uintptr_t addr) SC_HIDDEN;
+void sc_lock(void) SC_HIDDEN;
+void sc_unlock(void) SC_HIDDEN;
+
+/* thread.c */
+struct sc_thread *sc_thread_get(void) SC_HIDDEN;   /* creates on first use */
+int sc_thread_grow(struct sc_thread *t) SC_HIDDEN;
+void sc_thread_busy(struct sc_thread *t) SC_HIDDEN;
+void sc_thread_idle(struct sc_thread *t) SC_HIDDEN;
+void sc_thread_finish(struct sc_thread *t, uint64_t tsc) SC_HIDDEN;
+void sc_threads_finish_all(uint64_t tsc) SC_HIDDEN;
+void sc_thread_after_fork(void) SC_HIDDEN;
+extern SC_HIDDEN __thread uintptr_t sc_tls_start_routine;
+
+/* slow.c */
+void sc_unwind_prepare(struct sc_thread *t, uintptr_t rsp) SC_HIDDEN;
+
+/* wrap.c */
+void *sc_wrapper_for(const char *name) SC_HIDDEN;
+
+#endif

@@ -1,0 +1,144 @@
+/*
+ * shadow.c - the Universal Shadow Table.
+ *
+ * Every hooked (calling object, imported function) pair and every pointer
+ * handed out by dlsym gets one index. The index selects three things:
+ *   sc_entry_table[idx]   where the call really goes, and flags (global)
+ *   code of entry idx     16 bytes that load idx and enter the interceptor
+ *   recs[idx]             the counters, in each thread's own array
+ *
+ * Code is generated a chunk (4096 entries) at a time and made read+exec
+ * before any entry in it is handed out, so no page is ever writable and
+ * executable and no live code is ever rewritten. Indices only grow; an
+ * entry whose object is unloaded keeps its index (counters stay valid).
+ */
+#include <errno.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#include "runtime.h"
+
+#define CHUNK_ENTRIES 4096u
+#define CHUNK_HEAD 4096u        /* one page holding the jump pointer */
+#define CHUNK_BYTES (CHUNK_HEAD + CHUNK_ENTRIES * SHADOW_ENTRY_SIZE)
+
+SC_HIDDEN struct sc_entry *sc_entry_table;
+static uint8_t *chunks[SC_MAX_ENTRIES / CHUNK_ENTRIES];
+static uint32_t n_entries;
+
+int sc_shadow_init(void)
+{
+	void *t = mmap(NULL, (size_t)SC_MAX_ENTRIES * sizeof(struct sc_entry),
+		       PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (t == MAP_FAILED) {
+		sc_warn("cannot reserve the shadow table: %s", strerror(errno));
+		return -1;
+	}
+	sc_entry_table = t;
+	return 0;
+}
+
+static int new_chunk(uint32_t c)
+{
+	uint8_t *m = mmap(NULL, CHUNK_BYTES, PROT_READ | PROT_WRITE,
+			  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (m == MAP_FAILED)
+		return -1;
+	void *common = (void *)sc_shadow_common;
+	memcpy(m, &common, sizeof(common));
+	for (uint32_t i = 0; i < CHUNK_ENTRIES; i++)
+		sc_arch_write_entry(m + CHUNK_HEAD + i * SHADOW_ENTRY_SIZE,
+				    c * CHUNK_ENTRIES + i, m);
+	if (mprotect(m, CHUNK_BYTES, PROT_READ | PROT_EXEC) != 0) {
+		munmap(m, CHUNK_BYTES);
+		return -1;
+	}
+	__atomic_store_n(&chunks[c], m, __ATOMIC_RELEASE);
+	return 0;
+}
+
+void *sc_entry_code(uint32_t idx)
+{
+	uint8_t *c = chunks[idx / CHUNK_ENTRIES];
+	return c + CHUNK_HEAD + (idx % CHUNK_ENTRIES) * SHADOW_ENTRY_SIZE;
+}
+
+uint32_t sc_entry_count(void)
+{
+	return __atomic_load_n(&n_entries, __ATOMIC_ACQUIRE);
+}
+
+/* Caller holds the runtime lock (or is single-threaded start-up). */
+long sc_entry_new(void *target, uint32_t flags, uint32_t caller, uint32_t callee,
+		  const char *name)
+{
+	uint32_t idx = n_entries;
+	if (idx >= SC_MAX_ENTRIES)
+		return -1;
+	if (idx % CHUNK_ENTRIES == 0 && !chunks[idx / CHUNK_ENTRIES] &&
+	    new_chunk(idx / CHUNK_ENTRIES) != 0) {
+		sc_warn("cannot map shadow code: %s", strerror(errno));
+		return -1;
+	}
+	sc_entry_table[idx].target = target;
+	sc_entry_table[idx].flags = flags;
+	sc_entry_table[idx].caller = caller;
+	__atomic_store_n(&n_entries, idx + 1, __ATOMIC_RELEASE);
+	if (name) {
+		struct sc_m_entry e = {.idx = idx, .caller = caller, .callee = callee,
+				       .flags = flags};
+		sc_meta_add(SC_M_ENTRY, &e, sizeof(e), name);
+	}
+	return idx;
+}
+
+/*
+ * APIs that must not have their return address replaced, and why. This is
+ * the one table of them; objects.c and wrap.c consult it by name.
+ *   - return twice: the second return would find its frame popped
+ *   - never return: their frame would only be dropped later
+ *   - unwinders: must see real return addresses (SC_ENT_UNWIND restores
+ *     those of calls in flight before they run)
+ *   - look at their caller: wrapped (wrap.c), so they see the real one
+ */
+static const char *const notime_names[] = {
+	/* return twice */
+	"setjmp", "_setjmp", "sigsetjmp", "__sigsetjmp", "vfork", "getcontext",
+	"fork", "_Fork", "clone", "clone3", "savectx",
+	/* never return */
+	"exit", "_exit", "_Exit", "quick_exit", "abort", "pthread_exit",
+	"longjmp", "_longjmp", "siglongjmp", "__longjmp_chk", "setcontext",
+	"swapcontext", "__libc_start_main", "__stack_chk_fail", "__chk_fail",
+	"__fortify_fail", "__assert_fail", "__assert_perror_fail", "__assert",
+	"err", "errx", "verr", "verrx", "__cxa_throw", "__cxa_rethrow",
+	"__cxa_bad_cast", "__cxa_bad_typeid", "__cxa_throw_bad_array_new_length",
+	"__cxa_pure_virtual", "__cxa_deleted_virtual", "_ZSt9terminatev",
+	"__cxa_call_terminate", "__cxa_call_unexpected", "execve", "execv",
+	"execvp", "execvpe", "execl", "execlp", "execle", "fexecve", "execveat",
+	NULL,
+};
+static const char *const unwind_names[] = {
+	"_Unwind_RaiseException", "_Unwind_Resume", "_Unwind_Resume_or_Rethrow",
+	"_Unwind_ForcedUnwind", "__cxa_rethrow", "__cxa_throw", NULL,
+};
+
+static bool in(const char *const *list, const char *name)
+{
+	for (; *list; list++)
+		if (strcmp(*list, name) == 0)
+			return true;
+	return false;
+}
+
+uint32_t sc_entry_flags_for(const char *name, void **wrapper)
+{
+	uint32_t f = 0;
+	*wrapper = sc_wrapper_for(name);
+	if (*wrapper)
+		f |= SC_ENT_WRAP | SC_ENT_NOTIME;
+	if (in(notime_names, name))
+		f |= SC_ENT_NOTIME;
+	if (in(unwind_names, name))
+		f |= SC_ENT_UNWIND | SC_ENT_NOTIME;
+	return f;
+}

@@ -1,0 +1,105 @@
+/*
+ * slow.c - the C half of the interceptor: what shadow.S calls when the
+ * counted path cannot finish on its own. Everything an API could receive
+ * has been saved by the assembly; these functions may use any registers
+ * and call libc.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "runtime.h"
+
+void sc_warn(const char *fmt, ...)
+{
+	char buf[512];
+	int n = snprintf(buf, sizeof(buf), "scaler: ");
+	va_list ap;
+	va_start(ap, fmt);
+	n += vsnprintf(buf + n, sizeof(buf) - (size_t)n - 1, fmt, ap);
+	va_end(ap);
+	if (n > (int)sizeof(buf) - 2)
+		n = (int)sizeof(buf) - 2;
+	buf[n++] = '\n';
+	ssize_t r = write(2, buf, (size_t)n);
+	(void)r;
+}
+
+uint64_t sc_rdtsc(void)
+{
+	return sc_arch_ticks();
+}
+
+uint64_t sc_mono_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/*
+ * Before an unwinder walks this thread's stack (a C++ exception, a forced
+ * unwind), put back the real return address of every timed call in flight,
+ * or the unwinder would meet the trampoline and stop. Only slots above the
+ * current stack pointer that still hold the trampoline are live; anything
+ * else is a frame a longjmp already abandoned. The calls keep their counts
+ * and lose only their timing.
+ */
+void sc_unwind_prepare(struct sc_thread *t, uintptr_t rsp)
+{
+	for (struct sc_frame *f = t->sp; f-- > t->sp_base;) {
+		uint64_t *slot = (uint64_t *)f->slot;
+		if (f->slot >= rsp && *slot == (uint64_t)(uintptr_t)sc_return_trampoline)
+			*slot = f->ret;
+	}
+	t->sp = t->sp_base;
+}
+
+long sc_slow(uint64_t idx, int reason, void **entry_rsp);
+SC_HIDDEN long sc_slow(uint64_t idx, int reason, void **entry_rsp)
+{
+	struct sc_thread *t = sc_tls_thread;
+	switch (reason) {
+	case SLOW_NOTHREAD:
+		if (!sc_active)
+			return SLOW_BYPASS;
+		t = sc_thread_get();
+		return t ? SLOW_REDISPATCH : SLOW_BYPASS;
+	case SLOW_NOREC:
+		if (!t || t == &sc_idle_thread || t->busy || !sc_active)
+			return SLOW_BYPASS;
+		if (idx < sc_entry_count() && sc_thread_grow(t) == 0 && idx < t->cap)
+			return SLOW_REDISPATCH;
+		return SLOW_BYPASS;
+	case SLOW_UNWIND:
+		if (t && t != &sc_idle_thread)
+			sc_unwind_prepare(t, (uintptr_t)entry_rsp);
+		return SLOW_UNTIMED;
+	default:
+		return SLOW_BYPASS;
+	}
+}
+
+/*
+ * The return trampoline found a top frame that is not its own: frames
+ * above ours were abandoned (longjmp out of a timed call, a vfork child
+ * that exec'd). Find ours by its stack slot and drop everything above it.
+ */
+struct sc_frame *sc_ret_lookup(uint64_t slot);
+SC_HIDDEN struct sc_frame *sc_ret_lookup(uint64_t slot)
+{
+	struct sc_thread *t = sc_tls_thread;
+	for (struct sc_frame *f = t->sp; f-- > t->sp_base;) {
+		if (f->slot == slot) {
+			t->sp = f + 1;
+			return f;
+		}
+	}
+	/* Cannot happen while frames are only dropped above a found one. There
+	 * is no address to return to: say so and stop like a crash would. */
+	sc_warn("lost the return address of a timed call (slot %#lx)", (unsigned long)slot);
+	abort();
+}

@@ -1,0 +1,203 @@
+/*
+ * thread.c - per-thread state: the counter file and the shadow stack.
+ *
+ * A thread gets its state the first time it calls through a shadow entry
+ * (or at its start, when it was created through our pthread_create
+ * wrapper). The counters are a MAP_SHARED mapping of its own file in the
+ * profile directory, so they are in the kernel's page cache the moment
+ * they change and survive any way the process ends. The mapping reserves
+ * room for every possible entry but the file only grows (ftruncate) to
+ * cover the entries that exist; pages are committed when first touched, so
+ * memory grows with (caller, API) pairs, never with calls.
+ *
+ * While runtime code runs on a thread, cap is 0: every call it makes
+ * through a shadow entry takes the slow path and is passed through
+ * unseen (sc_thread_busy / sc_thread_idle nest).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "runtime.h"
+
+SC_HIDDEN __thread struct sc_thread *sc_tls_thread __attribute__((tls_model("initial-exec")));
+SC_HIDDEN __thread uintptr_t sc_tls_start_routine __attribute__((tls_model("initial-exec")));
+/* Stands in for a thread that has ended or cannot be profiled: cap 0 sends
+ * every call to the slow path, which lets it through. */
+SC_HIDDEN struct sc_thread sc_idle_thread;
+
+static uint32_t next_seq;
+static pthread_key_t exit_key;
+static pthread_once_t key_once = PTHREAD_ONCE_INIT;
+
+#define GROW_STEP 4096u
+
+static void on_thread_exit(void *p)
+{
+	struct sc_thread *t = p;
+	if (t && t == sc_tls_thread) {
+		sc_thread_finish(t, sc_rdtsc());
+		sc_tls_thread = &sc_idle_thread;
+	}
+}
+
+static void make_key(void)
+{
+	pthread_key_create(&exit_key, on_thread_exit);
+}
+
+static size_t file_size_for(uint64_t cap)
+{
+	return SC_THR_HEADER_SIZE + cap * sizeof(struct sc_rec);
+}
+
+static uint64_t cap_for(uint32_t n)
+{
+	return ((uint64_t)n + GROW_STEP) / GROW_STEP * GROW_STEP;
+}
+
+/* Creates state for the calling thread; NULL (and one warning) on failure. */
+static struct sc_thread *thread_new(void)
+{
+	struct sc_thread *t = mmap(NULL, sizeof(*t), PROT_READ | PROT_WRITE,
+				   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (t == MAP_FAILED)
+		return NULL;
+	sc_lock();
+	uint32_t seq = next_seq++;
+	sc_unlock();
+	char path[4200];
+	snprintf(path, sizeof(path), "%s/p%d-%u-t%u.thr", sc_dir, (int)getpid(), sc_gen, seq);
+	int fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	uint64_t cap = cap_for(sc_entry_count());
+	size_t reserve = file_size_for(SC_MAX_ENTRIES);
+	void *m = MAP_FAILED;
+	if (fd >= 0 && ftruncate(fd, (off_t)file_size_for(cap)) == 0)
+		m = mmap(NULL, reserve, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (m == MAP_FAILED) {
+		sc_warn("cannot create %s: %s; thread not profiled", path, strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		munmap(t, sizeof(*t));
+		return NULL;
+	}
+	t->fd = fd;
+	t->hdr = m;
+	t->map_len = reserve;
+	t->seq = seq;
+	t->tid = (uint32_t)syscall(SYS_gettid);
+	memcpy(t->hdr->magic, SC_THR_MAGIC, 8);
+	t->hdr->version = SC_FORMAT_VERSION;
+	t->hdr->seq = seq;
+	t->hdr->tid = t->tid;
+	t->hdr->rec_size = sizeof(struct sc_rec);
+	t->hdr->start_tsc = sc_rdtsc();
+	prctl(PR_GET_NAME, t->hdr->name, 0, 0, 0);
+	t->recs = (struct sc_rec *)((char *)m + SC_THR_HEADER_SIZE);
+	t->real_cap = cap;
+	t->cap = cap;
+	t->sp = t->sp_base = t->frames;
+	t->sp_end = t->frames + SC_FRAMES;
+
+	struct sc_m_thread mt = {.seq = seq, .tid = t->tid,
+				 .start_routine = sc_tls_start_routine,
+				 .routine_obj = sc_tls_start_routine
+					 ? sc_object_id_of(sc_tls_start_routine) : UINT32_MAX};
+	sc_meta_add(SC_M_THREAD, &mt, sizeof(mt), t->hdr->name);
+	pthread_once(&key_once, make_key);
+	pthread_setspecific(exit_key, t);
+	return t;
+}
+
+struct sc_thread *sc_thread_get(void)
+{
+	struct sc_thread *t = sc_tls_thread;
+	if (t)
+		return t == &sc_idle_thread ? NULL : t;
+	sc_tls_thread = &sc_idle_thread;        /* calls made while creating pass */
+	t = thread_new();
+	sc_tls_thread = t ? t : &sc_idle_thread;
+	return t;
+}
+
+/* The entry table grew (dlopen, dlsym) past this thread's file. */
+int sc_thread_grow(struct sc_thread *t)
+{
+	uint64_t cap = cap_for(sc_entry_count());
+	if (cap > SC_MAX_ENTRIES)
+		cap = SC_MAX_ENTRIES;
+	if (cap <= t->real_cap)
+		return 0;
+	if (ftruncate(t->fd, (off_t)file_size_for(cap)) != 0)
+		return -1;
+	t->real_cap = cap;
+	if (!t->busy)
+		t->cap = cap;
+	return 0;
+}
+
+void sc_thread_busy(struct sc_thread *t)
+{
+	if (t && t->busy++ == 0)
+		t->cap = 0;
+}
+
+void sc_thread_idle(struct sc_thread *t)
+{
+	if (t && --t->busy == 0)
+		t->cap = t->real_cap;
+}
+
+void sc_thread_finish(struct sc_thread *t, uint64_t tsc)
+{
+	if (t && t->hdr && !t->hdr->end_tsc)
+		t->hdr->end_tsc = tsc;
+}
+
+/* At process exit: threads still running end now (the kernel keeps the
+ * pages; the files stay mapped for calls made by later destructors). */
+void sc_threads_finish_all(uint64_t tsc)
+{
+	struct sc_thread *t = sc_tls_thread;
+	if (t && t != &sc_idle_thread)
+		sc_thread_finish(t, tsc);
+}
+
+/*
+ * fork child: the counters are a shared mapping of the parent's file, so
+ * the child must stop writing them before it makes another call. It gets
+ * a new meta file and a new counter file for its only thread; shadow
+ * frames of calls in flight stay valid (the stack was copied).
+ */
+void sc_thread_after_fork(void)
+{
+	struct sc_thread *t = sc_tls_thread;
+	next_seq = 0;
+	sc_meta_reopen_child();
+	if (!t || t == &sc_idle_thread)
+		return;
+	struct sc_thread saved = *t;
+	sc_tls_thread = &sc_idle_thread;
+	struct sc_thread *n = thread_new();
+	if (!n)
+		return;
+	/* carry the shadow stack over: frames point at the old records,
+	 * which are now the parent's; re-aim them at the child's */
+	size_t depth = (size_t)(saved.sp - saved.sp_base);
+	memcpy(n->frames, saved.frames, depth * sizeof(struct sc_frame));
+	for (size_t i = 0; i < depth; i++)
+		n->frames[i].rec = n->recs + (n->frames[i].rec - saved.recs);
+	n->sp = n->frames + depth;
+	n->busy = saved.busy;
+	n->cap = n->busy ? 0 : n->real_cap;
+	munmap(saved.hdr, saved.map_len);
+	close(saved.fd);
+	munmap(t, sizeof(*t));
+	sc_tls_thread = n;
+}

@@ -1,0 +1,332 @@
+/*
+ * wrap.c - wrappers the shadow table puts in front of a few APIs whose
+ * effects the runtime must follow. Their entries are never timed, so each
+ * wrapper runs with the program's own return address and can tell who
+ * called (__builtin_return_address(0) is in the calling object).
+ *
+ *   dlopen/dlmopen  hook the objects it brought in. glibc resolves a bare
+ *                   name against the *caller's* RUNPATH/RPATH and $ORIGIN;
+ *                   since the real call now comes from this library, we
+ *                   apply the caller's search path ourselves first.
+ *   dlsym/dlvsym    hand out a shadow entry instead of a function pointer,
+ *                   attributed to the calling object. RTLD_NEXT means "after
+ *                   the caller", so it is resolved here object by object.
+ *   pthread_create  note the start routine, so a thread can be attributed
+ *                   to the component it runs.
+ */
+#include <dlfcn.h>
+#include <elf.h>
+#include <limits.h>
+#include <link.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "names.h"
+#include "runtime.h"
+
+/* ---- search path of the calling object ------------------------------ */
+
+static const char *dyn_str(const struct sc_object *o, ElfW(Sxword) tag)
+{
+	const char *strtab = NULL;
+	ElfW(Addr) off = 0;
+	bool have = false;
+	if (!o || !o->dyn)
+		return NULL;
+	for (const ElfW(Dyn) *d = o->dyn; d->d_tag != DT_NULL; d++) {
+		if (d->d_tag == DT_STRTAB)
+			strtab = (const char *)(d->d_un.d_ptr < o->base ? o->base + d->d_un.d_ptr
+								      : d->d_un.d_ptr);
+		else if (d->d_tag == tag) {
+			off = d->d_un.d_val;
+			have = true;
+		}
+	}
+	return have && strtab ? strtab + off : NULL;
+}
+
+/* dst = src with $ORIGIN / ${ORIGIN} replaced by the caller's directory */
+static void expand_origin(const struct sc_object *o, const char *src, char *dst, size_t n)
+{
+	char origin[PATH_MAX];
+	snprintf(origin, sizeof(origin), "%s", o ? o->path : ".");
+	char *slash = strrchr(origin, '/');
+	if (slash)
+		*slash = 0;
+	else
+		snprintf(origin, sizeof(origin), ".");
+	size_t k = 0;
+	for (const char *s = src; *s && k + 1 < n;) {
+		if (strncmp(s, "$ORIGIN", 7) == 0 || strncmp(s, "${ORIGIN}", 9) == 0) {
+			k += (size_t)snprintf(dst + k, n - k, "%s", origin);
+			s += (s[1] == '{') ? 9 : 7;
+		} else {
+			dst[k++] = *s++;
+		}
+	}
+	dst[k < n ? k : n - 1] = 0;
+}
+
+static bool try_dirs(const struct sc_object *o, const char *list, const char *file,
+		     char *out, size_t n)
+{
+	char dirs[PATH_MAX * 2];
+	if (!list)
+		return false;
+	expand_origin(o, list, dirs, sizeof(dirs));
+	for (char *save = NULL, *d = strtok_r(dirs, ":", &save); d; d = strtok_r(NULL, ":", &save)) {
+		snprintf(out, n, "%s/%s", d, file);
+		if (access(out, F_OK) == 0)
+			return true;
+	}
+	return false;
+}
+
+/* What glibc would open for `file` if `o` called dlopen itself. */
+static const char *caller_path(const struct sc_object *o, const char *file, char *buf, size_t n)
+{
+	if (!file || !o)
+		return file;
+	if (strchr(file, '$')) {
+		expand_origin(o, file, buf, n);
+		return buf;
+	}
+	if (strchr(file, '/'))
+		return file;
+	void *h = dlopen(file, RTLD_LAZY | RTLD_NOLOAD);
+	if (h) {                                /* already loaded: same object */
+		dlclose(h);
+		return file;
+	}
+	const char *runpath = dyn_str(o, DT_RUNPATH);
+	const char *rpath = runpath ? NULL : dyn_str(o, DT_RPATH);
+	if (rpath && try_dirs(o, rpath, file, buf, n))
+		return buf;
+	if (runpath) {
+		if (try_dirs(NULL, getenv("LD_LIBRARY_PATH"), file, buf, n))
+			return buf;
+		if (try_dirs(o, runpath, file, buf, n))
+			return buf;
+	}
+	return file;
+}
+
+static struct sc_object *caller_object(void *ret)
+{
+	return sc_object_of((uintptr_t)ret);
+}
+
+static void *w_dlopen(const char *file, int flags)
+{
+	void *ret = __builtin_return_address(0);
+	struct sc_thread *t = sc_tls_thread;
+	char buf[PATH_MAX];
+	sc_thread_busy(t);
+	const char *f = caller_path(caller_object(ret), file, buf, sizeof(buf));
+	sc_thread_idle(t);
+	void *h = dlopen(f, flags);
+	if (h && sc_active) {
+		sc_thread_busy(t);
+		sc_objects_scan(true);
+		sc_thread_idle(t);
+	}
+	return h;
+}
+
+static void *w_dlmopen(Lmid_t lm, const char *file, int flags)
+{
+	void *h = dlmopen(lm, file, flags);
+	if (h && sc_active) {
+		struct sc_thread *t = sc_tls_thread;
+		sc_thread_busy(t);
+		sc_objects_scan(true);
+		sc_thread_idle(t);
+	}
+	return h;
+}
+
+/* ---- dlsym ------------------------------------------------------------ */
+
+struct next_ctx {
+	uintptr_t caller_base;
+	bool after;
+	const char *name, *ver;
+	void *found;
+};
+
+static int next_cb(struct dl_phdr_info *info, size_t size, void *p)
+{
+	(void)size;
+	struct next_ctx *c = p;
+	if (!c->after) {
+		if (info->dlpi_addr == c->caller_base)
+			c->after = true;
+		return 0;
+	}
+	const char *path = info->dlpi_name;
+	if (!path || !path[0])
+		return 0;
+	void *h = dlopen(path, RTLD_LAZY | RTLD_NOLOAD);
+	if (!h)
+		return 0;
+	void *r = c->ver ? dlvsym(h, c->name, c->ver) : dlsym(h, c->name);
+	dlclose(h);
+	/* defined by this very object, not one of its dependencies */
+	if (r && sc_object_of((uintptr_t)r) && sc_object_of((uintptr_t)r)->base == info->dlpi_addr) {
+		c->found = r;
+		return 1;
+	}
+	return 0;
+}
+
+static void *lookup(void *h, const char *name, const char *ver, void *ret)
+{
+	struct sc_object *co = caller_object(ret);
+	if (h == RTLD_NEXT) {
+		if (co) {
+			struct next_ctx c = {.caller_base = co->base, .name = name, .ver = ver};
+			dl_iterate_phdr(next_cb, &c);
+			if (c.found)
+				return c.found;
+		}
+		return ver ? dlvsym(RTLD_NEXT, name, ver) : dlsym(RTLD_NEXT, name);
+	}
+	void *r = ver ? dlvsym(h, name, ver) : dlsym(h, name);
+	if (!r && h == RTLD_DEFAULT && co && co->id != 0) {
+		void *ch = dlopen(co->path, RTLD_LAZY | RTLD_NOLOAD);
+		if (ch) {
+			r = ver ? dlvsym(ch, name, ver) : dlsym(ch, name);
+			dlclose(ch);
+		}
+	}
+	return r;
+}
+
+static bool executable(const struct sc_object *o, uintptr_t a)
+{
+	for (int p = 0; p < o->phnum; p++) {
+		const ElfW(Phdr) *ph = &o->phdr[p];
+		if (ph->p_type == PT_LOAD && (ph->p_flags & PF_X) && a >= o->base + ph->p_vaddr &&
+		    a < o->base + ph->p_vaddr + ph->p_memsz)
+			return true;
+	}
+	return false;
+}
+
+/* (caller object, function) -> entry, so a pointer asked for twice is the
+ * same pointer both times (the program may compare them). */
+struct dl_map {
+	uint32_t caller;
+	uint32_t idx;
+	uintptr_t target;
+};
+static struct dl_map *dlmap;
+static size_t dlmap_n, dlmap_cap;
+
+static void *shadow_for(void *r, const char *name, void *ret)
+{
+	struct sc_object *co = caller_object(ret);
+	struct sc_object *to = r ? sc_object_of((uintptr_t)r) : NULL;
+	if (!r || !co || !to || to == co || !sc_active || !executable(to, (uintptr_t)r))
+		return r;
+	if (to->skip && !strstr(to->path, "ld-linux"))
+		return r;
+	void *res = r;
+	sc_lock();
+	for (size_t i = 0; i < dlmap_n; i++)
+		if (dlmap[i].caller == co->id && dlmap[i].target == (uintptr_t)r) {
+			res = sc_entry_code(dlmap[i].idx);
+			goto out;
+		}
+	char api[256];
+	sc_api_name(name, api, sizeof(api));
+	void *wrapper;
+	uint32_t flags = SC_ENT_DLSYM | sc_entry_flags_for(api, &wrapper);
+	long idx = sc_entry_new(wrapper ? wrapper : r, flags, co->id, to->id, api);
+	if (idx < 0)
+		goto out;
+	if (dlmap_n == dlmap_cap) {
+		size_t cap = dlmap_cap ? dlmap_cap * 2 : 64;
+		struct dl_map *m = realloc(dlmap, cap * sizeof(*m));
+		if (!m)
+			goto out;
+		dlmap = m;
+		dlmap_cap = cap;
+	}
+	dlmap[dlmap_n++] = (struct dl_map){co->id, (uint32_t)idx, (uintptr_t)r};
+	res = sc_entry_code((uint32_t)idx);
+out:
+	sc_unlock();
+	return res;
+}
+
+static void *w_dlsym(void *h, const char *name)
+{
+	void *ret = __builtin_return_address(0);
+	struct sc_thread *t = sc_tls_thread;
+	sc_thread_busy(t);
+	void *r = lookup(h, name, NULL, ret);
+	r = shadow_for(r, name, ret);
+	sc_thread_idle(t);
+	return r;
+}
+
+static void *w_dlvsym(void *h, const char *name, const char *ver)
+{
+	void *ret = __builtin_return_address(0);
+	struct sc_thread *t = sc_tls_thread;
+	sc_thread_busy(t);
+	void *r = lookup(h, name, ver, ret);
+	r = shadow_for(r, name, ret);
+	sc_thread_idle(t);
+	return r;
+}
+
+/* ---- threads ---------------------------------------------------------- */
+
+struct start_box {
+	void *(*fn)(void *);
+	void *arg;
+};
+
+static void *thread_start(void *p)
+{
+	struct start_box b = *(struct start_box *)p;
+	free(p);
+	sc_tls_start_routine = (uintptr_t)b.fn;
+	if (sc_active)
+		sc_thread_get();
+	return b.fn(b.arg);
+}
+
+static int w_pthread_create(pthread_t *th, const pthread_attr_t *attr,
+			    void *(*fn)(void *), void *arg)
+{
+	struct start_box *b = malloc(sizeof(*b));
+	if (!b)
+		return pthread_create(th, attr, fn, arg);
+	b->fn = fn;
+	b->arg = arg;
+	int r = pthread_create(th, attr, thread_start, b);
+	if (r)
+		free(b);
+	return r;
+}
+
+void *sc_wrapper_for(const char *name)
+{
+	if (!strcmp(name, "dlopen"))
+		return (void *)w_dlopen;
+	if (!strcmp(name, "dlmopen"))
+		return (void *)w_dlmopen;
+	if (!strcmp(name, "dlsym"))
+		return (void *)w_dlsym;
+	if (!strcmp(name, "dlvsym"))
+		return (void *)w_dlvsym;
+	if (!strcmp(name, "pthread_create"))
+		return (void *)w_pthread_create;
+	return NULL;
+}
