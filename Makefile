@@ -46,6 +46,7 @@ $(BUILD)/obj/cli/%.c.o: %.c
 	$(CC) $(CFLAGS) -MMD -MP -c -o $@ $<
 
 -include $(DEPS)
+include tests/unit/unit.mk
 
 check: all
 	@./tests/run.sh

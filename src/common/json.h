@@ -1,0 +1,43 @@
+/*
+ * json.h - a tiny streaming JSON writer (no external library) used by
+ * `scaler report --format json`. Output is compact; commas and the
+ * key/value colon are placed by the writer, the caller only says what comes
+ * next.
+ */
+#ifndef SCALER_JSON_H
+#define SCALER_JSON_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#define SC_JSON_MAX_DEPTH 32
+
+struct sc_json {
+	FILE *f;
+	int depth;
+	/* per nesting level: has a value been written at this level yet? */
+	unsigned char nonempty[SC_JSON_MAX_DEPTH];
+	int after_key;          /* the next value completes a "key": pair */
+};
+
+void sc_json_init(struct sc_json *j, FILE *f);
+void sc_json_begin_object(struct sc_json *j);
+void sc_json_end_object(struct sc_json *j);
+void sc_json_begin_array(struct sc_json *j);
+void sc_json_end_array(struct sc_json *j);
+void sc_json_key(struct sc_json *j, const char *key);
+void sc_json_string(struct sc_json *j, const char *s);
+void sc_json_int(struct sc_json *j, int64_t v);
+void sc_json_uint(struct sc_json *j, uint64_t v);
+void sc_json_bool(struct sc_json *j, int v);
+void sc_json_null(struct sc_json *j);
+
+/*
+ * Write `s` as a quoted JSON string: '"' and '\\' escaped, control
+ * characters as \n \t \r \b \f or \u00XX, valid UTF-8 passed through, and
+ * every byte that is not part of a valid UTF-8 sequence as \u00XX (so any
+ * byte string yields valid JSON; such bytes read back as U+0080..U+00FF).
+ */
+void sc_json_write_string(FILE *f, const char *s);
+
+#endif

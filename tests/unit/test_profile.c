@@ -1,0 +1,704 @@
+/*
+ * test_profile.c - unit test of the profile reader (src/common/profile.c)
+ * and the JSON writer: writes synthetic profile directories with the
+ * format.h structs into a temp dir and checks what the loader derives.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "format.h"
+#include "json.h"
+#include "profile.h"
+#include "check.h"
+
+static char tmproot[256];
+
+/* ---- writing synthetic profiles ---------------------------------------- */
+
+struct buf {
+	unsigned char *b;
+	size_t n;
+};
+
+static void put(struct buf *b, const void *p, size_t n)
+{
+	b->b = realloc(b->b, b->n + n + 1);
+	if (!b->b) {
+		perror("realloc");
+		exit(2);
+	}
+	memcpy(b->b + b->n, p, n);
+	b->n += n;
+}
+
+static void meta_header(struct buf *b, uint32_t pid, uint32_t gen, uint32_t mode,
+			uint64_t start_tsc, uint64_t start_mono, uint64_t hz, uint64_t ovh)
+{
+	struct sc_meta_header h;
+
+	memset(&h, 0, sizeof(h));
+	memcpy(h.magic, SC_META_MAGIC, 8);
+	h.version = SC_FORMAT_VERSION;
+	h.header_size = sizeof(h);
+	h.pid = pid;
+	h.ppid = 1;
+	h.gen = gen;
+	h.timing_mode = mode;
+	h.start_tsc = start_tsc;
+	h.start_mono_ns = start_mono;
+	h.tsc_hz = hz;
+	h.overhead_ticks = ovh;
+	put(b, &h, sizeof(h));
+}
+
+/* A record: fixed part, then `str` with its NUL (if str), padded to 8. */
+static void meta_rec(struct buf *b, uint32_t type, const void *fixed, size_t flen,
+		     const char *str)
+{
+	struct sc_meta_rec r;
+	static const char zeros[8];
+	size_t slen = str ? strlen(str) + 1 : 0;
+
+	r.type = type;
+	r.len = (uint32_t)(flen + slen);
+	put(b, &r, sizeof(r));
+	put(b, fixed, flen);
+	if (str)
+		put(b, str, slen);
+	put(b, zeros, (8 - r.len % 8) % 8);
+}
+
+static void m_cmdline(struct buf *b, const char *a, const char *c)
+{
+	char tmp[256];
+	size_t n = strlen(a) + 1;
+
+	memcpy(tmp, a, n);
+	if (c) {
+		memcpy(tmp + n, c, strlen(c) + 1);
+		n += strlen(c) + 1;
+	}
+	meta_rec(b, SC_M_CMDLINE, tmp, n, NULL);
+}
+
+static void m_object(struct buf *b, uint32_t id, const char *path)
+{
+	struct sc_m_object o = { id, id == 0 ? SC_OBJ_MAIN : 0, 0x1000u * id };
+
+	meta_rec(b, SC_M_OBJECT, &o, sizeof(o), path);
+}
+
+static void m_entry(struct buf *b, uint32_t idx, uint32_t caller, uint32_t callee,
+		    const char *name)
+{
+	struct sc_m_entry e = { idx, caller, callee, SC_ENT_PLT };
+
+	meta_rec(b, SC_M_ENTRY, &e, sizeof(e), name);
+}
+
+static void m_thread(struct buf *b, uint32_t seq, uint32_t tid, uint32_t robj)
+{
+	struct sc_m_thread t;
+
+	memset(&t, 0, sizeof(t));
+	t.seq = seq;
+	t.tid = tid;
+	t.start_routine = seq ? 0x401000 : 0;
+	t.routine_obj = robj;
+	meta_rec(b, SC_M_THREAD, &t, sizeof(t), "worker");
+}
+
+static void m_end(struct buf *b, uint64_t end_tsc, uint64_t end_mono, int32_t status,
+		  uint32_t how)
+{
+	struct sc_m_end e = { end_tsc, end_mono, status, how };
+
+	meta_rec(b, SC_M_END, &e, sizeof(e), NULL);
+}
+
+static void m_exit(struct buf *b, int32_t status, uint64_t wall)
+{
+	struct sc_m_exit e = { status, 0, wall };
+
+	meta_rec(b, SC_M_EXIT, &e, sizeof(e), NULL);
+}
+
+static void write_file(const char *dir, const char *name, const void *p, size_t n)
+{
+	char path[512];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	f = fopen(path, "wb");
+	if (!f || fwrite(p, 1, n, f) != n || fclose(f) != 0) {
+		perror(path);
+		exit(2);
+	}
+}
+
+static void write_meta(const char *dir, uint32_t pid, uint32_t gen, struct buf *b)
+{
+	char name[64];
+
+	snprintf(name, sizeof(name), "p%u-%u.meta", pid, gen);
+	write_file(dir, name, b->b, b->n);
+	free(b->b);
+	b->b = NULL;
+	b->n = 0;
+}
+
+/* A .thr file; `extra` garbage bytes are appended after the records. */
+static void write_thr(const char *dir, uint32_t pid, uint32_t gen, uint32_t seq,
+		      uint64_t start, uint64_t end, const struct sc_rec *recs, size_t n,
+		      size_t extra)
+{
+	char name[64];
+	size_t size = SC_THR_HEADER_SIZE + n * sizeof(*recs) + extra;
+	unsigned char *p = calloc(1, size);
+	struct sc_thr_header h;
+
+	memset(&h, 0, sizeof(h));
+	memcpy(h.magic, SC_THR_MAGIC, 8);
+	h.version = SC_FORMAT_VERSION;
+	h.seq = seq;
+	h.tid = 1000 + seq;
+	h.rec_size = sizeof(struct sc_rec);
+	h.start_tsc = start;
+	h.end_tsc = end;
+	snprintf(h.name, sizeof(h.name), "t%u", seq);
+	memcpy(p, &h, sizeof(h));
+	if (n)
+		memcpy(p + SC_THR_HEADER_SIZE, recs, n * sizeof(*recs));
+	memset(p + SC_THR_HEADER_SIZE + n * sizeof(*recs), 0x5a, extra);
+	snprintf(name, sizeof(name), "p%u-%u-t%u.thr", pid, gen, seq);
+	write_file(dir, name, p, size);
+	free(p);
+}
+
+static struct sc_rec rec(uint64_t count, uint64_t timed, uint64_t ticks, uint64_t wticks,
+			 uint64_t wcount, uint64_t self)
+{
+	struct sc_rec r;
+
+	memset(&r, 0, sizeof(r));
+	r.count = count;
+	r.timed = timed;
+	r.ticks = ticks;
+	r.wticks = wticks;
+	r.wcount = wcount;
+	r.self_ticks = self;
+	r.period = 1;
+	return r;
+}
+
+static const char *mkdir_t(const char *name)
+{
+	static char path[8][512];
+	static int k;
+	char *p = path[k++ % 8];
+
+	snprintf(p, 512, "%s/%s", tmproot, name);
+	if (mkdir(p, 0700) < 0 && errno != EEXIST) {
+		perror(p);
+		exit(2);
+	}
+	return p;
+}
+
+/* ---- lookups ----------------------------------------------------------- */
+
+static const struct sc_call *find_call(const struct sc_agg *a, const char *caller,
+				       const char *callee, const char *api)
+{
+	size_t i;
+
+	for (i = 0; i < a->ncalls; i++)
+		if (!strcmp(a->calls[i].caller, caller) && !strcmp(a->calls[i].callee, callee) &&
+		    !strcmp(a->calls[i].api, api))
+			return &a->calls[i];
+	return NULL;
+}
+
+static int64_t sum_self(const struct sc_agg *a)
+{
+	int64_t s = 0;
+	size_t i;
+
+	for (i = 0; i < a->ncomp; i++)
+		s += a->comp[i].self_ns;
+	return s;
+}
+
+static void check_call(const struct sc_agg *a, const char *caller, const char *callee,
+		       const char *api, uint64_t count, int64_t total, int64_t self)
+{
+	const struct sc_call *c = find_call(a, caller, callee, api);
+	char what[200];
+
+	snprintf(what, sizeof(what), "call %s -> %s %s exists", caller, callee, api);
+	CHECK(c != NULL, "%s", what);
+	if (!c)
+		return;
+	snprintf(what, sizeof(what), "%s %s count", caller, api);
+	CHECK_EQ(c->count, count, what);
+	snprintf(what, sizeof(what), "%s %s total_ns", caller, api);
+	CHECK_EQ(c->total_ns, total, what);
+	snprintf(what, sizeof(what), "%s %s self_ns", caller, api);
+	CHECK_EQ(c->self_ns, self, what);
+}
+
+static void check_comp(const struct sc_agg *a, const char *name, int64_t total,
+		       int64_t self)
+{
+	const struct sc_component *c = sc_agg_component(a, name);
+	char what[200];
+
+	CHECK(c != NULL, "component %s exists", name);
+	if (!c)
+		return;
+	snprintf(what, sizeof(what), "component %s total_ns", name);
+	CHECK_EQ(c->total_ns, total, what);
+	snprintf(what, sizeof(what), "component %s self_ns", name);
+	CHECK_EQ(c->self_ns, self, what);
+}
+
+/* ---- profiles ---------------------------------------------------------- */
+
+#define S0 1000ull              /* start TSC of the basic image */
+#define MONO0 5000000000ull
+
+/* The basic image: one thread, app -> libc, timed at 1 GHz over 1 s. */
+static void basic_meta(struct buf *b)
+{
+	meta_header(b, 100, 0, SC_TIMING_ADAPTIVE, S0, MONO0, 2000000000ull, 0);
+	m_cmdline(b, "./app", "x");
+	m_object(b, 0, "/tmp/build/app");
+	m_object(b, 1, "/usr/lib/x86_64-linux-gnu/libc.so.6");
+	m_entry(b, 0, 0, 1, "strlen@GLIBC_2.2.5");
+	m_entry(b, 1, 0, 1, "__memcpy_avx_unaligned_erms");
+	m_thread(b, 0, 100, UINT32_MAX);
+	m_end(b, S0 + 1000000000ull, MONO0 + 1000000000ull, 0, SC_END_EXIT);
+}
+
+static void basic_thr(const char *dir)
+{
+	struct sc_rec r[2];
+
+	r[0] = rec(10, 10, 1000, 1000, 10, 400);
+	/* adaptive, period 8: 10 timed calls of 100 ticks, each standing for 8 */
+	r[1] = rec(1000, 10, 1000, 10 * 100 * 8, 80, 500);
+	write_thr(dir, 100, 0, 0, S0, S0 + 1000000, r, 2, 0);
+}
+
+static void check_basic(const struct sc_profile *p, const char *label)
+{
+	const struct sc_image *im;
+
+	printf("-- %s\n", label);
+	CHECK_EQ(p->nimages, 1, "images");
+	if (p->nimages != 1)
+		return;
+	im = &p->images[0];
+	CHECK_EQ(im->pid, 100, "pid");
+	CHECK(im->tsc_hz > 999999999.0L && im->tsc_hz < 1000000001.0L,
+	      "tsc_hz from END calibration is 1e9 (header said 2e9)");
+	CHECK_EQ(im->argc, 2, "argc");
+	CHECK(im->argc == 2 && !strcmp(im->argv[0], "./app") && !strcmp(im->argv[1], "x"),
+	      "command is ./app x");
+	CHECK_EQ(im->wall_ns, 1000000000, "wall_ns from END");
+	CHECK_EQ(im->exit_status, 0, "exit_status from END(how=exit)");
+	CHECK(!im->incomplete, "complete");
+	CHECK_EQ(im->nthreads, 1, "threads");
+	CHECK_EQ(im->threads[0].wall_ns, 1000000, "thread wall_ns");
+	CHECK_EQ(im->agg.ncalls, 2, "call keys");
+	/* count=10, all timed, 1000 ticks at 1 GHz, 40% self */
+	check_call(&im->agg, "app", "libc.so.6", "strlen", 10, 1000, 400);
+	/* est = 8000 + (1000 - 80) * (8000 / 80) = 100000 ticks, self 50% */
+	check_call(&im->agg, "app", "libc.so.6", "memcpy", 1000, 100000, 50000);
+	CHECK(im->agg.ncalls == 2 && !strcmp(im->agg.calls[0].api, "memcpy"),
+	      "calls sorted by total_ns desc");
+	check_comp(&im->agg, "app", 1000000, 1000000 - 101000);
+	check_comp(&im->agg, "libc.so.6", 101000, 101000);
+	CHECK(im->agg.ncomp == 2 && !strcmp(im->agg.comp[0].name, "app"),
+	      "components sorted by total_ns desc");
+	CHECK(im->agg.ncomp == 2 && !strcmp(im->agg.comp[1].path,
+					    "/usr/lib/x86_64-linux-gnu/libc.so.6"),
+	      "component path");
+	CHECK(im->agg.ncomp && im->agg.comp[0].nout == 1 &&
+	      im->agg.comp[0].out[0].ns == 101000, "app out_by_callee[libc.so.6]");
+	CHECK_EQ(sum_self(&im->agg), im->agg.threads_ns, "sum of self == threads time");
+	check_call(&p->agg, "app", "libc.so.6", "memcpy", 1000, 100000, 50000);
+	CHECK_EQ(p->agg.threads_ns, 1000000, "profile threads time");
+	CHECK_EQ(p->timing_mode, SC_TIMING_ADAPTIVE, "profile timing mode");
+}
+
+static void test_basic(void)
+{
+	const char *dir = mkdir_t("basic");
+	struct buf b = { 0 };
+	struct sc_profile p;
+	char err[512];
+	int rc;
+
+	basic_meta(&b);
+	write_meta(dir, 100, 0, &b);
+	basic_thr(dir);
+	/* an image that died before writing its header, and its thread */
+	write_file(dir, "p101-0.meta", "", 0);
+	write_thr(dir, 101, 0, 0, 1, 2, NULL, 0, 0);
+	rc = sc_profile_load(dir, &p, err, sizeof(err));
+	CHECK(rc == 0, "load basic profile (%s)", rc ? err : "ok");
+	if (rc == 0)
+		check_basic(&p, "basic");
+	sc_profile_free(&p);
+}
+
+/* The basic meta followed by a record the process died writing. */
+static void test_torn(void)
+{
+	const char *dir = mkdir_t("torn");
+	const char *dir2 = mkdir_t("torn2");
+	struct buf b = { 0 };
+	struct sc_profile p;
+	struct sc_meta_rec r = { SC_M_ENTRY, 40 };
+	char err[512];
+	int rc;
+
+	basic_meta(&b);
+	put(&b, &r, sizeof(r));
+	put(&b, "0123456789", 10);
+	write_meta(dir, 100, 0, &b);
+	basic_thr(dir);
+	rc = sc_profile_load(dir, &p, err, sizeof(err));
+	CHECK(rc == 0, "torn tail (record payload cut) tolerated (%s)", rc ? err : "ok");
+	if (rc == 0) {
+		CHECK(p.images[0].torn_tail, "torn tail noticed");
+		check_basic(&p, "torn payload");
+	}
+	sc_profile_free(&p);
+
+	basic_meta(&b);
+	put(&b, &r, 4);                 /* half a record header */
+	write_meta(dir2, 100, 0, &b);
+	basic_thr(dir2);
+	rc = sc_profile_load(dir2, &p, err, sizeof(err));
+	CHECK(rc == 0, "torn tail (record header cut) tolerated (%s)", rc ? err : "ok");
+	if (rc == 0)
+		check_basic(&p, "torn header");
+	sc_profile_free(&p);
+}
+
+static void expect_error(const char *dir, const char *want, const char *what)
+{
+	struct sc_profile p;
+	char err[512];
+	int rc = sc_profile_load(dir, &p, err, sizeof(err));
+
+	CHECK(rc == -1 && strstr(err, want) != NULL, "%s: error \"%s\" contains \"%s\"", what,
+	      err, want);
+	sc_profile_free(&p);
+}
+
+static void test_errors(void)
+{
+	const char *dir;
+	struct buf b = { 0 };
+	char path[600];
+
+	dir = mkdir_t("magic");
+	basic_meta(&b);
+	memcpy(b.b, "NOTSCALR", 8);
+	write_meta(dir, 5, 0, &b);
+	expect_error(dir, "p5-0.meta: bad magic", "bad magic");
+
+	dir = mkdir_t("version");
+	basic_meta(&b);
+	((struct sc_meta_header *)(void *)b.b)->version = 7;
+	write_meta(dir, 5, 0, &b);
+	expect_error(dir, "p5-0.meta: format version 7, this scaler reads 1", "bad version");
+
+	dir = mkdir_t("short");
+	basic_meta(&b);
+	b.n = 20;
+	write_meta(dir, 5, 0, &b);
+	expect_error(dir, "p5-0.meta: truncated header", "short header");
+
+	dir = mkdir_t("truncrec");
+	basic_meta(&b);
+	{
+		uint32_t x = 1;
+
+		meta_rec(&b, SC_M_ENTRY, &x, sizeof(x), NULL);   /* 4 < 16 bytes */
+	}
+	m_exit(&b, 0, 1);
+	write_meta(dir, 5, 0, &b);
+	expect_error(dir, "p5-0.meta: truncated ENTRY record", "truncated record");
+
+	dir = mkdir_t("thrmagic");
+	basic_meta(&b);
+	write_meta(dir, 5, 0, &b);
+	write_thr(dir, 5, 0, 0, 1, 2, NULL, 0, 0);
+	snprintf(path, sizeof(path), "%s/p5-0-t0.thr", dir);
+	{
+		FILE *f = fopen(path, "r+b");
+
+		if (f) {
+			fwrite("XXXXXXXX", 1, 8, f);
+			fclose(f);
+		}
+	}
+	expect_error(dir, "p5-0-t0.thr: bad magic", "thr bad magic");
+
+	dir = mkdir_t("empty");
+	write_file(dir, "README", "x", 1);
+	expect_error(dir, "not a scaler profile (no p*.meta files)", "empty dir");
+
+	snprintf(path, sizeof(path), "%s/nosuchdir", tmproot);
+	expect_error(path, "nosuchdir: No such file or directory", "missing dir");
+}
+
+/*
+ * Overrides, several threads and components, objects sharing a basename,
+ * overhead subtraction, the short-END hz fallback, EXIT over END.
+ */
+static void test_threads(void)
+{
+	const char *dir = mkdir_t("threads");
+	struct buf b = { 0 };
+	struct sc_profile p;
+	struct sc_rec r[4];
+	const uint64_t S = 50000;
+	const struct sc_image *im;
+	char err[512];
+	int rc;
+
+	meta_header(&b, 7, 0, SC_TIMING_ALL, S, MONO0, 1000000000ull, 2);
+	m_cmdline(&b, "/bin/prog", NULL);
+	m_object(&b, 0, "/bin/prog");
+	m_object(&b, 1, "/lib/libfoo.so");
+	m_object(&b, 2, "/lib/libc.so.6");
+	m_object(&b, 3, "/other/libc.so.6");
+	m_object(&b, 1, "/lib/libbar.so");               /* overrides libfoo */
+	m_entry(&b, 0, 0, 1, "wrong");
+	m_entry(&b, 1, 1, 3, "puts@GLIBC_2.2.5");
+	m_entry(&b, 2, 0, 1, "bar_fn");
+	m_entry(&b, 3, 1, 1, "bar_internal");
+	m_entry(&b, 0, 0, 2, "puts");                    /* overrides "wrong" */
+	m_entry(&b, 9, 0, 2, "never_called");
+	m_thread(&b, 0, 7, UINT32_MAX);
+	m_thread(&b, 1, 8, 1);
+	m_thread(&b, 2, 9, 99);                          /* unknown object */
+	/* END after only 5 ms: too short, the header's hz is kept */
+	m_end(&b, S + 5000000, MONO0 + 5000000, -1, SC_END_SIGNAL);
+	m_exit(&b, 3, 7000000);
+	write_meta(dir, 7, 0, &b);
+
+	r[0] = rec(100, 100, 10000, 10000, 100, 10000);  /* 10000 - 2*100 */
+	r[1] = rec(0, 0, 0, 0, 0, 0);
+	r[2] = rec(5, 5, 50, 50, 5, 50);                 /* 50 - 2*5 */
+	r[3] = rec(7, 7, 70, 70, 7, 70);                 /* 70 - 14 */
+	write_thr(dir, 7, 0, 0, S, 0, r, 4, 0);          /* still running */
+	r[0] = rec(1, 1, 1, 1, 1, 1);                    /* 1 - 2 < 0: clamped */
+	r[1] = rec(10, 10, 1000, 1000, 10, 600);         /* 980, self 588 */
+	write_thr(dir, 7, 0, 1, S + 1000000, S + 3000000, r, 2, 10);
+	write_thr(dir, 7, 0, 2, S + 2000000, S + 2500000, NULL, 0, 0);
+
+	rc = sc_profile_load(dir, &p, err, sizeof(err));
+	CHECK(rc == 0, "load threads profile (%s)", rc ? err : "ok");
+	if (rc != 0) {
+		sc_profile_free(&p);
+		return;
+	}
+	printf("-- threads\n");
+	im = &p.images[0];
+	CHECK(!im->hz_from_end && im->tsc_hz == 1000000000.0L, "END < 10 ms: header tsc_hz");
+	CHECK_EQ(im->wall_ns, 7000000, "wall_ns from EXIT");
+	CHECK_EQ(im->exit_status, 3, "exit_status from EXIT");
+	CHECK_EQ(im->nthreads, 3, "threads");
+	CHECK_EQ(im->threads[0].wall_ns, 5000000, "running thread ends at END");
+	CHECK_EQ(im->threads[1].wall_ns, 2000000, "thread 1 wall");
+	CHECK_EQ(im->threads[1].nrecs, 2, "partial trailing record ignored");
+	CHECK_EQ(im->threads[1].obj, 1, "thread 1 belongs to its routine's object");
+	CHECK_EQ(im->threads[2].obj, 0, "unknown routine object -> executable");
+	CHECK(find_call(&im->agg, "prog", "libbar.so", "wrong") == NULL, "overridden entry gone");
+	CHECK(find_call(&im->agg, "prog", "libc.so.6", "never_called") == NULL,
+	      "uncalled entry has no call row");
+	check_call(&im->agg, "prog", "libc.so.6", "puts", 101, 9800, 9800);
+	check_call(&im->agg, "libbar.so", "libc.so.6", "puts", 10, 980, 588);
+	check_call(&im->agg, "prog", "libbar.so", "bar_fn", 5, 40, 40);
+	check_call(&im->agg, "libbar.so", "libbar.so", "bar_internal", 7, 56, 56);
+	CHECK_EQ(im->agg.ncomp, 3, "objects sharing a basename are one component");
+	check_comp(&im->agg, "prog", 5500000, 5500000 - 9840);
+	check_comp(&im->agg, "libbar.so", 2000040, 2000040 - 980);
+	check_comp(&im->agg, "libc.so.6", 10780, 10780);
+	CHECK(sc_agg_component(&im->agg, "libc.so.6") &&
+	      !strcmp(sc_agg_component(&im->agg, "libc.so.6")->path, "/lib/libc.so.6"),
+	      "component path from the first object");
+	CHECK_EQ(im->agg.threads_ns, 7500000, "threads time");
+	CHECK_EQ(sum_self(&im->agg), im->agg.threads_ns, "sum of self == threads time");
+	sc_profile_free(&p);
+}
+
+/* timing none: counts only; no END/EXIT: incomplete, thread end fallback */
+static void test_none_incomplete(void)
+{
+	const char *dir = mkdir_t("none");
+	struct buf b = { 0 };
+	struct sc_profile p;
+	struct sc_rec r[1];
+	const struct sc_image *im;
+	char err[512];
+	int rc;
+
+	meta_header(&b, 9, 0, SC_TIMING_NONE, 100, MONO0, 1000000000ull, 0);
+	m_object(&b, 0, "/bin/x");
+	m_object(&b, 1, "/lib/libc.so.6");
+	m_entry(&b, 0, 0, 1, "__strchr_sse2");
+	write_meta(dir, 9, 0, &b);
+	r[0] = rec(42, 3, 300, 300, 3, 300);
+	write_thr(dir, 9, 0, 0, 100, 0, r, 1, 0);
+	write_thr(dir, 9, 0, 1, 200, 300, NULL, 0, 0);
+	rc = sc_profile_load(dir, &p, err, sizeof(err));
+	CHECK(rc == 0, "load none profile (%s)", rc ? err : "ok");
+	if (rc != 0) {
+		sc_profile_free(&p);
+		return;
+	}
+	printf("-- none/incomplete\n");
+	im = &p.images[0];
+	CHECK(im->incomplete, "no END, no EXIT: incomplete");
+	CHECK_EQ(im->exit_status, -1, "exit_status unknown");
+	CHECK_EQ(im->wall_ns, 0, "wall_ns unknown");
+	CHECK_EQ(im->threads[0].wall_ns, 200, "running thread ends at the largest tsc seen");
+	CHECK_EQ(im->nthreads, 2, "thread known only from its .thr file");
+	check_call(&im->agg, "x", "libc.so.6", "strchr", 42, 0, 0);
+	CHECK_EQ(p.timing_mode, SC_TIMING_NONE, "timing none");
+	sc_profile_free(&p);
+}
+
+/* Several images: order by pid then gen, top-level sums by name. */
+static void test_images(void)
+{
+	const char *dir = mkdir_t("images");
+	struct buf b = { 0 };
+	struct sc_profile p;
+	struct sc_rec r[1];
+	char err[512];
+	int rc;
+	uint32_t pids[3] = { 20, 3, 20 }, gens[3] = { 1, 0, 0 };
+	int i;
+
+	for (i = 0; i < 3; i++) {
+		meta_header(&b, pids[i], gens[i], SC_TIMING_ALL, 0, MONO0, 1000000000ull, 0);
+		m_object(&b, 0, gens[i] ? "/bin/b" : "/bin/a");
+		m_object(&b, 1, "/lib/libc.so.6");
+		m_entry(&b, 0, 0, 1, "write");
+		m_exit(&b, 0, 1000);
+		write_meta(dir, pids[i], gens[i], &b);
+		r[0] = rec(2, 2, 200, 200, 2, 200);
+		write_thr(dir, pids[i], gens[i], 0, 0, 1000, r, 1, 0);
+	}
+	rc = sc_profile_load(dir, &p, err, sizeof(err));
+	CHECK(rc == 0, "load images profile (%s)", rc ? err : "ok");
+	if (rc != 0) {
+		sc_profile_free(&p);
+		return;
+	}
+	printf("-- images\n");
+	CHECK_EQ(p.nimages, 3, "images");
+	CHECK(p.nimages == 3 && p.images[0].pid == 3 && p.images[1].pid == 20 &&
+	      p.images[1].gen == 0 && p.images[2].gen == 1, "images ordered by pid, gen");
+	check_call(&p.agg, "a", "libc.so.6", "write", 4, 400, 400);
+	check_call(&p.agg, "b", "libc.so.6", "write", 2, 200, 200);
+	check_comp(&p.agg, "libc.so.6", 600, 600);
+	check_comp(&p.agg, "a", 2000, 1600);
+	CHECK_EQ(sum_self(&p.agg), p.agg.threads_ns, "profile: sum of self == threads time");
+	sc_profile_free(&p);
+}
+
+/* ---- JSON -------------------------------------------------------------- */
+
+static void json_expect(const char *in, const char *want)
+{
+	char *out = NULL;
+	size_t n = 0;
+	FILE *f = open_memstream(&out, &n);
+
+	sc_json_write_string(f, in);
+	fclose(f);
+	CHECK(strcmp(out, want) == 0, "json string %s", want);
+	if (strcmp(out, want))
+		printf("     got %s\n", out);
+	free(out);
+}
+
+static void test_json(void)
+{
+	struct sc_json j;
+	char *out = NULL;
+	size_t n = 0;
+	FILE *f;
+
+	printf("-- json\n");
+	json_expect("plain", "\"plain\"");
+	json_expect("q\"b\\s/", "\"q\\\"b\\\\s/\"");
+	json_expect("\n\t\r\b\f\x01\x1f", "\"\\n\\t\\r\\b\\f\\u0001\\u001f\"");
+	json_expect("\xc2\xb5s \xe2\x86\x92", "\"\xc2\xb5s \xe2\x86\x92\"");   /* µs → */
+	json_expect("a\xff" "b", "\"a\\u00ffb\"");
+	json_expect("\xc0\xaf", "\"\\u00c0\\u00af\"");                       /* overlong */
+	json_expect("\xed\xa0\x80", "\"\\u00ed\\u00a0\\u0080\"");             /* surrogate */
+	json_expect("\xe2\x86", "\"\\u00e2\\u0086\"");                        /* cut */
+
+	f = open_memstream(&out, &n);
+	sc_json_init(&j, f);
+	sc_json_begin_object(&j);
+	sc_json_key(&j, "a");
+	sc_json_int(&j, -5);
+	sc_json_key(&j, "b");
+	sc_json_begin_array(&j);
+	sc_json_uint(&j, 18446744073709551615ull);
+	sc_json_string(&j, "x");
+	sc_json_begin_object(&j);
+	sc_json_end_object(&j);
+	sc_json_begin_array(&j);
+	sc_json_end_array(&j);
+	sc_json_null(&j);
+	sc_json_bool(&j, 1);
+	sc_json_end_array(&j);
+	sc_json_key(&j, "c");
+	sc_json_bool(&j, 0);
+	sc_json_end_object(&j);
+	fclose(f);
+	CHECK(strcmp(out, "{\"a\":-5,\"b\":[18446744073709551615,\"x\",{},[],null,true],"
+		      "\"c\":false}") == 0, "json structure: %s", out);
+	free(out);
+}
+
+int main(void)
+{
+	const char *t = getenv("TMPDIR");
+	char cmd[600];
+
+	snprintf(tmproot, sizeof(tmproot), "%s/scaler-test-profile.XXXXXX", t ? t : "/tmp");
+	if (!mkdtemp(tmproot)) {
+		perror("mkdtemp");
+		return 2;
+	}
+	test_basic();
+	test_torn();
+	test_errors();
+	test_threads();
+	test_none_incomplete();
+	test_images();
+	test_json();
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmproot);
+	if (system(cmd) != 0)
+		printf("note: could not remove %s\n", tmproot);
+	return check_summary();
+}
