@@ -1031,7 +1031,23 @@ static void finish_image(struct sc_profile *p, struct sc_image *im)
 		if (t->end_tsc > max_tsc)
 			max_tsc = t->end_tsc;
 	}
-	end_tsc = im->has_end && im->end.end_tsc ? im->end.end_tsc : max_tsc;
+	/*
+	 * Fallback end of threads still running: the image's END; without
+	 * one (killed, or exited by _exit), the parent's EXIT wall time
+	 * counted from the runtime's start, which slightly overstates it (the
+	 * parent's clock started before the runtime did); else the latest
+	 * TSC any thread recorded.
+	 */
+	end_tsc = max_tsc;
+	if (im->has_end && im->end.end_tsc) {
+		end_tsc = im->end.end_tsc;
+	} else if (im->has_exit && im->tsc_hz > 0) {
+		long double e = (long double)im->hdr.start_tsc +
+				(long double)im->exit.wall_ns * im->tsc_hz / 1e9L;
+
+		if (e > (long double)max_tsc && e < 1.8e19L)
+			end_tsc = (uint64_t)e;
+	}
 	thr = xcalloc(im->nthreads + im->nobjects, sizeof(*thr));
 	for (i = 0; i < im->nthreads; i++) {
 		struct sc_thread *t = &im->threads[i];

@@ -582,6 +582,33 @@ static void test_none_incomplete(void)
 	sc_profile_free(&p);
 }
 
+/* Killed: no END, but the parent's EXIT bounds the running thread. */
+static void test_killed(void)
+{
+	const char *dir = mkdir_t("killed");
+	struct buf b = { 0 };
+	struct sc_profile p;
+	char err[512];
+	int rc;
+
+	meta_header(&b, 11, 0, SC_TIMING_ADAPTIVE, 0, MONO0, 1000000000ull, 0);
+	m_object(&b, 0, "/bin/k");
+	m_exit(&b, 137, 3000000);
+	write_meta(dir, 11, 0, &b);
+	write_thr(dir, 11, 0, 0, 1000000, 0, NULL, 0, 0);
+	rc = sc_profile_load(dir, &p, err, sizeof(err));
+	CHECK(rc == 0, "load killed profile (%s)", rc ? err : "ok");
+	if (rc == 0) {
+		printf("-- killed\n");
+		CHECK_EQ(p.images[0].exit_status, 137, "exit_status from EXIT");
+		CHECK(!p.images[0].incomplete, "EXIT makes it complete");
+		CHECK_EQ(p.images[0].threads[0].wall_ns, 2000000,
+			 "running thread ends at runtime start + EXIT wall");
+		check_comp(&p.agg, "k", 2000000, 2000000);
+	}
+	sc_profile_free(&p);
+}
+
 /* Several images: order by pid then gen, top-level sums by name. */
 static void test_images(void)
 {
@@ -695,6 +722,7 @@ int main(void)
 	test_errors();
 	test_threads();
 	test_none_incomplete();
+	test_killed();
 	test_images();
 	test_json();
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmproot);
