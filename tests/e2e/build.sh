@@ -1,0 +1,66 @@
+#!/bin/sh
+# build.sh - builds the e2e test programs and their shared libraries in one
+# linking variant: build.sh VARIANT OUTDIR  (OUTDIR/VARIANT/ gets the files).
+# Variants: lazy now noplt nopie cet. Everything is built with -O2 and the
+# libraries are found through the executable's RUNPATH ($ORIGIN).
+# Rebuilds only when a source (or this script) is newer than the output.
+set -eu
+here=$(cd "$(dirname "$0")" && pwd)
+variant=$1
+out=$2/$variant
+CC=${CC:-gcc}
+CXX=${CXX:-g++}
+mkdir -p "$out"
+
+cflags="-O2 -g -Wall"
+ldflags=""
+exeflags=""
+case $variant in
+lazy)  ldflags="-Wl,-z,lazy" ;;
+now)   ldflags="-Wl,-z,now" ;;
+noplt) cflags="$cflags -fno-plt" ;;
+nopie) exeflags="-fno-pie -no-pie" ;;
+cet)   cflags="$cflags -fcf-protection"; ldflags="-Wl,-z,ibtplt" ;;
+*) echo "build.sh: unknown variant $variant" >&2; exit 2 ;;
+esac
+rpath="-Wl,-rpath,\$ORIGIN"
+
+# stale OUT SRC... : true when OUT is missing or older than a SRC
+stale() {
+	o=$1; shift
+	[ -e "$o" ] || return 0
+	for s in "$@" "$here/build.sh"; do
+		[ "$s" -nt "$o" ] && return 0
+	done
+	return 1
+}
+# lib CC OUT SRC [LIBS...]: a shared library
+lib() {
+	cc=$1 o=$out/$2 s=$here/$3; shift 3
+	if stale "$o" "$s" "$(dirname "$s")"/*.h* 2>/dev/null; then
+		$cc $cflags -fPIC -shared $ldflags -o "$o" "$s" -L"$out" "$@" "$rpath"
+	fi
+}
+# exe CC OUT SRC [LIBS...]: a program
+exe() {
+	cc=$1 o=$out/$2 s=$here/$3; shift 3
+	if stale "$o" "$s" "$(dirname "$s")"/*.h* "$out"/*.so 2>/dev/null; then
+		$cc $cflags $exeflags $ldflags -o "$o" "$s" -L"$out" "$@" "$rpath"
+	fi
+}
+
+lib $CC libsc_b.so basic/sc_b.c
+lib $CC libsc_a.so basic/sc_a.c -lsc_b
+exe $CC sc_basic basic/main.c -lsc_a -lsc_b
+
+lib $CC libsc_dl.so dl/sc_dl.c
+exe $CC sc_dl dl/main.c -ldl
+
+lib $CC libsc_abi.so abi/sc_abi.c
+exe $CC sc_abi abi/main.c -lsc_abi
+
+lib $CC libsc_thr.so threads/sc_thr.c
+exe $CC sc_threads threads/main.c -lsc_thr -pthread
+
+lib $CXX libsc_cpp.so cpp/sc_cpp.cpp
+exe $CXX sc_cpp cpp/main.cpp -lsc_cpp
