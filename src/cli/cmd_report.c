@@ -39,7 +39,16 @@ static int text_width(const char *s)
 	return w;
 }
 
-/* Copy s into dst, cut to `width` columns with a trailing "…" if longer. */
+/* Control characters would break the layout: show them as '?'. */
+static void sanitize(char *s)
+{
+	for (; *s; s++)
+		if ((unsigned char)*s < 0x20 || *s == 0x7f)
+			*s = '?';
+}
+
+/* Copy s into dst, cut to `width` columns with a trailing "…" if longer,
+ * control characters replaced. */
 static void fit(char *dst, size_t n, const char *s, int width)
 {
 	size_t o = 0;
@@ -49,6 +58,7 @@ static void fit(char *dst, size_t n, const char *s, int width)
 		return;
 	if (text_width(s) <= width) {
 		snprintf(dst, n, "%s", s);
+		sanitize(dst);
 		return;
 	}
 	/* keep width - 1 columns, then the ellipsis */
@@ -64,6 +74,7 @@ static void fit(char *dst, size_t n, const char *s, int width)
 		o--;            /* never end on a dangling lead byte */
 	memcpy(dst + o, "\xe2\x80\xa6", 3);
 	dst[o + 3] = '\0';
+	sanitize(dst);
 }
 
 /* Print s padded to `width` columns (right-aligned if right). */
