@@ -140,7 +140,7 @@ static void at_fork_prepare(void) { sc_lock(); }
 static void at_fork_parent(void) { sc_unlock(); }
 static void at_fork_child(void)
 {
-	sc_unlock();
+	sc_lock_reset_child();
 	if (sc_active)
 		sc_thread_after_fork();
 }

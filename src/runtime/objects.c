@@ -40,6 +40,10 @@ static pthread_mutex_t lock = PTHREAD_RECURSIVE_MUTEX_INITIALIZER_NP;
 
 void sc_lock(void) { pthread_mutex_lock(&lock); }
 void sc_unlock(void) { pthread_mutex_unlock(&lock); }
+void sc_lock_reset_child(void)
+{
+	lock = (pthread_mutex_t)PTHREAD_RECURSIVE_MUTEX_INITIALIZER_NP;
+}
 
 struct sc_object *sc_object_of(uintptr_t a)
 {

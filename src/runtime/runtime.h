@@ -123,6 +123,10 @@ struct sc_object *sc_object_of(uintptr_t addr) SC_HIDDEN;
 uint32_t sc_object_id_of(uintptr_t addr) SC_HIDDEN;
 void sc_lock(void) SC_HIDDEN;
 void sc_unlock(void) SC_HIDDEN;
+/* fork child: the lock was taken by the parent's thread in the prepare
+ * handler; a recursive mutex cannot be unlocked by another tid, so the
+ * child starts with a fresh, unlocked one */
+void sc_lock_reset_child(void) SC_HIDDEN;
 
 /* thread.c */
 struct sc_thread *sc_thread_get(void) SC_HIDDEN;   /* creates on first use */
