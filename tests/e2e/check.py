@@ -1,0 +1,392 @@
+#!/usr/bin/env python3
+"""check.py - end-to-end checks of scaler: runs programs with and without
+`scaler record`, reads `scaler report --format json` and compares.
+
+    check.py e2e  --scaler BIN --bin DIR --variant V   the test programs of
+                  one linking variant (built by build.sh into DIR/V)
+    check.py real --scaler BIN                         real programs (python3,
+                  sqlite3, git) and the CLI's exit-status / error behaviour
+
+Prints one line per check: "PASS name [variant]", "FAIL name [variant]:
+reason" or "SKIP name: reason". Exits 1 if any check failed. Only stdlib.
+
+Expectation files (tests/e2e/<prog>/expect) hold rows "caller callee api
+count"; '#' starts a comment. count is N (exact), 0 (the row must not
+appear), ">0" or ">=N". Names may be fnmatch patterns (counts of all
+matching rows are summed).
+"""
+import argparse
+import fnmatch
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+TIMEOUT = 120
+PROGRAMS = ["basic", "dl", "abi", "threads", "cpp"]
+
+failures = 0
+
+
+def report_line(ok, name, variant=None, reason=""):
+    global failures
+    tag = "%s [%s]" % (name, variant) if variant else name
+    if ok:
+        print("PASS %s" % tag, flush=True)
+    else:
+        failures += 1
+        reason = " ".join(reason.split())
+        if len(reason) > 600:
+            reason = reason[:600] + "..."
+        print("FAIL %s: %s" % (tag, reason), flush=True)
+
+
+def skip(name, reason):
+    print("SKIP %s: %s" % (name, reason), flush=True)
+
+
+def run(argv, cwd=None, stdin=None, env=None, timeout=TIMEOUT):
+    """Runs argv in its own session; returns (rc, stdout, stderr) with rc
+    like a shell's wait status (-N when killed by signal N), or raises
+    RuntimeError on timeout after killing the whole process group."""
+    p = subprocess.Popen(argv, cwd=cwd, env=env, stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE,
+                         stdin=open(stdin, "rb") if stdin else subprocess.DEVNULL,
+                         start_new_session=True)
+    try:
+        out, err = p.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        try:
+            os.killpg(p.pid, signal.SIGKILL)
+        except OSError:
+            pass
+        p.communicate()
+        raise RuntimeError("timed out after %ds: %s" % (timeout, " ".join(argv)))
+    return p.returncode, out, err
+
+
+def parse_expect(path):
+    rows = []
+    with open(path) as f:
+        for ln, line in enumerate(f, 1):
+            line = line.split("#", 1)[0].split()
+            if not line:
+                continue
+            if len(line) != 4:
+                raise ValueError("%s:%d: want 'caller callee api count'" % (path, ln))
+            rows.append(tuple(line))
+    return rows
+
+
+def match(pat, name):
+    if any(c in pat for c in "*?["):
+        return fnmatch.fnmatchcase(name, pat)
+    return pat == name
+
+
+def check_rows(report, rows):
+    """Returns a list of mismatch descriptions for the expected rows."""
+    bad = []
+    for caller, callee, api, want in rows:
+        got = 0
+        seen = False
+        for c in report.get("calls", []):
+            if match(caller, c["caller"]) and match(callee, c["callee"]) and match(api, c["api"]):
+                got += c["count"]
+                seen = True
+        if want.startswith(">="):
+            ok = got >= int(want[2:])
+        elif want.startswith(">"):
+            ok = got > int(want[1:])
+        elif want == "0":
+            ok = not seen
+        else:
+            ok = got == int(want)
+        if not ok:
+            bad.append("%s->%s %s: want %s, got %s" %
+                       (caller, callee, api, want, got if seen else "no row"))
+    return bad
+
+
+def check_shape(report, timing):
+    bad = []
+    if report.get("format") != "scaler-report" or report.get("version") != 1:
+        bad.append("format/version is %r/%r" % (report.get("format"), report.get("version")))
+    if timing and report.get("timing") != timing:
+        bad.append("timing is %r, want %r" % (report.get("timing"), timing))
+    for key in ("components", "calls", "processes"):
+        if not isinstance(report.get(key), list):
+            bad.append("no %s list" % key)
+    if bad:
+        return bad
+    for c in report["calls"]:
+        for k in ("caller", "callee", "api", "count", "total_ns", "self_ns"):
+            if k not in c:
+                return ["call row without %s: %r" % (k, c)]
+    for c in report["components"]:
+        for k in ("name", "path", "total_ns", "self_ns"):
+            if k not in c:
+                return ["component without %s: %r" % (k, c)]
+    if not report["processes"]:
+        bad.append("no processes")
+    return bad
+
+
+def record(scaler, argv, outdir, cwd=None, stdin=None, timing=None):
+    """scaler record + report; returns (rc, stdout, stderr, report-or-None,
+    problems)."""
+    cmd = [scaler, "record", "-o", outdir]
+    if timing:
+        cmd.append("--timing=" + timing)
+    rc, out, err = run(cmd + ["--"] + argv, cwd=cwd, stdin=stdin)
+    rrc, rout, rerr = run([scaler, "report", "-i", outdir, "--format", "json"])
+    if rrc != 0:
+        return rc, out, err, None, ["report exited %d: %s" % (rrc, rerr.decode(errors="replace")[:300])]
+    try:
+        rep = json.loads(rout)
+    except ValueError as e:
+        return rc, out, err, None, ["report is not JSON: %s" % e]
+    return rc, out, err, rep, check_shape(rep, timing or "adaptive")
+
+
+def first_diff(a, b):
+    la, lb = a.decode(errors="replace").splitlines(), b.decode(errors="replace").splitlines()
+    for i in range(max(len(la), len(lb))):
+        x = la[i] if i < len(la) else "<eof>"
+        y = lb[i] if i < len(lb) else "<eof>"
+        if x != y:
+            return "line %d: without %r, with %r" % (i + 1, x[:120], y[:120])
+    return "?"
+
+
+def compare_run(scaler, argv, rows, tmp, cwd_factory=None, stdin=None, timing=None,
+                extra=None):
+    """Runs argv natively and under scaler; returns a list of problems."""
+    cwd = cwd_factory() if cwd_factory else None
+    nrc, nout, nerr = run(argv, cwd=cwd, stdin=stdin)
+    cwd = cwd_factory() if cwd_factory else None
+    prof = os.path.join(tempfile.mkdtemp(dir=tmp), "prof")
+    rc, out, err, rep, bad = record(scaler, argv, prof, cwd=cwd,
+                                    stdin=stdin, timing=timing)
+    want_rc = nrc if nrc >= 0 else 128 - nrc
+    if rc != want_rc:
+        bad.append("exit status %d under scaler, %d without (stderr: %s)" %
+                   (rc, want_rc, err.decode(errors="replace")[-300:]))
+    if out != nout:
+        bad.append("stdout differs: " + first_diff(nout, out))
+    if rep is not None:
+        bad += check_rows(rep, rows)
+        root = rep["processes"][0] if rep["processes"] else {}
+        if "exit_status" in root and root["exit_status"] != want_rc:
+            bad.append("root process exit_status %r, want %d" % (root["exit_status"], want_rc))
+        if extra:
+            bad += extra(rep)
+    return bad
+
+
+def guarded(name, variant, fn):
+    """Runs one check, turning exceptions (timeouts) into a FAIL line."""
+    try:
+        bad = fn()
+    except (RuntimeError, OSError, ValueError) as e:
+        bad = [str(e)]
+    if bad is None:
+        return
+    report_line(not bad, name, variant, "; ".join(bad))
+
+
+# ---- e2e test programs ---------------------------------------------------
+
+def cmd_e2e(a):
+    bindir = os.path.join(a.bin, a.variant)
+    progs = a.only or PROGRAMS
+    for prog in progs:
+        exe = os.path.join(bindir, "sc_" + prog)
+        rows = parse_expect(os.path.join(HERE, prog, "expect"))
+        # every call timed stresses the full interceptor path (x87 results,
+        # unwinding through timed frames); "none" the counting-only path
+        timings = [None]
+        if a.variant == "lazy":
+            timings += ["all", "none"] if prog == "basic" else ["all"]
+        for timing in timings:
+            variant = a.variant + (",timing=" + timing if timing else "")
+
+            def one():
+                if not os.access(exe, os.X_OK):
+                    return ["not built: %s" % exe]
+                tmp = tempfile.mkdtemp(prefix="scaler-e2e-")
+                try:
+                    return compare_run(a.scaler, [exe], rows, tmp, timing=timing)
+                finally:
+                    shutil.rmtree(tmp, ignore_errors=True)
+            guarded(prog, variant, one)
+
+
+# ---- real programs and CLI behaviour --------------------------------------
+
+def real_python(scaler, tmp):
+    py = shutil.which("python3")
+    if not py:
+        return skip("python3", "python3 not installed")
+    # a pyenv-style shim is a script: profile the interpreter itself
+    rc, out, _ = run([py, "-c", "import sys; print(sys.executable)"])
+    exe = out.decode().strip() or py
+    name = os.path.basename(os.path.realpath(exe))
+    rows = [
+        ("*", "libc.so.6", "malloc", ">0"),
+        ("*", "libm.so.6", "sin", ">=1000"),       # math.sin from math.fsum(...)
+        ("*", "libz.so.1", "deflate", ">0"),        # zlib.compress
+        ("*", "libffi.so*", "ffi_call", ">=3001"),  # ctypes calls
+        ("_ctypes*", "libc.so.6", "strlen", ">=3001"),  # dlsym'd by _ctypes
+    ]
+
+    def extra(rep):
+        names = [c["name"] for c in rep["components"]]
+        return [] if name in names else ["no component %s in %s" % (name, names[:8])]
+    guarded("python3", None, lambda: compare_run(
+        scaler, [exe, os.path.join(HERE, "real", "py_workload.py")], rows, tmp, extra=extra))
+
+
+def real_sqlite(scaler, tmp):
+    sq = shutil.which("sqlite3")
+    if not sq:
+        return skip("sqlite3", "sqlite3 not installed")
+    name = os.path.basename(os.path.realpath(sq))
+    rows = [
+        (name, "libsqlite3.so*", "sqlite3_step", ">0"),
+        (name, "libsqlite3.so*", "sqlite3_prepare_v2", ">0"),
+        (name, "libsqlite3.so*", "sqlite3_column_text", ">0"),
+        ("libsqlite3.so*", "libc.so.6", "malloc", ">0"),
+    ]
+    linked = "libsqlite3" in run(["ldd", sq])[1].decode(errors="replace") \
+        if shutil.which("ldd") else True
+    if not linked:       # a sqlite3 with the library built in
+        rows = [(name, "libc.so.6", "malloc", ">0")]
+    n = [0]
+
+    def fresh():
+        n[0] += 1
+        d = os.path.join(tmp, "sq%d" % n[0])
+        os.mkdir(d)
+        return d
+    guarded("sqlite3", None, lambda: compare_run(
+        scaler, [sq, "w.db"], rows, tmp, cwd_factory=fresh,
+        stdin=os.path.join(HERE, "real", "sqlite_workload.sql")))
+
+
+def real_git(scaler, tmp):
+    git = shutil.which("git")
+    if not git:
+        return skip("git", "git not installed")
+    rows = [
+        ("git", "libz.so.1", "deflate", ">0"),
+        ("git", "libz.so.1", "inflate", ">0"),
+        ("git", "libc.so.6", "malloc", ">0"),
+    ]
+    n = [0]
+
+    def fresh():
+        n[0] += 1
+        d = os.path.join(tmp, "git%d" % n[0])
+        os.mkdir(d)
+        return d
+
+    def extra(rep):
+        cmds = [p.get("command") or [] for p in rep["processes"]]
+        gits = [c for c in cmds if c and os.path.basename(c[0]) == "git"]
+        return [] if len(gits) >= 8 else ["only %d git processes recorded" % len(gits)]
+    guarded("git", None, lambda: compare_run(
+        scaler, ["sh", os.path.join(HERE, "real", "git_workload.sh")], rows, tmp,
+        cwd_factory=fresh, extra=extra))
+
+
+def cli_checks(scaler, tmp):
+    def exit3():
+        rc, _, err = run([scaler, "record", "-o", os.path.join(tmp, "e3"), "--",
+                          "sh", "-c", "exit 3"])
+        return [] if rc == 3 else ["scaler record exited %d, want 3 (%s)" % (rc, err[-200:])]
+    guarded("record-exit-status", None, exit3)
+
+    def sigterm():
+        rc, _, err = run([scaler, "record", "-o", os.path.join(tmp, "st"), "--",
+                          "sh", "-c", "kill -TERM $$; sleep 5"])
+        return [] if rc == 143 else ["scaler record exited %d, want 143 (%s)" % (rc, err[-200:])]
+    guarded("record-sigterm", None, sigterm)
+
+    def nosuch():
+        d = os.path.join(tmp, "nosuch")
+        os.mkdir(d)
+        out = os.path.join(d, "prof")
+        rc, sout, err = run([scaler, "record", "-o", out, "--", "scaler-no-such-command-xyz"])
+        bad = []
+        lines = err.decode(errors="replace").splitlines()
+        if rc <= 0:
+            bad.append("exit status %d" % rc)
+        if len(lines) != 1 or not lines[0].startswith("scaler:"):
+            bad.append("stderr is not one 'scaler:' line: %r" % lines[:3])
+        if os.listdir(d):
+            bad.append("wrote %s" % os.listdir(d))
+        if sout:
+            bad.append("wrote to stdout: %r" % sout[:100])
+        return bad
+    guarded("record-nosuchcmd", None, nosuch)
+
+    def bad_report():
+        bad = []
+        empty = os.path.join(tmp, "empty")
+        os.mkdir(empty)
+        junk = os.path.join(tmp, "junk")
+        os.mkdir(junk)
+        with open(os.path.join(junk, "p1-0.meta"), "wb") as f:
+            f.write(b"this is not a profile\n" * 10)
+        with open(os.path.join(junk, "notes.txt"), "w") as f:
+            f.write("hello\n")
+        for d in (empty, junk, os.path.join(tmp, "does-not-exist")):
+            for fmt in ("json", "text"):
+                rc, sout, err = run([scaler, "report", "-i", d, "--format", fmt])
+                e = err.decode(errors="replace")
+                what = "%s (%s)" % (os.path.basename(d), fmt)
+                if rc == 0 or rc >= 126 or rc < 0:
+                    bad.append("%s: exit status %d" % (what, rc))
+                if not e.startswith("scaler:"):
+                    bad.append("%s: stderr %r" % (what, e[:120]))
+        return bad
+    guarded("report-not-a-profile", None, bad_report)
+
+
+def cmd_real(a):
+    tmp = tempfile.mkdtemp(prefix="scaler-real-")
+    try:
+        real_python(a.scaler, tmp)
+        real_sqlite(a.scaler, tmp)
+        real_git(a.scaler, tmp)
+        cli_checks(a.scaler, tmp)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    sub = ap.add_subparsers(dest="mode", required=True)
+    e = sub.add_parser("e2e")
+    e.add_argument("--scaler", required=True)
+    e.add_argument("--bin", required=True)
+    e.add_argument("--variant", required=True)
+    e.add_argument("--only", nargs="*")
+    r = sub.add_parser("real")
+    r.add_argument("--scaler", required=True)
+    a = ap.parse_args()
+    a.scaler = os.path.abspath(a.scaler)
+    if a.mode == "e2e":
+        cmd_e2e(a)
+    else:
+        cmd_real(a)
+    sys.exit(1 if failures else 0)
+
+
+if __name__ == "__main__":
+    main()
