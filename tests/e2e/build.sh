@@ -26,11 +26,12 @@ esac
 rpath="-Wl,-rpath,\$ORIGIN"
 
 # stale OUT SRC... : true when OUT is missing or older than a SRC
+# (sh has no locals: st_* names must not clash with lib/exe's variables)
 stale() {
-	o=$1; shift
-	[ -e "$o" ] || return 0
-	for s in "$@" "$here/build.sh"; do
-		[ "$s" -nt "$o" ] && return 0
+	st_out=$1; shift
+	[ -e "$st_out" ] || return 0
+	for st_src in "$@" "$here/build.sh"; do
+		[ "$st_src" -nt "$st_out" ] && return 0
 	done
 	return 1
 }

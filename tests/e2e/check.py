@@ -26,7 +26,7 @@ import sys
 import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-TIMEOUT = 120
+TIMEOUT = 60
 PROGRAMS = ["basic", "dl", "abi", "threads", "cpp"]
 
 failures = 0
@@ -133,6 +133,22 @@ def check_shape(report, timing):
                 return ["component without %s: %r" % (k, c)]
     if not report["processes"]:
         bad.append("no processes")
+        return bad
+    # the top-level rows are the per-process rows summed
+    total = {}
+    for p in report["processes"]:
+        for c in p.get("calls", []):
+            k = (c["caller"], c["callee"], c["api"])
+            total[k] = total.get(k, 0) + c["count"]
+    top = {}
+    for c in report["calls"]:
+        k = (c["caller"], c["callee"], c["api"])
+        top[k] = top.get(k, 0) + c["count"]
+    diff = [k for k in set(top) | set(total) if top.get(k, 0) != total.get(k, 0)]
+    if diff:
+        k = sorted(diff)[0]
+        bad.append("%d rows differ between calls and the sum over processes, e.g. %s: %s vs %s"
+                   % (len(diff), " ".join(k), top.get(k), total.get(k)))
     return bad
 
 

@@ -1,0 +1,123 @@
+#!/bin/sh
+# tests/run.sh - the test runner behind `make check`.
+#   1. `make unit` (the unit tests' own "N passed, M failed" counts are added
+#      to the totals; a unit run that fails without counts is one FAIL)
+#   2. builds the e2e programs in every linking variant (tests/e2e/build.sh)
+#   3. runs them with and without `scaler record` and checks the reports
+#      (tests/e2e/check.py e2e), then the real programs and CLI behaviour
+#      (tests/e2e/check.py real)
+# Prints "PASS name [variant]" / "FAIL name [variant]: reason" /
+# "SKIP name: reason" lines and one final "N passed, M failed[, K skipped]"
+# line; exits 1 if anything failed. Paths derive from this script's place,
+# so it runs from any clone. Environment: BUILD (default build), CC, CXX,
+# VARIANTS (default "lazy now noplt nopie cet").
+set -u
+root=$(cd "$(dirname "$0")/.." && pwd)
+cd "$root" || exit 2
+build=${BUILD:-build}
+variants=${VARIANTS:-lazy now noplt nopie cet}
+scaler=$root/$build/bin/scaler
+bindir=$root/$build/tests/e2e
+log=$(mktemp -d "${TMPDIR:-/tmp}/scaler-check.XXXXXX") || exit 2
+trap 'rm -rf "$log"' EXIT INT TERM
+PYTHON=${PYTHON:-python3}
+
+passed=0 failed=0 skipped=0
+# tally FILE: echo the check lines of FILE and add them up
+tally() {
+	while IFS= read -r line; do
+		case $line in
+		PASS*) passed=$((passed + 1)); echo "$line" ;;
+		FAIL*) failed=$((failed + 1)); echo "$line" ;;
+		SKIP*) skipped=$((skipped + 1)); echo "$line" ;;
+		*) [ -n "${VERBOSE:-}" ] && echo "$line" ;;
+		esac
+	done < "$1"
+}
+fail() { echo "FAIL $*"; failed=$((failed + 1)); }
+summary() {
+	if [ "$skipped" -gt 0 ]; then
+		echo "$passed passed, $failed failed, $skipped skipped"
+	else
+		echo "$passed passed, $failed failed"
+	fi
+	[ "$failed" -eq 0 ]
+}
+
+# ---- 1. unit tests ---------------------------------------------------------
+if make -n unit >/dev/null 2>&1; then
+	make --no-print-directory unit > "$log/unit" 2>&1
+	rc=$?
+	# each test binary: "== build/tests/test_x" ... "N passed, M failed"
+	$PYTHON - "$log/unit" "$rc" > "$log/unit.sum" <<'EOF'
+import re, sys
+name, p, f, lines = None, 0, 0, []
+for line in open(sys.argv[1], errors="replace"):
+    line = line.rstrip("\n")
+    if line.startswith("== "):
+        name = line[3:].rsplit("/", 1)[-1]
+    elif line.startswith("FAIL"):
+        print("FAIL unit %s: %s" % (name, line[4:].strip()))
+    m = re.match(r"^(\d+) passed, (\d+) failed", line)
+    if m:
+        p += int(m.group(1)); f += int(m.group(2))
+        print("unit-binary %s %s %s" % (name, m.group(1), m.group(2)))
+print("unit-total %d %d" % (p, f))
+EOF
+	set -- $(grep '^unit-total' "$log/unit.sum")
+	up=${2:-0} uf=${3:-0}
+	grep '^FAIL' "$log/unit.sum"
+	grep '^unit-binary' "$log/unit.sum" | while read -r _ n p f; do
+		echo "$( [ "$f" = 0 ] && echo PASS || echo FAIL ) unit $n: $p passed, $f failed"
+	done
+	passed=$((passed + up)) failed=$((failed + uf))
+	if [ "$rc" -ne 0 ] && [ "$uf" -eq 0 ]; then
+		fail "unit: make unit exited $rc: $(tail -n 3 "$log/unit" | tr '\n' ' ')"
+	fi
+fi
+
+# ---- 2. build the e2e programs ---------------------------------------------
+if [ ! -x "$scaler" ] || [ ! -e "$root/$build/lib/libscaler.so" ]; then
+	fail "scaler: $build/bin/scaler or $build/lib/libscaler.so not built (run make)"
+	summary
+	exit 1
+fi
+for v in $variants; do
+	( ./tests/e2e/build.sh "$v" "$bindir" > "$log/build-$v" 2>&1; echo $? > "$log/build-$v.rc" ) &
+done
+wait
+ok_variants=
+for v in $variants; do
+	if [ "$(cat "$log/build-$v.rc")" = 0 ]; then
+		ok_variants="$ok_variants $v"
+	else
+		fail "build [$v]: $(grep -m 3 -E 'error|Error' "$log/build-$v" | tr '\n' ' ')"
+	fi
+done
+
+# ---- 3. e2e programs, two variants at a time -------------------------------
+set -- $ok_variants
+while [ $# -gt 0 ]; do
+	for v in "$1" ${2:+"$2"}; do
+		$PYTHON tests/e2e/check.py e2e --scaler "$scaler" --bin "$bindir" \
+			--variant "$v" > "$log/e2e-$v" 2>&1 &
+	done
+	wait
+	shift; [ $# -gt 0 ] && shift
+done
+for v in $ok_variants; do
+	tally "$log/e2e-$v"
+	# a crash of check.py itself leaves a traceback and no lines
+	if ! grep -q '^\(PASS\|FAIL\|SKIP\)' "$log/e2e-$v"; then
+		fail "e2e [$v]: check.py produced no results: $(tail -n 2 "$log/e2e-$v" | tr '\n' ' ')"
+	fi
+done
+
+# ---- 4. real programs and CLI behaviour --------------------------------------
+$PYTHON tests/e2e/check.py real --scaler "$scaler" > "$log/real" 2>&1
+tally "$log/real"
+if ! grep -q '^\(PASS\|FAIL\|SKIP\)' "$log/real"; then
+	fail "real: check.py produced no results: $(tail -n 2 "$log/real" | tr '\n' ' ')"
+fi
+
+summary
