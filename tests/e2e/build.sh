@@ -54,6 +54,8 @@ lib $CC libsc_b.so basic/sc_b.c
 lib $CC libsc_a.so basic/sc_a.c -lsc_b
 exe $CC sc_basic basic/main.c -lsc_a -lsc_b
 
+exe $CC sc_fork fork/main.c -lsc_b
+
 lib $CC libsc_dl.so dl/sc_dl.c
 exe $CC sc_dl dl/main.c -ldl
 
