@@ -52,7 +52,8 @@ static int find_runtime(char *out, size_t n)
 	if (!slash)
 		return -1;
 	*slash = 0;
-	snprintf(out, n, "%s/../lib/libscaler.so", self);
+	if (snprintf(out, n, "%s/../lib/libscaler.so", self) >= (int)n)
+		return -1;
 	char real[PATH_MAX];
 	if (!realpath(out, real) || access(real, R_OK) != 0)
 		return -1;
@@ -148,14 +149,15 @@ static void write_exit(const char *dir, pid_t pid, int status, uint64_t wall)
 	char path[PATH_MAX];
 	int last = -1;
 	for (int gen = 0; gen < 10000; gen++) {
-		snprintf(path, sizeof(path), "%s/p%d-%d.meta", dir, (int)pid, gen);
-		if (access(path, F_OK) != 0)
+		if (snprintf(path, sizeof(path), "%s/p%d-%d.meta", dir, (int)pid, gen) >=
+		    (int)sizeof(path) || access(path, F_OK) != 0)
 			break;
 		last = gen;
 	}
 	if (last < 0)
 		return;
-	snprintf(path, sizeof(path), "%s/p%d-%d.meta", dir, (int)pid, last);
+	if (snprintf(path, sizeof(path), "%s/p%d-%d.meta", dir, (int)pid, last) >= (int)sizeof(path))
+		return;
 	int fd = open(path, O_WRONLY | O_APPEND);
 	if (fd < 0)
 		return;
