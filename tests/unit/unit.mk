@@ -2,15 +2,45 @@
 # Makefile. `make unit` builds each tests/unit/test_*.c together with all of
 # src/common into build/tests/ and runs them; any failure fails the target.
 
-UNIT_SRC   := $(wildcard tests/unit/test_*.c)
-UNIT_TESTS := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRC))
+UNIT_SRC   := $(filter-out tests/unit/test_reloc.c,$(wildcard tests/unit/test_*.c))
+UNIT_TESTS := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRC)) \
+              $(BUILD)/tests/test_reloc_now $(BUILD)/tests/test_reloc_noplt
+
+# The relocation walker is tested on its own test binary as loaded, once
+# with PLT calls bound now and once with -fno-plt (GLOB_DAT calls).
+$(BUILD)/tests/test_reloc_now: tests/unit/test_reloc.c src/runtime/reloc.c src/runtime/reloc.h
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -Itests/unit -Isrc/runtime -o $@ $< src/runtime/reloc.c -Wl,-z,now -ldl -lm
+
+$(BUILD)/tests/test_reloc_noplt: tests/unit/test_reloc.c src/runtime/reloc.c src/runtime/reloc.h
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -fno-plt -DEXPECT_GOT -Itests/unit -Isrc/runtime -o $@ $< src/runtime/reloc.c -Wl,-z,now -ldl -lm
 
 $(BUILD)/tests/test_%: tests/unit/test_%.c tests/unit/check.h $(COMMON_SRC) \
 		$(wildcard src/common/*.h)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -Itests/unit -o $@ $< $(COMMON_SRC) -lm
 
-unit: $(UNIT_TESTS)
-	@set -e; for t in $(UNIT_TESTS); do echo "== $$t"; $$t; done
+
+# The same tests under AddressSanitizer + UBSan (the runtime itself cannot
+# run under ASan inside someone else's process; its pure parts can).
+ASAN_FLAGS := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+ASAN_TESTS := $(patsubst tests/unit/%.c,$(BUILD)/tests/asan/%,$(UNIT_SRC)) $(BUILD)/tests/asan/test_reloc
+
+$(BUILD)/tests/asan/test_reloc: tests/unit/test_reloc.c src/runtime/reloc.c src/runtime/reloc.h
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(ASAN_FLAGS) -Itests/unit -Isrc/runtime -o $@ $< src/runtime/reloc.c -Wl,-z,now -ldl -lm
+
+$(BUILD)/tests/asan/test_%: tests/unit/test_%.c tests/unit/check.h $(COMMON_SRC) $(wildcard src/common/*.h)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(ASAN_FLAGS) -Itests/unit -o $@ $< $(COMMON_SRC) -lm
+
+unit-asan: $(ASAN_TESTS)
+	@set -e; for t in $(ASAN_TESTS); do echo "== $$t"; $$t; done
+
+.PHONY: unit-asan
+
+unit: $(UNIT_TESTS) $(ASAN_TESTS)
+	@set -e; for t in $(UNIT_TESTS) $(ASAN_TESTS); do echo "== $$t"; $$t; done
 
 .PHONY: unit
