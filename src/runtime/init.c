@@ -184,13 +184,22 @@ __attribute__((constructor(101))) static void sc_init(void)
 	sc_thread_get();                        /* the main thread, from now */
 }
 
-__attribute__((destructor)) static void sc_fini(void)
+SC_HIDDEN int sc_exit_status = -1;
+
+/* Records the end of this image: at exit (destructor), or from the _exit
+ * wrapper, which skips destructors. */
+void sc_record_end(int status, uint32_t how)
 {
 	if (!sc_active)
 		return;
 	uint64_t tsc = sc_rdtsc();
-	struct sc_m_end e = {.end_tsc = tsc, .end_mono_ns = sc_mono_ns(), .status = -1,
-			     .how = SC_END_EXIT};
+	struct sc_m_end e = {.end_tsc = tsc, .end_mono_ns = sc_mono_ns(), .status = status,
+			     .how = how};
 	sc_threads_finish_all(tsc);
 	sc_meta_add(SC_M_END, &e, sizeof(e), NULL);
+}
+
+__attribute__((destructor)) static void sc_fini(void)
+{
+	sc_record_end(sc_exit_status, SC_END_EXIT);
 }

@@ -141,6 +141,10 @@ extern SC_HIDDEN __thread uintptr_t sc_tls_start_routine;
 /* slow.c */
 void sc_unwind_prepare(struct sc_thread *t, uintptr_t rsp) SC_HIDDEN;
 
+/* init.c: end of the image; status from exit()/_exit() when known */
+void sc_record_end(int status, uint32_t how) SC_HIDDEN;
+extern SC_HIDDEN int sc_exit_status;
+
 /* wrap.c */
 void *sc_wrapper_for(const char *name) SC_HIDDEN;
 

@@ -13,6 +13,8 @@
  *                   the caller", so it is resolved here object by object.
  *   pthread_create  note the start routine, so a thread can be attributed
  *                   to the component it runs.
+ *   exit/_exit      keep the exit status for the end record; _exit skips
+ *                   destructors, so it writes the record itself.
  */
 #include <dlfcn.h>
 #include <elf.h>
@@ -316,8 +318,26 @@ static int w_pthread_create(pthread_t *th, const pthread_attr_t *attr,
 	return r;
 }
 
+/* ---- process exit: keep the status (the parent may not be scaler) ---- */
+
+static void w_exit(int status)
+{
+	sc_exit_status = status & 0xff;
+	exit(status);
+}
+
+static void w__exit(int status)
+{
+	sc_record_end(status & 0xff, SC_END_EXIT);
+	_exit(status);
+}
+
 void *sc_wrapper_for(const char *name)
 {
+	if (!strcmp(name, "exit"))
+		return (void *)w_exit;
+	if (!strcmp(name, "_exit") || !strcmp(name, "_Exit"))
+		return (void *)w__exit;
 	if (!strcmp(name, "dlopen"))
 		return (void *)w_dlopen;
 	if (!strcmp(name, "dlmopen"))

@@ -327,6 +327,18 @@ def cli_checks(scaler, tmp):
         return [] if rc == 3 else ["scaler record exited %d, want 3 (%s)" % (rc, err[-200:])]
     guarded("record-exit-status", None, exit3)
 
+    def child_status():
+        # a grandchild's exit() status and an _exit() status reach the report
+        out = os.path.join(tmp, "cs")
+        rc, _, err = run([scaler, "record", "-o", out, "--", "sh", "-c",
+                          "sh -c 'exit 5'; python3 -c 'import os; os._exit(7)'; exit 0"])
+        rc2, rep, err2 = run([scaler, "report", "-i", out, "--format", "json"])
+        if rc != 0 or rc2 != 0:
+            return ["record %d / report %d: %s" % (rc, rc2, (err + err2)[-200:])]
+        got = sorted(p["exit_status"] for p in json.loads(rep)["processes"])
+        return [] if 5 in got and 7 in got and 0 in got else ["exit statuses %r, want 0, 5 and 7" % got]
+    guarded("report-child-exit-status", None, child_status)
+
     def sigterm():
         rc, _, err = run([scaler, "record", "-o", os.path.join(tmp, "st"), "--",
                           "sh", "-c", "kill -TERM $$; sleep 5"])
