@@ -265,26 +265,24 @@ out:
 	return res;
 }
 
-static void *w_dlsym(void *h, const char *name)
+/* Both run with the program's return address: that is the caller. */
+static void *dlsym_for(void *h, const char *name, const char *ver, void *ret)
 {
-	void *ret = __builtin_return_address(0);
 	struct sc_thread *t = sc_tls_thread;
 	sc_thread_busy(t);
-	void *r = lookup(h, name, NULL, ret);
-	r = shadow_for(r, name, ret);
+	void *r = shadow_for(lookup(h, name, ver, ret), name, ret);
 	sc_thread_idle(t);
 	return r;
 }
 
+static void *w_dlsym(void *h, const char *name)
+{
+	return dlsym_for(h, name, NULL, __builtin_return_address(0));
+}
+
 static void *w_dlvsym(void *h, const char *name, const char *ver)
 {
-	void *ret = __builtin_return_address(0);
-	struct sc_thread *t = sc_tls_thread;
-	sc_thread_busy(t);
-	void *r = lookup(h, name, ver, ret);
-	r = shadow_for(r, name, ret);
-	sc_thread_idle(t);
-	return r;
+	return dlsym_for(h, name, ver, __builtin_return_address(0));
 }
 
 /* ---- threads ---------------------------------------------------------- */
