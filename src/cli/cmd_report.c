@@ -3,6 +3,7 @@
  * prints it for a person (text: the component view, then the API view) or
  * for a program (--format json, the "scaler-report" version 1 document).
  */
+#include <dlfcn.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -27,6 +28,37 @@ static void usage(FILE *f)
 }
 
 /* ---- formatting helpers ------------------------------------------------ */
+
+/*
+ * C++ names for people: the text view shows `std::_Rb_tree_increment(...)`
+ * where the profile (and the JSON) keep the linked symbol. The demangler is
+ * libstdc++'s own, looked up when first needed, so scaler has no build
+ * dependency on C++; without it names stay mangled.
+ */
+typedef char *(*demangle_fn)(const char *, char *, size_t *, int *);
+
+static const char *pretty(const char *sym, char *buf, size_t n)
+{
+	static demangle_fn fn;
+	static int tried;
+	if (strncmp(sym, "_Z", 2) != 0)
+		return sym;
+	if (!tried) {
+		tried = 1;
+		void *h = dlopen("libstdc++.so.6", RTLD_LAZY);
+		if (h)
+			fn = (demangle_fn)(uintptr_t)dlsym(h, "__cxa_demangle");
+	}
+	int st = -1;
+	char *d = fn ? fn(sym, NULL, NULL, &st) : NULL;
+	if (!d || st != 0) {
+		free(d);
+		return sym;
+	}
+	snprintf(buf, n, "%s", d);
+	free(d);
+	return buf;
+}
 
 /* Display columns of a UTF-8 string (one per code point). */
 static int text_width(const char *s)
@@ -419,7 +451,8 @@ static void text_apis(const struct sc_profile *p, int timed)
 				continue;
 			}
 			shown++;
-			fit(name, sizeof(name), call->api, API_COLS - 1);
+			char dem[512];
+			fit(name, sizeof(name), pretty(call->api, dem, sizeof(dem)), API_COLS - 1);
 			printf("    ");
 			col(name, API_COLS, 0);
 			fmt_count(b1, sizeof(b1), call->count);
