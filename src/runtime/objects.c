@@ -90,6 +90,46 @@ static bool is_known(struct dl_phdr_info *info)
 	return false;
 }
 
+struct list_ctx {
+	uint32_t n;
+	struct { uintptr_t base; const void *phdr; } *seen;
+};
+
+static int list_cb(struct dl_phdr_info *info, size_t size, void *p)
+{
+	(void)size;
+	struct list_ctx *c = p;
+	if (c->n < SC_MAX_OBJECTS) {
+		c->seen[c->n].base = info->dlpi_addr;
+		c->seen[c->n].phdr = info->dlpi_phdr;
+		c->n++;
+	}
+	return 0;
+}
+
+/* Marks objects that are no longer loaded as gone (SC_M_UNLOAD). Runs
+ * after every dlclose and before registering new objects, so that a
+ * library loaded again (often at the same address) is hooked afresh.
+ * Caller holds the lock. */
+void sc_objects_prune(void)
+{
+	static struct { uintptr_t base; const void *phdr; } seen[SC_MAX_OBJECTS];
+	struct list_ctx c = {0, (void *)seen};
+	dl_iterate_phdr(list_cb, &c);
+	for (uint32_t i = 0; i < n_objs; i++) {
+		if (objs[i].gone)
+			continue;
+		bool found = false;
+		for (uint32_t k = 0; k < c.n && !found; k++)
+			found = seen[k].base == objs[i].base && seen[k].phdr == objs[i].phdr;
+		if (!found) {
+			objs[i].gone = true;
+			struct sc_m_object m = {.id = objs[i].id, .base = objs[i].base};
+			sc_meta_add(SC_M_UNLOAD, &m, sizeof(m), NULL);
+		}
+	}
+}
+
 static const char *main_path(void)
 {
 	static char buf[PATH_MAX];
@@ -402,6 +442,7 @@ void sc_objects_scan(bool patch)
 {
 	struct scan_ctx ctx = {.first_new = n_objs, .self = self_base()};
 	sc_lock();
+	sc_objects_prune();
 	dl_iterate_phdr(scan_cb, &ctx);
 	/* every new object must be registered before any is patched: a
 	 * target is attributed to the object that contains it */

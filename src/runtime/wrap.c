@@ -4,6 +4,7 @@
  * wrapper runs with the program's own return address and can tell who
  * called (__builtin_return_address(0) is in the calling object).
  *
+ *   dlclose         forget objects that were unloaded.
  *   dlopen/dlmopen  hook the objects it brought in. glibc resolves a bare
  *                   name against the *caller's* RUNPATH/RPATH and $ORIGIN;
  *                   since the real call now comes from this library, we
@@ -150,6 +151,22 @@ static void *w_dlmopen(Lmid_t lm, const char *file, int flags)
 	return h;
 }
 
+/* A library may really go away here: forget it, so that if it comes back
+ * (maybe at the same address) it is a new object and hooked again. */
+static int w_dlclose(void *h)
+{
+	int r = dlclose(h);
+	if (sc_active) {
+		struct sc_thread *t = sc_tls_thread;
+		sc_thread_busy(t);
+		sc_lock();
+		sc_objects_prune();
+		sc_unlock();
+		sc_thread_idle(t);
+	}
+	return r;
+}
+
 /* ---- dlsym ------------------------------------------------------------ */
 
 struct next_ctx {
@@ -224,6 +241,7 @@ struct dl_map {
 	uint32_t caller;
 	uint32_t idx;
 	uintptr_t target;
+	uint32_t callee;        /* a reloaded library is a new object */
 };
 static struct dl_map *dlmap;
 static size_t dlmap_n, dlmap_cap;
@@ -239,7 +257,8 @@ static void *shadow_for(void *r, const char *name, void *ret)
 	void *res = r;
 	sc_lock();
 	for (size_t i = 0; i < dlmap_n; i++)
-		if (dlmap[i].caller == co->id && dlmap[i].target == (uintptr_t)r) {
+		if (dlmap[i].caller == co->id && dlmap[i].target == (uintptr_t)r &&
+		    dlmap[i].callee == to->id) {
 			res = sc_entry_code(dlmap[i].idx);
 			goto out;
 		}
@@ -258,7 +277,7 @@ static void *shadow_for(void *r, const char *name, void *ret)
 		dlmap = m;
 		dlmap_cap = cap;
 	}
-	dlmap[dlmap_n++] = (struct dl_map){co->id, (uint32_t)idx, (uintptr_t)r};
+	dlmap[dlmap_n++] = (struct dl_map){co->id, (uint32_t)idx, (uintptr_t)r, to->id};
 	res = sc_entry_code((uint32_t)idx);
 out:
 	sc_unlock();
@@ -342,6 +361,8 @@ void *sc_wrapper_for(const char *name)
 		return (void *)w_dlmopen;
 	if (!strcmp(name, "dlsym"))
 		return (void *)w_dlsym;
+	if (!strcmp(name, "dlclose"))
+		return (void *)w_dlclose;
 	if (!strcmp(name, "dlvsym"))
 		return (void *)w_dlvsym;
 	if (!strcmp(name, "pthread_create"))

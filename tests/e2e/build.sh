@@ -58,6 +58,7 @@ exe $CC sc_fork fork/main.c -lsc_b
 
 lib $CC libsc_dl.so dl/sc_dl.c
 exe $CC sc_dl dl/main.c -ldl
+exe $CC sc_reload reload/main.c -ldl
 
 lib $CC libsc_abi.so abi/sc_abi.c
 exe $CC sc_abi abi/main.c -lsc_abi
