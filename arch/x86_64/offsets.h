@@ -51,6 +51,7 @@
 #define SLOW_NOREC    2 /* index beyond this thread's array, or busy */
 #define SLOW_UNWIND   3 /* an unwinder is about to walk the stack */
 #define SLOW_RETURN   4 /* return trampoline found a foreign top frame */
+#define SLOW_STALE    5 /* top shadow frame is not above this call: abandoned? */
 
 /* sc_slow() answers */
 #define SLOW_REDISPATCH 0 /* run the interceptor again */

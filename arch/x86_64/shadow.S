@@ -86,6 +86,18 @@ ENTRY(sc_shadow_common)
 	movq	TH_SP(%r10), %rcx
 	cmpq	TH_SPEND(%r10), %rcx
 	jae	.Luntimed_pop			/* shadow stack full: count only */
+	/*
+	 * Every frame of a call still in flight lies above this call's return
+	 * slot. A top frame at or below it was abandoned (longjmp out of a
+	 * timed call): let sc_slow drop it, or abandoned frames would pile up
+	 * until timing stops.
+	 */
+	cmpq	TH_SPBASE(%r10), %rcx
+	je	1f
+	leaq	24(%rsp), %rdx
+	cmpq	%rdx, (FR_SLOT - FR_SIZE)(%rcx)
+	jbe	.Lstale
+1:
 	/* Reserve the frame before filling it, so that a signal handler
 	 * calling through here meanwhile pushes above it, not onto it. */
 	leaq	FR_SIZE(%rcx), %rdx
@@ -142,6 +154,20 @@ ENTRY(sc_shadow_common)
 	popq	%rax
 	.cfi_adjust_cfa_offset -8
 	movl	$SLOW_UNWIND, %r10d
+	jmp	sc_slowpath
+
+	.cfi_adjust_cfa_offset 24
+.Lstale:					/* rax = entry */
+	subq	sc_entry_table(%rip), %rax
+	shrq	$EN_SHIFT, %rax
+	movq	%rax, %r11			/* r11 = idx */
+	popq	%rcx
+	.cfi_adjust_cfa_offset -8
+	popq	%rdx
+	.cfi_adjust_cfa_offset -8
+	popq	%rax
+	.cfi_adjust_cfa_offset -8
+	movl	$SLOW_STALE, %r10d
 	jmp	sc_slowpath
 
 .Lno_thread:

@@ -58,6 +58,27 @@ void sc_unwind_prepare(struct sc_thread *t, uintptr_t rsp)
 	t->sp = t->sp_base;
 }
 
+/*
+ * Drops abandoned frames from the top of the shadow stack: frames at or
+ * below the return slot of the call now being made whose slot no longer
+ * holds the trampoline (the stack was reused after a longjmp). A frame
+ * whose slot still holds the trampoline may be live (a handler running on
+ * a sigaltstack above the interrupted code) and is kept. Returns true once
+ * the top frame is above slot (or the stack is empty).
+ */
+static bool drop_dead(struct sc_thread *t, uintptr_t slot)
+{
+	while (t->sp > t->sp_base) {
+		struct sc_frame *top = t->sp - 1;
+		if (top->slot > slot)
+			return true;
+		if (*(const uint64_t *)top->slot == (uint64_t)(uintptr_t)sc_return_trampoline)
+			return false;
+		t->sp = top;
+	}
+	return true;
+}
+
 long sc_slow(uint64_t idx, int reason, void **entry_rsp);
 SC_HIDDEN long sc_slow(uint64_t idx, int reason, void **entry_rsp)
 {
@@ -74,6 +95,15 @@ SC_HIDDEN long sc_slow(uint64_t idx, int reason, void **entry_rsp)
 		if (idx < sc_entry_count() && sc_thread_grow(t) == 0 && idx < t->cap)
 			return SLOW_REDISPATCH;
 		return SLOW_BYPASS;
+	case SLOW_STALE:
+		/* counted already: undo, so that running the interceptor again
+		 * after dropping dead frames counts the call once */
+		if (t && t != &sc_idle_thread && idx < t->cap && drop_dead(t, (uintptr_t)entry_rsp)) {
+			t->recs[idx].count--;
+			t->recs[idx].countdown++;
+			return SLOW_REDISPATCH;
+		}
+		return SLOW_UNTIMED;
 	case SLOW_UNWIND:
 		if (t && t != &sc_idle_thread)
 			sc_unwind_prepare(t, (uintptr_t)entry_rsp);

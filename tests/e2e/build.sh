@@ -60,6 +60,9 @@ lib $CC libsc_dl.so dl/sc_dl.c
 exe $CC sc_dl dl/main.c -ldl
 exe $CC sc_reload reload/main.c -ldl
 
+lib $CC libsc_lj.so longjmp/sc_lj.c
+exe $CC sc_longjmp longjmp/main.c -lsc_lj
+
 lib $CC libsc_abi.so abi/sc_abi.c
 exe $CC sc_abi abi/main.c -lsc_abi
 
