@@ -62,6 +62,7 @@ exe $CC sc_reload reload/main.c -ldl
 
 lib $CC libsc_lj.so longjmp/sc_lj.c
 exe $CC sc_longjmp longjmp/main.c -lsc_lj
+exe $CXX sc_cppcb cppcb/main.cc -lsc_lj
 
 lib $CC libsc_abi.so abi/sc_abi.c
 exe $CC sc_abi abi/main.c -lsc_abi
