@@ -169,48 +169,64 @@ static int w_dlclose(void *h)
 
 /* ---- dlsym ------------------------------------------------------------ */
 
-struct next_ctx {
+/* The objects after the caller in load order, collected first and probed
+ * after dl_iterate_phdr returns (dlopen must not run under its lock). */
+#define NEXT_MAX 1024
+struct next_list {
 	uintptr_t caller_base;
 	bool after;
-	const char *name, *ver;
-	void *found;
+	size_t n;
+	uintptr_t base[NEXT_MAX];
+	const char *path[NEXT_MAX];
 };
 
 static int next_cb(struct dl_phdr_info *info, size_t size, void *p)
 {
 	(void)size;
-	struct next_ctx *c = p;
-	if (!c->after) {
-		if (info->dlpi_addr == c->caller_base)
-			c->after = true;
+	struct next_list *l = p;
+	if (!l->after) {
+		l->after = info->dlpi_addr == l->caller_base;
 		return 0;
 	}
-	const char *path = info->dlpi_name;
-	if (!path || !path[0])
-		return 0;
-	void *h = dlopen(path, RTLD_LAZY | RTLD_NOLOAD);
-	if (!h)
-		return 0;
-	void *r = c->ver ? dlvsym(h, c->name, c->ver) : dlsym(h, c->name);
-	dlclose(h);
-	/* defined by this very object, not one of its dependencies */
-	if (r && sc_object_of((uintptr_t)r) && sc_object_of((uintptr_t)r)->base == info->dlpi_addr) {
-		c->found = r;
-		return 1;
+	if (info->dlpi_name && info->dlpi_name[0] && l->n < NEXT_MAX) {
+		l->base[l->n] = info->dlpi_addr;
+		l->path[l->n++] = info->dlpi_name;
 	}
 	return 0;
+}
+
+/* RTLD_NEXT as glibc means it for the caller: the first object after it
+ * in load order that itself defines the symbol. */
+static void *next_after(const struct sc_object *co, const char *name, const char *ver)
+{
+	static struct next_list l;          /* under sc_lock: large */
+	void *found = NULL;
+	sc_lock();
+	l.caller_base = co->base;
+	l.after = false;
+	l.n = 0;
+	dl_iterate_phdr(next_cb, &l);
+	for (size_t i = 0; i < l.n && !found; i++) {
+		void *h = dlopen(l.path[i], RTLD_LAZY | RTLD_NOLOAD);
+		if (!h)
+			continue;
+		void *r = ver ? dlvsym(h, name, ver) : dlsym(h, name);
+		dlclose(h);
+		struct sc_object *o = r ? sc_object_of((uintptr_t)r) : NULL;
+		if (o && o->base == l.base[i])
+			found = r;
+	}
+	sc_unlock();
+	return found;
 }
 
 static void *lookup(void *h, const char *name, const char *ver, void *ret)
 {
 	struct sc_object *co = caller_object(ret);
 	if (h == RTLD_NEXT) {
-		if (co) {
-			struct next_ctx c = {.caller_base = co->base, .name = name, .ver = ver};
-			dl_iterate_phdr(next_cb, &c);
-			if (c.found)
-				return c.found;
-		}
+		void *r = co ? next_after(co, name, ver) : NULL;
+		if (r)
+			return r;
 		return ver ? dlvsym(RTLD_NEXT, name, ver) : dlsym(RTLD_NEXT, name);
 	}
 	void *r = ver ? dlvsym(h, name, ver) : dlsym(h, name);
