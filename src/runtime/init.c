@@ -150,6 +150,7 @@ __attribute__((constructor(101))) static void sc_init(void)
 	const char *dir = getenv("SCALER_DIR");
 	if (!dir || !dir[0])
 		return;                         /* loaded, but not asked to profile */
+	sc_bind_self_to_libc();                 /* before any other libc call */
 	if (strlen(dir) >= sizeof(sc_dir)) {
 		sc_warn("SCALER_DIR too long; not profiling");
 		return;

@@ -451,3 +451,72 @@ void sc_objects_scan(bool patch)
 			patch_object(&objs[i]);
 	sc_unlock();
 }
+
+/* ---- the runtime's own imports ---------------------------------------- */
+
+struct self_ctx {
+	uintptr_t base;
+	struct sc_object o;
+};
+
+static int self_cb(struct dl_phdr_info *info, size_t size, void *p)
+{
+	(void)size;
+	struct self_ctx *c = p;
+	if (info->dlpi_addr != c->base)
+		return 0;
+	c->o.base = info->dlpi_addr;
+	c->o.phdr = info->dlpi_phdr;
+	c->o.phnum = info->dlpi_phnum;
+	c->o.path = "libscaler.so";
+	for (int i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		if (ph->p_type == PT_DYNAMIC)
+			c->o.dyn = (const void *)(info->dlpi_addr + ph->p_vaddr);
+		else if (ph->p_type == PT_GNU_RELRO) {
+			c->o.relro = info->dlpi_addr + ph->p_vaddr;
+			c->o.relro_len = ph->p_memsz;
+		}
+	}
+	return 1;
+}
+
+struct self_patch {
+	void *libc;
+	struct patch *pt;
+	size_t n, cap;
+};
+
+static int self_import_cb(void *p, const struct sc_import *imp)
+{
+	struct self_patch *c = p;
+	if (!imp->version || strncmp(imp->version, "GLIBC_", 6) != 0 || c->n == c->cap)
+		return 0;
+	void *r = dlvsym(c->libc, imp->name, imp->version);
+	if (r && r != *(void **)imp->slot)
+		c->pt[c->n++] = (struct patch){imp->slot, r};
+	return 0;
+}
+
+/*
+ * The runtime's own calls to libc (malloc, strlen, ...) are bound through
+ * the global scope like anyone's, so a library the program interposes
+ * (a malloc replacement, a wrapper that counts strlen) would see calls the
+ * program never made. Bind every GLIBC-versioned import of ours to libc's
+ * own definition instead. Runs first thing at start-up.
+ */
+void sc_bind_self_to_libc(void)
+{
+	struct self_ctx c = {.base = self_base()};
+	void *libc = dlopen("libc.so.6", RTLD_LAZY | RTLD_NOLOAD);
+	if (!c.base || !libc || dl_iterate_phdr(self_cb, &c) != 1 || !c.o.dyn)
+		return;
+	struct sc_reloc_info ri;
+	struct patch pt[256];
+	struct self_patch sp = {.libc = libc, .pt = pt, .cap = 256};
+	if (sc_reloc_parse(c.o.base, c.o.dyn, &ri) == 0)
+		sc_reloc_walk(&ri, self_import_cb, &sp);
+	qsort(pt, sp.n, sizeof(pt[0]), cmp_patch);
+	apply(&c.o, pt, sp.n);
+	dlclose(libc);
+}

@@ -120,6 +120,7 @@ uint32_t sc_entry_flags_for(const char *name, void **wrapper) SC_HIDDEN;
 /* objects.c */
 void sc_objects_scan(bool patch) SC_HIDDEN;
 void sc_objects_prune(void) SC_HIDDEN;
+void sc_bind_self_to_libc(void) SC_HIDDEN;
 struct sc_object *sc_object_of(uintptr_t addr) SC_HIDDEN;
 uint32_t sc_object_id_of(uintptr_t addr) SC_HIDDEN;
 void sc_lock(void) SC_HIDDEN;

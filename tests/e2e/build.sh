@@ -64,6 +64,9 @@ lib $CC libsc_lj.so longjmp/sc_lj.c
 exe $CC sc_longjmp longjmp/main.c -lsc_lj
 exe $CXX sc_cppcb cppcb/main.cc -lsc_lj
 
+lib $CC libsc_wrap.so interpose/sc_wrap.c -ldl
+exe $CC sc_interpose interpose/main.c -fno-builtin -lsc_wrap
+
 lib $CC libsc_abi.so abi/sc_abi.c
 exe $CC sc_abi abi/main.c -lsc_abi
 
