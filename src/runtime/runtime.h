@@ -30,6 +30,7 @@
 #define SC_MAX_ENTRIES (1u << 20)
 #define SC_MAX_OBJECTS 8192u
 #define SC_FRAMES 4096u
+#define SC_GRAVE 1024u
 
 /* One shadow frame per timed call in flight (offsets.h: FR_*). */
 struct sc_frame {
@@ -56,6 +57,11 @@ struct sc_thread {
 	uint32_t tid;
 	struct sc_thr_header *hdr;
 	size_t map_len;
+	/* Frames dropped from the stack because they looked abandoned, kept
+	 * in case they were not: a coroutine's calls still in flight when
+	 * another coroutine returned below them (swapcontext). */
+	uint32_t grave_next;
+	struct sc_frame grave[SC_GRAVE];
 	struct sc_frame frames[SC_FRAMES];
 };
 

@@ -66,6 +66,11 @@ void sc_unwind_prepare(struct sc_thread *t, uintptr_t rsp)
  * a sigaltstack above the interrupted code) and is kept. Returns true once
  * the top frame is above slot (or the stack is empty).
  */
+static void bury(struct sc_thread *t, const struct sc_frame *f)
+{
+	t->grave[t->grave_next++ % SC_GRAVE] = *f;
+}
+
 static bool drop_dead(struct sc_thread *t, uintptr_t slot)
 {
 	while (t->sp > t->sp_base) {
@@ -74,6 +79,7 @@ static bool drop_dead(struct sc_thread *t, uintptr_t slot)
 			return true;
 		if (*(const uint64_t *)top->slot == (uint64_t)(uintptr_t)sc_return_trampoline)
 			return false;
+		bury(t, top);
 		t->sp = top;
 	}
 	return true;
@@ -114,9 +120,13 @@ SC_HIDDEN long sc_slow(uint64_t idx, int reason, void **entry_rsp)
 }
 
 /*
- * The return trampoline found a top frame that is not its own: frames
- * above ours were abandoned (longjmp out of a timed call, a vfork child
- * that exec'd). Find ours by its stack slot and drop everything above it.
+ * The return trampoline found a top frame that is not its own. Either the
+ * frames above ours were abandoned (longjmp out of a timed call, a vfork
+ * child that exec'd) or they belong to another coroutine sharing this
+ * thread (swapcontext), which may still return through them. Ours is
+ * found by its stack slot; the frames above it are dropped but buried, and
+ * a return that finds no live frame looks in the grave. The frame is
+ * handed back on top of the stack, which the trampoline then pops.
  */
 struct sc_frame *sc_ret_lookup(uint64_t slot);
 SC_HIDDEN struct sc_frame *sc_ret_lookup(uint64_t slot)
@@ -124,12 +134,24 @@ SC_HIDDEN struct sc_frame *sc_ret_lookup(uint64_t slot)
 	struct sc_thread *t = sc_tls_thread;
 	for (struct sc_frame *f = t->sp; f-- > t->sp_base;) {
 		if (f->slot == slot) {
+			for (struct sc_frame *d = f + 1; d < t->sp; d++)
+				bury(t, d);
 			t->sp = f + 1;
 			return f;
 		}
 	}
-	/* Cannot happen while frames are only dropped above a found one. There
-	 * is no address to return to: say so and stop like a crash would. */
+	uint32_t n = t->grave_next < SC_GRAVE ? t->grave_next : SC_GRAVE;
+	for (uint32_t k = 1; k <= n; k++) {
+		struct sc_frame *g = &t->grave[(t->grave_next - k) % SC_GRAVE];
+		if (g->slot == slot && t->sp < t->sp_end) {
+			*t->sp = *g;
+			g->slot = 0;
+			g->child = 0;
+			return t->sp++;
+		}
+	}
+	/* Only if more than SC_GRAVE frames were buried since: there is no
+	 * address to return to. Say so and stop like a crash would. */
 	sc_warn("lost the return address of a timed call (slot %#lx)", (unsigned long)slot);
 	abort();
 }
