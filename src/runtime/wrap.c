@@ -14,6 +14,7 @@
  *                   the caller", so it is resolved here object by object.
  *   pthread_create  note the start routine, so a thread can be attributed
  *                   to the component it runs.
+ *   __libc_start_main  notes main's return value (the exit status).
  *   exit/_exit      keep the exit status for the end record; _exit skips
  *                   destructors, so it writes the record itself.
  */
@@ -365,8 +366,33 @@ static void w__exit(int status)
 	_exit(status);
 }
 
+/* main's return value is the exit status when main returns: remember it.
+ * _start calls __libc_start_main through the executable's GOT, which is
+ * hooked before _start runs, so the wrapper hands it this shim for main. */
+typedef int (*main_fn)(int, char **, char **);
+static main_fn real_main;
+
+static int sc_main(int argc, char **argv, char **envp)
+{
+	int r = real_main(argc, argv, envp);
+	sc_exit_status = r & 0xff;
+	return r;
+}
+
+extern int __libc_start_main(main_fn, int, char **, void (*)(void), void (*)(void),
+			     void (*)(void), void *);
+
+static int w___libc_start_main(main_fn m, int argc, char **argv, void (*init)(void),
+			       void (*fini)(void), void (*rtld_fini)(void), void *stack_end)
+{
+	real_main = m;
+	return __libc_start_main(m ? sc_main : m, argc, argv, init, fini, rtld_fini, stack_end);
+}
+
 void *sc_wrapper_for(const char *name)
 {
+	if (!strcmp(name, "__libc_start_main"))
+		return (void *)w___libc_start_main;
 	if (!strcmp(name, "exit"))
 		return (void *)w_exit;
 	if (!strcmp(name, "_exit") || !strcmp(name, "_Exit"))
