@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -19,6 +20,9 @@
 
 SC_HIDDEN uint32_t sc_gen;
 static int meta_fd = -1;
+static char meta_path[4200];
+static dev_t meta_dev;
+static ino_t meta_ino;
 static struct sc_meta_header meta_hdr;
 static char *copy;              /* every record written so far */
 static size_t copy_len, copy_cap;
@@ -45,8 +49,12 @@ static int open_new(void)
 	for (uint32_t gen = 0; gen < 10000; gen++) {
 		snprintf(path, sizeof(path), "%s/p%d-%u.meta", sc_dir, (int)pid, gen);
 		int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_APPEND | O_CLOEXEC, 0644);
-		if (fd >= 0) {
+		struct stat st;
+		if (fd >= 0 && fstat(fd, &st) == 0) {
 			sc_gen = gen;
+			snprintf(meta_path, sizeof(meta_path), "%s", path);
+			meta_dev = st.st_dev;
+			meta_ino = st.st_ino;
 			return fd;
 		}
 		if (errno != EEXIST) {
@@ -73,6 +81,26 @@ int sc_meta_open(void)
 	meta_hdr.timing_mode = (uint32_t)sc_timing_mode;
 	meta_hdr.start_real_ns = (uint64_t)rt.tv_sec * 1000000000ull + (uint64_t)rt.tv_nsec;
 	return 0;
+}
+
+/*
+ * Daemons close every descriptor and then open files of their own, which
+ * may get our old number: never write through a descriptor that is no
+ * longer our file. Reopen it by its (absolute) path instead.
+ */
+SC_HIDDEN int sc_fd_still(int fd, const char *path, dev_t dev, ino_t ino, int flags)
+{
+	struct stat st;
+	if (fd >= 0 && fstat(fd, &st) == 0 && st.st_dev == dev && st.st_ino == ino)
+		return fd;
+	int nfd = open(path, flags | O_CLOEXEC);
+	if (nfd < 0)
+		return -1;
+	if (fstat(nfd, &st) != 0 || st.st_dev != dev || st.st_ino != ino) {
+		close(nfd);
+		return -1;
+	}
+	return nfd;
 }
 
 /* Header fields known only after calibration; written once, first. */
@@ -130,6 +158,8 @@ void sc_meta_add(uint32_t type, const void *a, size_t alen, const char *str)
 	size_t total = sizeof(r) + padded;
 	sc_lock();
 	if (meta_fd >= 0)
+		meta_fd = sc_fd_still(meta_fd, meta_path, meta_dev, meta_ino, O_WRONLY | O_APPEND);
+	if (meta_fd >= 0)
 		write_all(meta_fd, buf, total);
 	if (type != SC_M_END && type != SC_M_THREAD)
 		keep(buf, total);
@@ -140,7 +170,8 @@ void sc_meta_add(uint32_t type, const void *a, size_t alen, const char *str)
  * had described (objects, entries, command line) but not its threads. */
 void sc_meta_reopen_child(void)
 {
-	if (meta_fd >= 0)
+	if (meta_fd >= 0 && sc_fd_still(meta_fd, meta_path, meta_dev, meta_ino,
+					   O_WRONLY | O_APPEND) == meta_fd)
 		close(meta_fd);
 	meta_fd = open_new();
 	if (meta_fd < 0)

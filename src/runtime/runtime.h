@@ -52,7 +52,10 @@ struct sc_thread {
 	/* C only */
 	uint64_t real_cap;      /* cap while not busy */
 	int busy;               /* nesting depth of runtime code on this thread */
-	int fd;                 /* the .thr file */
+	int fd;                 /* the .thr file (checked before use: daemons) */
+	dev_t dev;
+	ino_t ino;
+	char path[4200];
 	uint32_t seq;
 	uint32_t tid;
 	struct sc_thr_header *hdr;
@@ -112,6 +115,7 @@ uint64_t sc_mono_ns(void) SC_HIDDEN;
 int sc_meta_open(void) SC_HIDDEN;
 void sc_meta_add(uint32_t type, const void *a, size_t alen, const char *str) SC_HIDDEN;
 void sc_meta_reopen_child(void) SC_HIDDEN;
+int sc_fd_still(int fd, const char *path, dev_t dev, ino_t ino, int flags) SC_HIDDEN;
 extern SC_HIDDEN uint32_t sc_gen;
 
 /* shadow.c */

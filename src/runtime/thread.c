@@ -21,6 +21,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -87,7 +88,13 @@ static struct sc_thread *thread_new(void)
 		munmap(t, sizeof(*t));
 		return NULL;
 	}
+	struct stat st;
 	t->fd = fd;
+	if (fstat(fd, &st) == 0) {
+		t->dev = st.st_dev;
+		t->ino = st.st_ino;
+	}
+	snprintf(t->path, sizeof(t->path), "%s", path);
 	t->hdr = m;
 	t->map_len = reserve;
 	t->seq = seq;
@@ -134,7 +141,8 @@ int sc_thread_grow(struct sc_thread *t)
 		cap = SC_MAX_ENTRIES;
 	if (cap <= t->real_cap)
 		return 0;
-	if (ftruncate(t->fd, (off_t)file_size_for(cap)) != 0)
+	t->fd = sc_fd_still(t->fd, t->path, t->dev, t->ino, O_RDWR);
+	if (t->fd < 0 || ftruncate(t->fd, (off_t)file_size_for(cap)) != 0)
 		return -1;
 	t->real_cap = cap;
 	if (!t->busy)
@@ -197,7 +205,8 @@ void sc_thread_after_fork(void)
 	n->busy = saved.busy;
 	n->cap = n->busy ? 0 : n->real_cap;
 	munmap(saved.hdr, saved.map_len);
-	close(saved.fd);
+	if (sc_fd_still(saved.fd, saved.path, saved.dev, saved.ino, O_RDWR) == saved.fd)
+		close(saved.fd);
 	munmap(t, sizeof(*t));
 	sc_tls_thread = n;
 }
