@@ -15,6 +15,7 @@
 #define TH_SP       16  /* next free shadow frame */
 #define TH_SPEND    24  /* one past the last shadow frame */
 #define TH_SPBASE   32  /* first shadow frame */
+#define TH_LAST     40  /* uint64_t *: last_tsc in the thread file header */
 
 /* struct sc_frame: one per timed call in flight */
 #define FR_RET      0   /* the caller's real return address */

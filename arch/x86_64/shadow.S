@@ -316,6 +316,8 @@ sc_return_trampoline:
 	cmpq	%rax, FR_SLOT(%rcx)
 	jne	.Lret_slow
 .Lret_have:					/* rcx = frame, rdx = now */
+	movq	TH_LAST(%r10), %rax		/* in the file: outlives a kill */
+	movq	%rdx, (%rax)
 	subq	FR_TSC(%rcx), %rdx		/* rdx = elapsed ticks */
 	movq	FR_REC(%rcx), %r11
 	incq	RC_TIMED(%r11)

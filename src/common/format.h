@@ -136,6 +136,8 @@ struct sc_thr_header {
 	uint64_t start_tsc;
 	uint64_t end_tsc;       /* 0 while running */
 	char name[16];          /* comm at first sight, NUL-terminated */
+	uint64_t last_tsc;      /* latest timed return: the end of a thread
+				   that was killed without notice */
 };
 
 /*

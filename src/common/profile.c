@@ -682,6 +682,7 @@ static int load_thr(struct sc_profile *p, struct sc_image *im, int dirfd,
 	}
 	t->start_tsc = h.start_tsc;
 	t->end_tsc = h.end_tsc;
+	t->last_tsc = h.last_tsc;
 
 	/*
 	 * Record i counts calls through shadow entry idx i; entries are sorted
@@ -1030,6 +1031,8 @@ static void finish_image(struct sc_profile *p, struct sc_image *im)
 			max_tsc = t->start_tsc;
 		if (t->end_tsc > max_tsc)
 			max_tsc = t->end_tsc;
+		if (t->last_tsc > max_tsc)      /* latest timed return */
+			max_tsc = t->last_tsc;
 	}
 	/*
 	 * Fallback end of threads still running: the image's END; without

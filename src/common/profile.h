@@ -91,6 +91,7 @@ struct sc_thread {
 	int has_meta;               /* an SC_M_THREAD record was seen */
 	uint64_t nrecs;             /* counter records in the .thr file */
 	uint64_t start_tsc, end_tsc;/* end_tsc as recorded (0 = still running) */
+	uint64_t last_tsc;      /* latest timed return seen by the runtime */
 	uint64_t wall_ticks;        /* with the fallbacks of profile.c applied */
 	int64_t wall_ns;
 };

@@ -35,6 +35,7 @@ _Static_assert(offsetof(struct sc_thread, cap) == TH_CAP, "TH_CAP");
 _Static_assert(offsetof(struct sc_thread, sp) == TH_SP, "TH_SP");
 _Static_assert(offsetof(struct sc_thread, sp_end) == TH_SPEND, "TH_SPEND");
 _Static_assert(offsetof(struct sc_thread, sp_base) == TH_SPBASE, "TH_SPBASE");
+_Static_assert(offsetof(struct sc_thread, last_tsc) == TH_LAST, "TH_LAST");
 _Static_assert(offsetof(struct sc_frame, ret) == FR_RET, "FR_RET");
 _Static_assert(offsetof(struct sc_frame, slot) == FR_SLOT, "FR_SLOT");
 _Static_assert(offsetof(struct sc_frame, tsc) == FR_TSC, "FR_TSC");
@@ -100,6 +101,7 @@ static uint64_t calibrate_overhead(void)
 	t->cap = t->real_cap = (uint64_t)idx + 1;
 	t->sp = t->sp_base = t->frames;
 	t->sp_end = t->frames + SC_FRAMES;
+	t->last_tsc = &t->real_cap;             /* scratch: nobody reads it */
 	uint32_t pmin = sc_period_min, pmax = sc_period_max;
 	sc_period_min = sc_period_max = 1;      /* time every call */
 	sc_tls_thread = t;

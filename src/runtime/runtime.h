@@ -42,13 +42,14 @@ struct sc_frame {
 	uint64_t pad;
 };
 
-/* Per-thread state. The first five fields are read by shadow.S. */
+/* Per-thread state. The first six fields are read by shadow.S. */
 struct sc_thread {
 	struct sc_rec *recs;
 	uint64_t cap;
 	struct sc_frame *sp;
 	struct sc_frame *sp_end;
 	struct sc_frame *sp_base;
+	uint64_t *last_tsc;
 	/* C only */
 	uint64_t real_cap;      /* cap while not busy */
 	int busy;               /* nesting depth of runtime code on this thread */

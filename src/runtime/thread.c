@@ -107,6 +107,7 @@ static struct sc_thread *thread_new(void)
 	t->hdr->start_tsc = sc_rdtsc();
 	prctl(PR_GET_NAME, t->hdr->name, 0, 0, 0);
 	t->recs = (struct sc_rec *)((char *)m + SC_THR_HEADER_SIZE);
+	t->last_tsc = &t->hdr->last_tsc;
 	t->real_cap = cap;
 	t->cap = cap;
 	t->sp = t->sp_base = t->frames;
