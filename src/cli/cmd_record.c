@@ -234,15 +234,16 @@ int cmd_record(int argc, char **argv)
 
 	/* a terminal's ^C goes to the whole process group: let the command
 	 * decide what it means, and stay to collect its status */
-	signal(SIGINT, SIG_IGN);
-	signal(SIGQUIT, SIG_IGN);
+	void (*old_int)(int) = signal(SIGINT, SIG_IGN);
+	void (*old_quit)(int) = signal(SIGQUIT, SIG_IGN);
 	uint64_t t0 = mono_ns();
 	pid_t pid = fork();
 	if (pid < 0)
 		return fail("cannot fork: %s%s", strerror(errno), "");
 	if (pid == 0) {
-		signal(SIGINT, SIG_DFL);
-		signal(SIGQUIT, SIG_DFL);
+		/* the command inherits what we inherited, ignored or not */
+		signal(SIGINT, old_int);
+		signal(SIGQUIT, old_quit);
 		execv(exe, cmd);
 		fprintf(stderr, "scaler: cannot run %s: %s\n", cmd[0], strerror(errno));
 		_exit(127);

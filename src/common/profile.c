@@ -1015,7 +1015,7 @@ static void finish_image(struct sc_profile *p, struct sc_image *im)
 		im->wall_ns = (int64_t)(im->end.end_mono_ns - im->hdr.start_mono_ns);
 	if (im->has_exit)
 		im->exit_status = im->exit.exit_status;
-	else if (im->has_end && im->end.how == SC_END_EXIT)
+	else if (im->has_end && (im->end.how == SC_END_EXIT || im->end.how == SC_END_SIGNAL))
 		im->exit_status = im->end.status;
 	else
 		im->exit_status = -1;

@@ -184,6 +184,7 @@ __attribute__((constructor(101))) static void sc_init(void)
 	pthread_atfork(at_fork_prepare, at_fork_parent, at_fork_child);
 	sc_objects_scan(true);
 	sc_active = 1;
+	sc_signals_init();
 	sc_thread_get();                        /* the main thread, from now */
 }
 

@@ -156,6 +156,15 @@ void sc_meta_add(uint32_t type, const void *a, size_t alen, const char *str)
 	}
 	memset(buf + sizeof(r) + len, 0, padded - len);
 	size_t total = sizeof(r) + padded;
+	if (type == SC_M_END && sc_in_signal) {
+		/* from a fatal-signal handler: the lock may be held by the very
+		 * code we interrupted; one write(2) needs no lock */
+		if (meta_fd >= 0)
+			meta_fd = sc_fd_still(meta_fd, meta_path, meta_dev, meta_ino, O_WRONLY | O_APPEND);
+		if (meta_fd >= 0)
+			write_all(meta_fd, buf, total);
+		return;
+	}
 	sc_lock();
 	if (meta_fd >= 0)
 		meta_fd = sc_fd_still(meta_fd, meta_path, meta_dev, meta_ino, O_WRONLY | O_APPEND);

@@ -157,6 +157,9 @@ void sc_unwind_prepare(struct sc_thread *t, uintptr_t rsp) SC_HIDDEN;
 /* init.c: end of the image; status from exit()/_exit() when known */
 void sc_record_end(int status, uint32_t how) SC_HIDDEN;
 extern SC_HIDDEN int sc_exit_status;
+extern SC_HIDDEN volatile int sc_in_signal;
+void sc_signals_init(void) SC_HIDDEN;
+void *sc_signal_wrapper(const char *name) SC_HIDDEN;
 
 /* wrap.c */
 void *sc_wrapper_for(const char *name) SC_HIDDEN;

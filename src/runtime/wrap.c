@@ -391,6 +391,9 @@ static int w___libc_start_main(main_fn m, int argc, char **argv, void (*init)(vo
 
 void *sc_wrapper_for(const char *name)
 {
+	void *s = sc_signal_wrapper(name);
+	if (s)
+		return s;
 	if (!strcmp(name, "__libc_start_main"))
 		return (void *)w___libc_start_main;
 	if (!strcmp(name, "exit"))

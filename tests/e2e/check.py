@@ -27,7 +27,7 @@ import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 TIMEOUT = 60
-PROGRAMS = ["basic", "dl", "reload", "longjmp", "cppcb", "interpose", "coro", "spawn", "daemon", "abi", "threads", "cpp", "fork"]
+PROGRAMS = ["basic", "dl", "reload", "longjmp", "cppcb", "interpose", "coro", "spawn", "daemon", "sigdef", "abi", "threads", "cpp", "fork"]
 
 failures = 0
 
@@ -338,6 +338,19 @@ def cli_checks(scaler, tmp):
         got = sorted(p["exit_status"] for p in json.loads(rep)["processes"])
         return [] if 5 in got and 7 in got and 0 in got else ["exit statuses %r, want 0, 5 and 7" % got]
     guarded("report-child-exit-status", None, child_status)
+
+    def signal_status():
+        # children ended by SIGTERM / SIGSEGV: the runtime records the end
+        # (its handler then lets the default action happen unchanged)
+        out = os.path.join(tmp, "ss")
+        rc, _, err = run([scaler, "record", "-o", out, "--", "sh", "-c",
+                          "perl -e 'kill q(TERM), $$; sleep 2'; perl -e 'kill q(SEGV), $$; sleep 2'; exit 0"])
+        rc2, rep, err2 = run([scaler, "report", "-i", out, "--format", "json"])
+        if rc != 0 or rc2 != 0:
+            return ["record %d / report %d: %s" % (rc, rc2, (err + err2)[-200:])]
+        got = sorted(p["exit_status"] for p in json.loads(rep)["processes"])
+        return [] if got == [0, 128 + 11, 128 + 15] else ["exit statuses %r, want [0, 139, 143]" % got]
+    guarded("report-signal-status", None, signal_status)
 
     def sigterm():
         rc, _, err = run([scaler, "record", "-o", os.path.join(tmp, "st"), "--",
