@@ -119,7 +119,9 @@ static const char *const notime_names[] = {
 };
 static const char *const unwind_names[] = {
 	"_Unwind_RaiseException", "_Unwind_Resume", "_Unwind_Resume_or_Rethrow",
-	"_Unwind_ForcedUnwind", "__cxa_rethrow", "__cxa_throw", NULL,
+	"_Unwind_ForcedUnwind", "__cxa_rethrow", "__cxa_throw",
+	/* stack walkers: they must see real return addresses too */
+	"backtrace", "_Unwind_Backtrace", NULL,
 };
 
 static bool in(const char *const *list, const char *name)
