@@ -389,28 +389,30 @@ static int w___libc_start_main(main_fn m, int argc, char **argv, void (*init)(vo
 	return __libc_start_main(m ? sc_main : m, argc, argv, init, fini, rtld_fini, stack_end);
 }
 
+/* Which APIs get which wrapper: the one table of them. */
+static const struct {
+	const char *name;
+	void *fn;
+} wrappers[] = {
+	{"__libc_start_main", (void *)w___libc_start_main},
+	{"exit", (void *)w_exit},
+	{"_exit", (void *)w__exit},
+	{"_Exit", (void *)w__exit},
+	{"dlopen", (void *)w_dlopen},
+	{"dlmopen", (void *)w_dlmopen},
+	{"dlclose", (void *)w_dlclose},
+	{"dlsym", (void *)w_dlsym},
+	{"dlvsym", (void *)w_dlvsym},
+	{"pthread_create", (void *)w_pthread_create},
+};
+
 void *sc_wrapper_for(const char *name)
 {
 	void *s = sc_signal_wrapper(name);
 	if (s)
 		return s;
-	if (!strcmp(name, "__libc_start_main"))
-		return (void *)w___libc_start_main;
-	if (!strcmp(name, "exit"))
-		return (void *)w_exit;
-	if (!strcmp(name, "_exit") || !strcmp(name, "_Exit"))
-		return (void *)w__exit;
-	if (!strcmp(name, "dlopen"))
-		return (void *)w_dlopen;
-	if (!strcmp(name, "dlmopen"))
-		return (void *)w_dlmopen;
-	if (!strcmp(name, "dlsym"))
-		return (void *)w_dlsym;
-	if (!strcmp(name, "dlclose"))
-		return (void *)w_dlclose;
-	if (!strcmp(name, "dlvsym"))
-		return (void *)w_dlvsym;
-	if (!strcmp(name, "pthread_create"))
-		return (void *)w_pthread_create;
+	for (size_t i = 0; i < sizeof(wrappers) / sizeof(wrappers[0]); i++)
+		if (!strcmp(name, wrappers[i].name))
+			return wrappers[i].fn;
 	return NULL;
 }
