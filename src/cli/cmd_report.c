@@ -265,7 +265,17 @@ static void text_header(const struct sc_profile *p)
 	fit(cmdfit, sizeof(cmdfit), cmd,
 	    LINE_MAX_COLS - (int)strlen("scaler report: ") - text_width(tail));
 	printf("scaler report: %s%s\n", cmdfit, tail);
-	printf("%s\n", timing_desc(p->timing_mode));
+	printf("%s", timing_desc(p->timing_mode));
+	/* the interceptor's own share of each timed call was measured at
+	 * start-up and taken off every call's time: say how much */
+	if (p->timing_mode != SC_TIMING_NONE && p->nimages && p->images[0].tsc_hz > 0 &&
+	    p->images[0].hdr.overhead_ticks) {
+		char b[32];
+		fmt_ns(b, sizeof(b), (long double)p->images[0].hdr.overhead_ticks * 1e9L /
+					     p->images[0].tsc_hz);
+		printf("; %s/call own cost subtracted", b);
+	}
+	printf("\n");
 
 	if (p->nimages == 1) {
 		if (p->images[0].incomplete)
