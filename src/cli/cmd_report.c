@@ -381,6 +381,17 @@ static void text_components(const struct sc_profile *p, int timed)
 			}
 			putchar('\n');
 		}
+		/* the paper's Wait slice: time its threads spent blocked in
+		 * waiting APIs (already inside the arrows above), not working */
+		if (timed && c->wait_ns > 0) {
+			printf("  ");
+			col("    (of which Wait: blocked)", NAME_COLS, 0);
+			fmt_ns(b1, sizeof(b1), (long double)c->wait_ns);
+			fmt_pct(b2, sizeof(b2), (long double)c->wait_ns, all);
+			col(b1, 11, 1);
+			col(b2, 7, 1);
+			putchar('\n');
+		}
 	}
 }
 
@@ -538,6 +549,8 @@ static void json_agg(struct sc_json *j, const struct sc_agg *a)
 		sc_json_int(j, c->total_ns);
 		sc_json_key(j, "self_ns");
 		sc_json_int(j, clamp0(c->self_ns));
+		sc_json_key(j, "wait_ns");
+		sc_json_int(j, c->wait_ns);
 		sc_json_end_object(j);
 	}
 	sc_json_end_array(j);
@@ -559,6 +572,8 @@ static void json_agg(struct sc_json *j, const struct sc_agg *a)
 		sc_json_int(j, c->total_ns);
 		sc_json_key(j, "self_ns");
 		sc_json_int(j, c->self_ns);
+		sc_json_key(j, "wait");
+		sc_json_bool(j, c->wait);
 		sc_json_end_object(j);
 	}
 	sc_json_end_array(j);

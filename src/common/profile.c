@@ -751,6 +751,7 @@ struct call_in {
 	const char *caller, *callee, *api;
 	uint64_t count;
 	long double total_ns, self_ns;
+	int wait;
 };
 
 /* Input of agg_build: threads of one component (or, with n == 0, just a
@@ -869,8 +870,10 @@ static void agg_build(struct sc_agg *a, struct call_in *in, size_t nin,
 		struct sc_call *c;
 		long double tot = 0, self = 0;
 		uint64_t count = 0;
+		int wait = 0;
 
 		for (j = i; j < nin && cmp_call_key(&in[i], &in[j]) == 0; j++) {
+			wait |= in[j].wait;
 			tot += in[j].total_ns;
 			self += in[j].self_ns;
 			count += in[j].count;
@@ -882,6 +885,7 @@ static void agg_build(struct sc_agg *a, struct call_in *in, size_t nin,
 		c->callee = in[i].callee;
 		c->api = in[i].api;
 		c->count = count;
+		c->wait = wait;
 		c->total_ns = round_ns(tot);
 		c->self_ns = round_ns(self);
 		if (c->self_ns > c->total_ns)
@@ -917,6 +921,8 @@ static void agg_build(struct sc_agg *a, struct call_in *in, size_t nin,
 		to->in_calls += k->count;
 		from->out_ns += k->total_ns;
 		from->out_calls += k->count;
+		if (k->wait)
+			from->wait_ns += k->total_ns;
 		for (e = 0; e < from->nout; e++)
 			if (strcmp(from->out[e].callee, k->callee) == 0)
 				break;
@@ -1093,6 +1099,7 @@ static void finish_image(struct sc_profile *p, struct sc_image *im)
 		in[nin].count = e->count;
 		in[nin].total_ns = e->total_ns;
 		in[nin].self_ns = e->self_ns;
+		in[nin].wait = (e->flags & SC_ENT_WAIT) != 0;
 		nin++;
 	}
 	agg_build(&im->agg, in, nin, thr, im->nthreads + im->nobjects);
@@ -1125,6 +1132,7 @@ static void finish_profile(struct sc_profile *p)
 			in[nin].count = c->count;
 			in[nin].total_ns = (long double)c->total_ns;
 			in[nin].self_ns = (long double)c->self_ns;
+			in[nin].wait = c->wait;
 			nin++;
 		}
 		for (j = 0; j < im->agg.ncomp; j++) {

@@ -33,6 +33,7 @@ struct sc_component {
 	uint64_t in_calls, out_calls;
 	int64_t total_ns;       /* threads_ns + in_ns */
 	int64_t self_ns;        /* total_ns - out_ns; may be < 0 (estimates) */
+	int64_t wait_ns;        /* part of out_ns spent in blocking APIs */
 	size_t nout;
 	struct sc_edge *out;    /* out_by_callee, by ns desc, calls desc, name */
 };
@@ -45,6 +46,7 @@ struct sc_call {
 	uint64_t count;         /* exact */
 	int64_t total_ns;       /* estimated inclusive time */
 	int64_t self_ns;        /* estimated exclusive time, >= 0 */
+	int wait;               /* a blocking API (SC_ENT_WAIT): time is Wait */
 };
 
 struct sc_agg {

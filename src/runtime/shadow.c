@@ -124,6 +124,23 @@ static const char *const unwind_names[] = {
 	"backtrace", "_Unwind_Backtrace", NULL,
 };
 
+/*
+ * Blocking APIs: time in them is reported as Wait, apart from the work of
+ * the component that waits (the paper's Wait slice). Condition variables,
+ * barriers, joins, semaphores, sleeps, I/O multiplexing and child waits;
+ * mutex locks are not here (contention is shown as lock time).
+ */
+static const char *const wait_names[] = {
+	"pthread_cond_wait", "pthread_cond_timedwait", "pthread_cond_clockwait",
+	"pthread_barrier_wait", "pthread_join", "pthread_timedjoin_np",
+	"pthread_clockjoin_np", "sem_wait", "sem_timedwait", "sem_clockwait",
+	"nanosleep", "clock_nanosleep", "usleep", "sleep", "poll", "ppoll",
+	"select", "pselect", "epoll_wait", "epoll_pwait", "epoll_pwait2",
+	"waitpid", "wait", "wait3", "wait4", "waitid", "sigwait", "sigwaitinfo",
+	"sigtimedwait", "pause", "sigsuspend", "msgrcv", "mq_receive",
+	"mq_timedreceive", NULL,
+};
+
 static bool in(const char *const *list, const char *name)
 {
 	for (; *list; list++)
@@ -142,5 +159,7 @@ uint32_t sc_entry_flags_for(const char *name, void **wrapper)
 		f |= SC_ENT_NOTIME;
 	if (in(unwind_names, name))
 		f |= SC_ENT_UNWIND | SC_ENT_NOTIME;
+	if (in(wait_names, name))
+		f |= SC_ENT_WAIT;
 	return f;
 }

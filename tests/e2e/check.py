@@ -344,6 +344,24 @@ def cli_checks(scaler, tmp):
         "cs", "sh -c 'exit 5'; python3 -c 'import os; os._exit(7)'; exit 0", {0, 5, 7}))
     # children ended by SIGTERM / SIGSEGV: the runtime records the end (its
     # handler then lets the default action happen unchanged)
+    def wait_slice():
+        # /bin/sleep 0.1 blocks in nanosleep: a Wait call, and its time is
+        # the component's wait_ns (within 10 % of 100 ms, plus start-up)
+        out = os.path.join(tmp, "wt")
+        rc, _, err = run([scaler, "record", "-o", out, "--", "sleep", "0.1"])
+        rc2, rep, err2 = run([scaler, "report", "-i", out, "--format", "json"])
+        if rc != 0 or rc2 != 0:
+            return ["record %d / report %d: %s" % (rc, rc2, (err + err2)[-200:])]
+        d = json.loads(rep)
+        waits = [c for c in d["calls"] if c["wait"]]
+        comp = [c for c in d["components"] if c["name"] == "sleep"]
+        bad = []
+        if not waits or not any("sleep" in c["api"] for c in waits):
+            bad.append("no wait call: %r" % [(c["api"], c["wait"]) for c in d["calls"]][:10])
+        if not comp or not (90e6 <= comp[0]["wait_ns"] <= 130e6):
+            bad.append("sleep wait_ns %r, want 100 ms (90..130)" % (comp[0]["wait_ns"] if comp else None))
+        return bad
+    guarded("report-wait", None, wait_slice)
     guarded("report-signal-status", None, lambda: statuses(
         "ss", "perl -e 'kill q(TERM), $$; sleep 2'; perl -e 'kill q(SEGV), $$; sleep 2'; exit 0",
         [0, 128 + 11, 128 + 15]))
