@@ -615,6 +615,29 @@ static void report_json(const struct sc_profile *p)
 		sc_json_key(&j, "wall_ns");
 		sc_json_int(&j, im->wall_ns);
 		json_agg(&j, &im->agg);
+		/* per thread: effective = wall - Wait (the paper's §3.5 view) */
+		sc_json_key(&j, "threads");
+		sc_json_begin_array(&j);
+		for (k = 0; k < im->nthreads; k++) {
+			const struct sc_thread *t = &im->threads[k];
+			if (!t->has_file)
+				continue;
+			sc_json_begin_object(&j);
+			sc_json_key(&j, "tid");
+			sc_json_uint(&j, t->tid);
+			sc_json_key(&j, "name");
+			sc_json_string(&j, t->name);
+			sc_json_key(&j, "start_routine");
+			sc_json_string(&j, t->seq == 0 ? "main" : t->routine);
+			sc_json_key(&j, "wall_ns");
+			sc_json_int(&j, t->wall_ns);
+			sc_json_key(&j, "wait_ns");
+			sc_json_int(&j, t->wait_ns);
+			sc_json_key(&j, "effective_ns");
+			sc_json_int(&j, t->wall_ns - t->wait_ns);
+			sc_json_end_object(&j);
+		}
+		sc_json_end_array(&j);
 		sc_json_end_object(&j);
 	}
 	sc_json_end_array(&j);

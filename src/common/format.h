@@ -68,7 +68,9 @@ enum sc_meta_type {
 	SC_M_CMDLINE = 1,       /* payload: argv strings, each NUL-terminated */
 	SC_M_OBJECT = 2,        /* struct sc_m_object + path (NUL-terminated) */
 	SC_M_ENTRY = 3,         /* struct sc_m_entry + api name (NUL-terminated) */
-	SC_M_THREAD = 4,        /* struct sc_m_thread + name (NUL-terminated) */
+	SC_M_THREAD = 4,        /* struct sc_m_thread + name (NUL-terminated, may
+				   be padded with NULs to 17 bytes) + start
+				   routine symbol (NUL-terminated, may be "") */
 	SC_M_END = 5,           /* struct sc_m_end: the runtime saw the image end */
 	SC_M_EXIT = 6,          /* struct sc_m_exit: status as the parent saw it */
 	SC_M_UNLOAD = 7,        /* struct sc_m_object (no path): dlclose'd */

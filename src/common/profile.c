@@ -462,6 +462,13 @@ static int load_meta(struct sc_profile *p, struct sc_image *im, struct meta_stat
 			t->t.has_meta = 1;
 			name = payload_str(p, pl, rec.len, sizeof(mt));
 			snprintf(t->t.name, sizeof(t->t.name), "%s", name);
+			/* then the start routine, after the name's NUL padding */
+			{
+				size_t at = sizeof(mt) + strlen(name) + 1;
+				while (at < rec.len && pl[at] == 0)
+					at++;
+				t->t.routine = at < rec.len ? payload_str(p, pl, rec.len, at) : "";
+			}
 			break;
 		}
 		case SC_M_END:
@@ -733,6 +740,8 @@ static int load_thr(struct sc_profile *p, struct sc_image *im, int dirfd,
 			e->timed += rec.timed;
 			e->est_ticks += incl;
 			e->self_ticks += self;
+			if (e->flags & SC_ENT_WAIT)
+				t->wait_ticks += incl;
 		}
 		if (n < chunk_recs || ei >= im->nentries)
 			break;
@@ -1070,6 +1079,12 @@ static void finish_image(struct sc_profile *p, struct sc_image *im)
 			t->obj = 0;
 		t->wall_ticks = t->has_file && end > t->start_tsc ? end - t->start_tsc : 0;
 		t->wall_ns = round_ns(ticks_to_ns(im, (long double)t->wall_ticks));
+		t->wait_ns = im->timing_mode == SC_TIMING_NONE ? 0
+			     : round_ns(ticks_to_ns(im, t->wait_ticks));
+		if (t->wait_ns > t->wall_ns)
+			t->wait_ns = t->wall_ns;
+		if (!t->routine)
+			t->routine = "";
 		thr[i].name = obj_name(p, im, t->obj);
 		thr[i].path = find_object(im, t->obj) ? find_object(im, t->obj)->path : "";
 		thr[i].ns = t->wall_ns;

@@ -96,6 +96,9 @@ struct sc_thread {
 	uint64_t last_tsc;      /* latest timed return seen by the runtime */
 	uint64_t wall_ticks;        /* with the fallbacks of profile.c applied */
 	int64_t wall_ns;
+	const char *routine;        /* start routine symbol, "" if unknown */
+	long double wait_ticks;     /* estimated time in Wait APIs */
+	int64_t wait_ns;
 };
 
 /* One process image: one pid between two execs. */

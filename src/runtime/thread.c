@@ -14,6 +14,7 @@
  * through a shadow entry takes the slow path and is passed through
  * unseen (sc_thread_busy / sc_thread_idle nest).
  */
+#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -117,7 +118,28 @@ static struct sc_thread *thread_new(void)
 				 .start_routine = sc_tls_start_routine,
 				 .routine_obj = sc_tls_start_routine
 					 ? sc_object_id_of(sc_tls_start_routine) : UINT32_MAX};
-	sc_meta_add(SC_M_THREAD, &mt, sizeof(mt), t->hdr->name);
+	/* payload: the struct, the thread's name, its start routine's symbol */
+	struct {
+		struct sc_m_thread mt;
+		char name[17];
+	} fixed;
+	fixed.mt = mt;
+	memset(fixed.name, 0, sizeof(fixed.name));
+	memcpy(fixed.name, t->hdr->name, sizeof(t->hdr->name));
+	/* its exported name, else object+offset (static functions have no
+	 * dynamic symbol; addr2line or the symbol table resolves the offset) */
+	Dl_info di;
+	char routine[300] = "";
+	if (sc_tls_start_routine && dladdr((void *)sc_tls_start_routine, &di)) {
+		if (di.dli_sname && di.dli_saddr == (void *)sc_tls_start_routine)
+			snprintf(routine, sizeof(routine), "%s", di.dli_sname);
+		else if (di.dli_fname && di.dli_fbase) {
+			const char *b = strrchr(di.dli_fname, '/');
+			snprintf(routine, sizeof(routine), "%s+%#lx", b ? b + 1 : di.dli_fname,
+				 (unsigned long)(sc_tls_start_routine - (uintptr_t)di.dli_fbase));
+		}
+	}
+	sc_meta_add(SC_M_THREAD, &fixed, sizeof(fixed), routine);
 	pthread_once(&key_once, make_key);
 	pthread_setspecific(exit_key, t);
 	return t;

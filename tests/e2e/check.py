@@ -360,6 +360,12 @@ def cli_checks(scaler, tmp):
             bad.append("no wait call: %r" % [(c["api"], c["wait"]) for c in d["calls"]][:10])
         if not comp or not (90e6 <= comp[0]["wait_ns"] <= 130e6):
             bad.append("sleep wait_ns %r, want 100 ms (90..130)" % (comp[0]["wait_ns"] if comp else None))
+        thr = d["processes"][0].get("threads", [])
+        if len(thr) != 1 or thr[0]["start_routine"] != "main":
+            bad.append("threads %r, want the main thread only" % thr)
+        elif not (90e6 <= thr[0]["wait_ns"] <= 130e6) or \
+                thr[0]["effective_ns"] != thr[0]["wall_ns"] - thr[0]["wait_ns"]:
+            bad.append("main thread %r: want wait 100 ms and effective = wall - wait" % thr[0])
         return bad
     guarded("report-wait", None, wait_slice)
     guarded("report-signal-status", None, lambda: statuses(
