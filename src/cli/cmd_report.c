@@ -579,6 +579,100 @@ static void json_agg(struct sc_json *j, const struct sc_agg *a)
 	sc_json_end_array(j);
 }
 
+static const char *thread_routine(const struct sc_thread *t)
+{
+	return t->seq == 0 ? "main" : t->routine[0] ? t->routine : "?";
+}
+
+static void json_thread(struct sc_json *j, const struct sc_image *im, const struct sc_thread *t)
+{
+	sc_json_begin_object(j);
+	sc_json_key(j, "pid");
+	sc_json_uint(j, im->pid);
+	sc_json_key(j, "tid");
+	sc_json_uint(j, t->tid);
+	sc_json_key(j, "name");
+	sc_json_string(j, t->name);
+	sc_json_key(j, "start_routine");
+	sc_json_string(j, thread_routine(t));
+	sc_json_key(j, "wall_ns");
+	sc_json_int(j, t->wall_ns);
+	sc_json_key(j, "wait_ns");
+	sc_json_int(j, t->wait_ns);
+	sc_json_key(j, "effective_ns");
+	sc_json_int(j, t->wall_ns - t->wait_ns);
+	sc_json_end_object(j);
+}
+
+/*
+ * Thread groups: threads with the same start routine (across processes at
+ * the top level). A group is flagged imbalanced when another group's
+ * effective (not waiting) time per thread is at least twice its own while
+ * it waits — the pattern of ferret and dedup in the Scaler paper (§4.2.3):
+ * threads of the fast stage sit waiting for the slow one.
+ */
+struct tgroup {
+	const char *routine;
+	uint64_t threads;
+	int64_t wall_ns, wait_ns;
+};
+
+static void json_groups(struct sc_json *j, const struct sc_profile *p, const struct sc_image *only)
+{
+	struct tgroup g[256];
+	size_t ng = 0, i, k;
+	for (i = 0; i < p->nimages; i++) {
+		const struct sc_image *im = &p->images[i];
+		if (only && im != only)
+			continue;
+		for (k = 0; k < im->nthreads; k++) {
+			const struct sc_thread *t = &im->threads[k];
+			size_t x;
+			if (!t->has_file)
+				continue;
+			for (x = 0; x < ng; x++)
+				if (!strcmp(g[x].routine, thread_routine(t)))
+					break;
+			if (x == ng) {
+				if (ng == 256)
+					continue;
+				g[ng++] = (struct tgroup){thread_routine(t), 0, 0, 0};
+			}
+			g[x].threads++;
+			g[x].wall_ns += t->wall_ns;
+			g[x].wait_ns += t->wait_ns;
+		}
+	}
+	sc_json_key(j, "thread_groups");
+	sc_json_begin_array(j);
+	for (i = 0; i < ng; i++) {
+		long double eff = (long double)(g[i].wall_ns - g[i].wait_ns) / (long double)g[i].threads;
+		int imb = 0;
+		/* the main thread coordinates (joins): never a stage of its own */
+		for (k = 0; k < ng && g[i].wait_ns > 0 && strcmp(g[i].routine, "main"); k++) {
+			long double other = (long double)(g[k].wall_ns - g[k].wait_ns) /
+					    (long double)g[k].threads;
+			if (k != i && other >= 2 * eff)
+				imb = 1;
+		}
+		sc_json_begin_object(j);
+		sc_json_key(j, "start_routine");
+		sc_json_string(j, g[i].routine);
+		sc_json_key(j, "threads");
+		sc_json_uint(j, g[i].threads);
+		sc_json_key(j, "wall_ns");
+		sc_json_int(j, g[i].wall_ns);
+		sc_json_key(j, "wait_ns");
+		sc_json_int(j, g[i].wait_ns);
+		sc_json_key(j, "effective_ns");
+		sc_json_int(j, g[i].wall_ns - g[i].wait_ns);
+		sc_json_key(j, "imbalance");
+		sc_json_bool(j, imb);
+		sc_json_end_object(j);
+	}
+	sc_json_end_array(j);
+}
+
 static void report_json(const struct sc_profile *p)
 {
 	struct sc_json j;
@@ -593,6 +687,14 @@ static void report_json(const struct sc_profile *p)
 	sc_json_key(&j, "timing");
 	sc_json_string(&j, sc_timing_name(p->timing_mode));
 	json_agg(&j, &p->agg);
+	sc_json_key(&j, "threads");
+	sc_json_begin_array(&j);
+	for (i = 0; i < p->nimages; i++)
+		for (k = 0; k < p->images[i].nthreads; k++)
+			if (p->images[i].threads[k].has_file)
+				json_thread(&j, &p->images[i], &p->images[i].threads[k]);
+	sc_json_end_array(&j);
+	json_groups(&j, p, NULL);
 	sc_json_key(&j, "processes");
 	sc_json_begin_array(&j);
 	for (i = 0; i < p->nimages; i++) {
@@ -618,26 +720,11 @@ static void report_json(const struct sc_profile *p)
 		/* per thread: effective = wall - Wait (the paper's §3.5 view) */
 		sc_json_key(&j, "threads");
 		sc_json_begin_array(&j);
-		for (k = 0; k < im->nthreads; k++) {
-			const struct sc_thread *t = &im->threads[k];
-			if (!t->has_file)
-				continue;
-			sc_json_begin_object(&j);
-			sc_json_key(&j, "tid");
-			sc_json_uint(&j, t->tid);
-			sc_json_key(&j, "name");
-			sc_json_string(&j, t->name);
-			sc_json_key(&j, "start_routine");
-			sc_json_string(&j, t->seq == 0 ? "main" : t->routine);
-			sc_json_key(&j, "wall_ns");
-			sc_json_int(&j, t->wall_ns);
-			sc_json_key(&j, "wait_ns");
-			sc_json_int(&j, t->wait_ns);
-			sc_json_key(&j, "effective_ns");
-			sc_json_int(&j, t->wall_ns - t->wait_ns);
-			sc_json_end_object(&j);
-		}
+		for (k = 0; k < im->nthreads; k++)
+			if (im->threads[k].has_file)
+				json_thread(&j, im, &im->threads[k]);
 		sc_json_end_array(&j);
+		json_groups(&j, p, im);
 		sc_json_end_object(&j);
 	}
 	sc_json_end_array(&j);

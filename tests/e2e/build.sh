@@ -64,6 +64,7 @@ lib $CC libsc_lj.so longjmp/sc_lj.c
 exe $CC sc_longjmp longjmp/main.c -lsc_lj
 exe $CXX sc_cppcb cppcb/main.cc -lsc_lj
 exe $CC sc_coro coro/main.c -lsc_lj
+exe $CC sc_imbalance imbalance/main.c -lsc_lj -pthread
 exe $CC sc_spawn spawn/main.c -fno-builtin
 exe $CC sc_daemon daemon/main.c -ldl
 exe $CC sc_sigdef sigdef/main.c -fno-builtin

@@ -27,7 +27,7 @@ import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 TIMEOUT = 60
-PROGRAMS = ["basic", "dl", "reload", "longjmp", "cppcb", "interpose", "coro", "spawn", "daemon", "sigdef", "bt", "abi", "threads", "cpp", "fork"]
+PROGRAMS = ["basic", "dl", "reload", "longjmp", "cppcb", "interpose", "coro", "spawn", "daemon", "sigdef", "bt", "imbalance", "abi", "threads", "cpp", "fork"]
 
 failures = 0
 
@@ -240,6 +240,30 @@ def cmd_e2e(a):
                 finally:
                     shutil.rmtree(tmp, ignore_errors=True)
             guarded(prog, variant, one)
+    if a.variant == "lazy" and (not a.only or "imbalance" in a.only):
+        guarded("imbalance-flag", a.variant, lambda: check_imbalance(a, bindir))
+
+
+def check_imbalance(a, bindir):
+    """The fast stage (waiting at the barrier) is flagged, the slow one and
+    main are not; effective time per slow thread is well above a fast one's."""
+    tmp = tempfile.mkdtemp(prefix="scaler-e2e-")
+    try:
+        out = os.path.join(tmp, "d")
+        rc, _, err = run([a.scaler, "record", "-o", out, "--", os.path.join(bindir, "sc_imbalance")])
+        rc2, rep, err2 = run([a.scaler, "report", "-i", out, "--format", "json"])
+        if rc != 0 or rc2 != 0:
+            return ["record %d / report %d: %s" % (rc, rc2, (err + err2)[-200:])]
+        groups = json.loads(rep)["thread_groups"]
+        flagged = sorted((g["effective_ns"] // g["threads"], g["imbalance"]) for g in groups
+                         if g["start_routine"] != "main" and g["threads"] == 2)
+        mains = [g for g in groups if g["start_routine"] == "main"]
+        if len(flagged) != 2 or flagged[0][1] is not True or flagged[1][1] is not False \
+                or flagged[1][0] < 2 * flagged[0][0] or not mains or mains[0]["imbalance"]:
+            return ["thread groups %r" % groups]
+        return []
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
 
 
 # ---- real programs and CLI behaviour --------------------------------------
