@@ -298,7 +298,7 @@ struct patch {
 struct patch_ctx {
 	struct sc_object *o;
 	struct got_use *uses;
-	size_t n_uses;
+	size_t n_uses, cap_uses;
 	struct patch *patches;
 	size_t n, cap;
 };
@@ -355,13 +355,13 @@ static int gotdat_cb(void *p, const struct sc_import *imp)
 	struct patch_ctx *c = p;
 	if (imp->kind != SC_ENT_GOT || imp->st_type == STT_OBJECT || imp->st_type == STT_TLS)
 		return 0;
-	if (c->n_uses == c->cap) {
-		size_t cap = c->cap ? c->cap * 2 : 64;
+	if (c->n_uses == c->cap_uses) {
+		size_t cap = c->cap_uses ? c->cap_uses * 2 : 64;
 		struct got_use *nu = realloc(c->uses, cap * sizeof(*nu));
 		if (!nu)
 			return 1;
 		c->uses = nu;
-		c->cap = cap;
+		c->cap_uses = cap;
 	}
 	c->uses[c->n_uses++] = (struct got_use){.slot = imp->slot};
 	return 0;
@@ -430,7 +430,6 @@ static void patch_object(struct sc_object *o)
 		qsort(c.uses, c.n_uses, sizeof(*c.uses), cmp_use);
 		classify(o, c.uses, c.n_uses);
 	}
-	c.cap = 0;
 	sc_reloc_walk(&ri, import_cb, &c);
 	qsort(c.patches, c.n, sizeof(*c.patches), cmp_patch);
 	apply(o, c.patches, c.n);

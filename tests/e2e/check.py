@@ -249,12 +249,11 @@ def check_imbalance(a, bindir):
     main are not; effective time per slow thread is well above a fast one's."""
     tmp = tempfile.mkdtemp(prefix="scaler-e2e-")
     try:
-        out = os.path.join(tmp, "d")
-        rc, _, err = run([a.scaler, "record", "-o", out, "--", os.path.join(bindir, "sc_imbalance")])
-        rc2, rep, err2 = run([a.scaler, "report", "-i", out, "--format", "json"])
-        if rc != 0 or rc2 != 0:
-            return ["record %d / report %d: %s" % (rc, rc2, (err + err2)[-200:])]
-        groups = json.loads(rep)["thread_groups"]
+        bad, d = record_json(a.scaler, os.path.join(tmp, "d"),
+                             [os.path.join(bindir, "sc_imbalance")])
+        if bad:
+            return bad
+        groups = d["thread_groups"]
         flagged = sorted((g["effective_ns"] // g["threads"], g["imbalance"]) for g in groups
                          if g["start_routine"] != "main" and g["threads"] == 2)
         mains = [g for g in groups if g["start_routine"] == "main"]
@@ -306,16 +305,30 @@ def real_sqlite(scaler, tmp):
         if shutil.which("ldd") else True
     if not linked:       # a sqlite3 with the library built in
         rows = [(name, "libc.so.6", "malloc", ">0")]
+    guarded("sqlite3", None, lambda: compare_run(
+        scaler, [sq, "w.db"], rows, tmp, cwd_factory=fresh_dirs(tmp, "sq"),
+        stdin=os.path.join(HERE, "real", "sqlite_workload.sql")))
+
+
+def fresh_dirs(tmp, prefix):
+    """A cwd_factory: a new empty directory under tmp for each run."""
     n = [0]
 
     def fresh():
         n[0] += 1
-        d = os.path.join(tmp, "sq%d" % n[0])
+        d = os.path.join(tmp, "%s%d" % (prefix, n[0]))
         os.mkdir(d)
         return d
-    guarded("sqlite3", None, lambda: compare_run(
-        scaler, [sq, "w.db"], rows, tmp, cwd_factory=fresh,
-        stdin=os.path.join(HERE, "real", "sqlite_workload.sql")))
+    return fresh
+
+
+def record_json(scaler, out, cmd):
+    """Records cmd into out and returns (problems, report as JSON)."""
+    rc, _, err = run([scaler, "record", "-o", out, "--"] + cmd)
+    rc2, rep, err2 = run([scaler, "report", "-i", out, "--format", "json"])
+    if rc != 0 or rc2 != 0:
+        return ["record %d / report %d: %s" % (rc, rc2, (err + err2)[-200:])], None
+    return [], json.loads(rep)
 
 
 def real_git(scaler, tmp):
@@ -327,21 +340,13 @@ def real_git(scaler, tmp):
         ("git", "libz.so.1", "inflate", ">0"),
         ("git", "libc.so.6", "malloc", ">0"),
     ]
-    n = [0]
-
-    def fresh():
-        n[0] += 1
-        d = os.path.join(tmp, "git%d" % n[0])
-        os.mkdir(d)
-        return d
-
     def extra(rep):
         cmds = [p.get("command") or [] for p in rep["processes"]]
         gits = [c for c in cmds if c and os.path.basename(c[0]) == "git"]
         return [] if len(gits) >= 8 else ["only %d git processes recorded" % len(gits)]
     guarded("git", None, lambda: compare_run(
         scaler, ["sh", os.path.join(HERE, "real", "git_workload.sh")], rows, tmp,
-        cwd_factory=fresh, extra=extra))
+        cwd_factory=fresh_dirs(tmp, "git"), extra=extra))
 
 
 def cli_checks(scaler, tmp):
@@ -353,12 +358,10 @@ def cli_checks(scaler, tmp):
 
     def statuses(name, script, want):
         # the exit status of every process recorded under `sh -c script`
-        out = os.path.join(tmp, name)
-        rc, _, err = run([scaler, "record", "-o", out, "--", "sh", "-c", script])
-        rc2, rep, err2 = run([scaler, "report", "-i", out, "--format", "json"])
-        if rc != 0 or rc2 != 0:
-            return ["record %d / report %d: %s" % (rc, rc2, (err + err2)[-200:])]
-        got = sorted(p["exit_status"] for p in json.loads(rep)["processes"])
+        bad, d = record_json(scaler, os.path.join(tmp, name), ["sh", "-c", script])
+        if bad:
+            return bad
+        got = sorted(p["exit_status"] for p in d["processes"])
         # a set: these must be among them (python3 may run through shims)
         ok = want <= set(got) if isinstance(want, set) else got == want
         return [] if ok else ["exit statuses %r, want %r" % (got, want)]
@@ -371,15 +374,11 @@ def cli_checks(scaler, tmp):
     def wait_slice():
         # /bin/sleep 0.1 blocks in nanosleep: a Wait call, and its time is
         # the component's wait_ns (within 10 % of 100 ms, plus start-up)
-        out = os.path.join(tmp, "wt")
-        rc, _, err = run([scaler, "record", "-o", out, "--", "sleep", "0.1"])
-        rc2, rep, err2 = run([scaler, "report", "-i", out, "--format", "json"])
-        if rc != 0 or rc2 != 0:
-            return ["record %d / report %d: %s" % (rc, rc2, (err + err2)[-200:])]
-        d = json.loads(rep)
+        bad, d = record_json(scaler, os.path.join(tmp, "wt"), ["sleep", "0.1"])
+        if bad:
+            return bad
         waits = [c for c in d["calls"] if c["wait"]]
         comp = [c for c in d["components"] if c["name"] == "sleep"]
-        bad = []
         if not waits or not any("sleep" in c["api"] for c in waits):
             bad.append("no wait call: %r" % [(c["api"], c["wait"]) for c in d["calls"]][:10])
         if not comp or not (90e6 <= comp[0]["wait_ns"] <= 130e6):
