@@ -15,6 +15,11 @@
 
 #include "format.h"
 
+/* Latency histograms in the report: bucket i holds [2^i, 2^(i+1)) ns
+ * (bucket 0 also everything below 1 ns); the last is open-ended. */
+#define SC_HIST_BUCKETS 40
+static inline uint64_t sc_hist_lo_ns(int i) { return i == 0 ? 0 : (uint64_t)1 << i; }
+
 /* A caller component's time spent in one callee component. */
 struct sc_edge {
 	const char *callee;
@@ -34,6 +39,11 @@ struct sc_component {
 	int64_t total_ns;       /* threads_ns + in_ns */
 	int64_t self_ns;        /* total_ns - out_ns; may be < 0 (estimates) */
 	int64_t wait_ns;        /* part of out_ns spent in blocking APIs */
+	/* The same two figures with every call's time weighted by 1/k, k the
+	 * threads running (not waiting) while it ran (paper section 3.4): the
+	 * component's share of the process's critical time. */
+	int64_t attr_total_ns;
+	int64_t attr_self_ns;
 	size_t nout;
 	struct sc_edge *out;    /* out_by_callee, by ns desc, calls desc, name */
 };
@@ -47,6 +57,15 @@ struct sc_call {
 	int64_t total_ns;       /* estimated inclusive time */
 	int64_t self_ns;        /* estimated exclusive time, >= 0 */
 	int wait;               /* a blocking API (SC_ENT_WAIT): time is Wait */
+	int64_t wait_ns;        /* part of total_ns that is Wait: all of it for
+				   a blocking API, the blocked calls of a
+				   read-like one (SC_ENT_IOWAIT) */
+	int64_t attr_ns;        /* total_ns weighted by 1/k running threads */
+	int64_t max_ns;         /* longest timed call */
+	int64_t p50_ns, p99_ns; /* from hist, interpolated within a bucket */
+	/* Estimated calls per latency bucket: hist[i] counts calls of
+	 * [sc_hist_lo_ns(i), sc_hist_lo_ns(i + 1)) ns. */
+	uint64_t hist[SC_HIST_BUCKETS];
 };
 
 struct sc_agg {
@@ -55,6 +74,8 @@ struct sc_agg {
 	size_t ncalls;
 	struct sc_call *calls;      /* by total_ns desc, count desc, names */
 	int64_t threads_ns;         /* sum of all threads' wall time */
+	int64_t attr_ns;            /* critical time: threads' effective time
+				       weighted by 1/k running threads */
 	uint64_t calls_count;       /* sum of count over calls */
 };
 
@@ -99,6 +120,7 @@ struct sc_thread {
 	const char *routine;        /* start routine symbol, "" if unknown */
 	long double wait_ticks;     /* estimated time in Wait APIs */
 	int64_t wait_ns;
+	int64_t attr_ns;            /* effective time weighted by 1/k running */
 };
 
 /* One process image: one pid between two execs. */
