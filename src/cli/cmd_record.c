@@ -176,6 +176,21 @@ static void write_exit(const char *dir, pid_t pid, int status, uint64_t wall)
 	close(fd);
 }
 
+/* The signals `scaler record` passes on to the command it runs. */
+static const int forwarded[] = {SIGTERM, SIGINT, SIGQUIT, SIGHUP, SIGUSR1, SIGUSR2,
+				SIGWINCH, SIGALRM};
+static volatile sig_atomic_t child_pid;
+
+static void forward_signal(int sig, siginfo_t *si, void *uc)
+{
+	(void)uc;
+	/* from the terminal: the command, in our process group, has it too */
+	if (si && si->si_code == SI_KERNEL)
+		return;
+	if (child_pid > 0)
+		kill((pid_t)child_pid, sig);
+}
+
 static void usage(void)
 {
 	fputs("usage: scaler record [-o DIR] [--timing=adaptive|all|none] [--] CMD [ARG...]\n",
@@ -232,22 +247,41 @@ int cmd_record(int argc, char **argv)
 	setenv("SCALER_TIMING", timing, 1);
 	free(preload);
 
-	/* a terminal's ^C goes to the whole process group: let the command
-	 * decide what it means, and stay to collect its status */
-	void (*old_int)(int) = signal(SIGINT, SIG_IGN);
-	void (*old_quit)(int) = signal(SIGQUIT, SIG_IGN);
+	/* Signals sent to us are the command's: servers are stopped by
+	 * signalling the process that was started (SIGTERM, SIGINT, SIGQUIT,
+	 * SIGHUP to reload, ...), and without passing them on we would die and
+	 * leave the command running with no exit record. A terminal's ^C and
+	 * ^\ already go to the whole process group, so the command has those
+	 * (si_code SI_KERNEL) and they are not sent twice. The signals are
+	 * blocked until the child's pid is known, and the child gets back the
+	 * dispositions and mask we inherited, ignored or not. */
+	sigset_t fwd, oldmask;
+	struct sigaction old[sizeof(forwarded) / sizeof(forwarded[0])];
+	sigemptyset(&fwd);
+	for (size_t i = 0; i < sizeof(forwarded) / sizeof(forwarded[0]); i++)
+		sigaddset(&fwd, forwarded[i]);
+	sigprocmask(SIG_BLOCK, &fwd, &oldmask);
+	struct sigaction sa;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_sigaction = forward_signal;
+	sa.sa_flags = SA_SIGINFO | SA_RESTART;
+	sigfillset(&sa.sa_mask);
+	for (size_t i = 0; i < sizeof(forwarded) / sizeof(forwarded[0]); i++)
+		sigaction(forwarded[i], &sa, &old[i]);
 	uint64_t t0 = mono_ns();
 	pid_t pid = fork();
 	if (pid < 0)
 		return fail("cannot fork: %s%s", strerror(errno), "");
 	if (pid == 0) {
-		/* the command inherits what we inherited, ignored or not */
-		signal(SIGINT, old_int);
-		signal(SIGQUIT, old_quit);
+		for (size_t i = 0; i < sizeof(forwarded) / sizeof(forwarded[0]); i++)
+			sigaction(forwarded[i], &old[i], NULL);
+		sigprocmask(SIG_SETMASK, &oldmask, NULL);
 		execv(exe, cmd);
 		fprintf(stderr, "scaler: cannot run %s: %s\n", cmd[0], strerror(errno));
 		_exit(127);
 	}
+	child_pid = pid;
+	sigprocmask(SIG_SETMASK, &oldmask, NULL);
 	int status;
 	while (waitpid(pid, &status, 0) < 0) {
 		if (errno != EINTR)

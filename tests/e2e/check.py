@@ -401,6 +401,40 @@ def cli_checks(scaler, tmp):
         return [] if rc == 143 else ["scaler record exited %d, want 143 (%s)" % (rc, err[-200:])]
     guarded("record-sigterm", None, sigterm)
 
+    def forward():
+        # a signal sent to `scaler record` reaches the command (servers are
+        # stopped that way), whose own handler decides the exit status
+        out = os.path.join(tmp, "fw")
+        prog = ("import signal, sys, time\n"
+                "signal.signal(signal.SIGTERM, lambda *a: sys.exit(7))\n"
+                "print('ready', flush=True)\n"
+                "time.sleep(30)\n")
+        p = subprocess.Popen([scaler, "record", "-o", out, "--", sys.executable, "-c", prog],
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                             start_new_session=True)
+        try:
+            line = p.stdout.readline()
+            p.send_signal(signal.SIGTERM)
+            rc = p.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            os.killpg(p.pid, signal.SIGKILL)
+            p.wait()
+            return ["scaler record did not end within 15 s of SIGTERM"]
+        finally:
+            try:        # whatever is left of the group (the command, if
+                os.killpg(p.pid, signal.SIGKILL)   # the signal was lost)
+            except OSError:
+                pass
+        bad = [] if line == b"ready\n" else ["program printed %r" % line]
+        if rc != 7:
+            bad.append("scaler record exited %d, want the program's 7" % rc)
+        rc2, rep, _ = run([scaler, "report", "-i", out, "--format", "json"])
+        st = [q["exit_status"] for q in json.loads(rep)["processes"]] if rc2 == 0 else None
+        if not st or st[0] != 7:
+            bad.append("report exit statuses %r, want 7 first" % st)
+        return bad
+    guarded("record-forwards-sigterm", None, forward)
+
     def nosuch():
         d = os.path.join(tmp, "nosuch")
         os.mkdir(d)
