@@ -188,6 +188,14 @@ void sc_meta_reopen_child(void)
 	meta_hdr.pid = (uint32_t)getpid();
 	meta_hdr.ppid = (uint32_t)getppid();
 	meta_hdr.gen = sc_gen;
+	/* the child's life starts now, not at its parent's start: its wall
+	 * time is end - start (a postgres backend forked after an hour is not
+	 * an hour old) */
+	struct timespec rt;
+	clock_gettime(CLOCK_REALTIME, &rt);
+	meta_hdr.start_real_ns = (uint64_t)rt.tv_sec * 1000000000ull + (uint64_t)rt.tv_nsec;
+	meta_hdr.start_tsc = sc_rdtsc();
+	meta_hdr.start_mono_ns = sc_mono_ns();
 	write_all(meta_fd, &meta_hdr, sizeof(meta_hdr));
 	if (copy_len)
 		write_all(meta_fd, copy, copy_len);

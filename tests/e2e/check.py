@@ -391,6 +391,22 @@ def cli_checks(scaler, tmp):
             bad.append("main thread %r: want wait 100 ms and effective = wall - wait" % thr[0])
         return bad
     guarded("report-wait", None, wait_slice)
+    def fork_wall():
+        # a child forked 0.3 s into its parent's life and exiting at once
+        # is young: its wall time is its own, not counted from the parent's start
+        prog = ("import os, time\ntime.sleep(0.3)\npid = os.fork()\n"
+                "if pid == 0:\n    os._exit(0)\nos.waitpid(pid, 0)\n")
+        bad, d = record_json(scaler, os.path.join(tmp, "fw0"), [sys.executable, "-c", prog])
+        if bad:
+            return bad
+        procs = d["processes"]
+        kids = [p for p in procs if p["ppid"] == procs[0]["pid"]]
+        if len(kids) != 1 or not (0 < kids[0]["wall_ns"] < 150e6) or procs[0]["wall_ns"] < 300e6:
+            return ["walls %r, want the parent's >= 300 ms, the child's < 150 ms" %
+                    [(p["pid"], p["ppid"], p["wall_ns"]) for p in procs]]
+        return []
+    guarded("report-fork-child-wall", None, fork_wall)
+
     guarded("report-signal-status", None, lambda: statuses(
         "ss", "perl -e 'kill q(TERM), $$; sleep 2'; perl -e 'kill q(SEGV), $$; sleep 2'; exit 0",
         [0, 128 + 11, 128 + 15]))
