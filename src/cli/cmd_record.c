@@ -126,6 +126,12 @@ static int prepare_dir(const char *dir)
 	}
 	if (mkdir(dir, 0755) != 0)
 		return fail("cannot create %s: %s", dir, strerror(errno));
+	/* Servers started as root drop privileges (memcached -u, nginx and
+	 * postgres workers, ...) and then start threads and processes whose
+	 * files they must create here: like /tmp, anyone may add a file, and
+	 * only its owner may remove it. */
+	if (geteuid() == 0 && chmod(dir, 01777) != 0)
+		return fail("cannot set the mode of %s: %s", dir, strerror(errno));
 	char probe[PATH_MAX];
 	snprintf(probe, sizeof(probe), "%s/.probe", dir);
 	int fd = open(probe, O_WRONLY | O_CREAT | O_TRUNC, 0644);

@@ -391,6 +391,24 @@ def cli_checks(scaler, tmp):
             bad.append("main thread %r: want wait 100 ms and effective = wall - wait" % thr[0])
         return bad
     guarded("report-wait", None, wait_slice)
+    def setuid_threads():
+        # a server started as root that drops privileges and then starts
+        # threads (memcached -u nobody): the threads' files are still made
+        if os.geteuid() != 0:
+            return skip("record-setuid-threads", "not root")
+        prog = ("import os, threading, zlib\nos.setgid(65534)\nos.setuid(65534)\n"
+                "t = threading.Thread(target=lambda: zlib.compress(b'x' * 1000))\n"
+                "t.start()\nt.join()\n")
+        os.chmod(tmp, 0o755)        # mkdtemp's 0700 would shut nobody out
+        bad, d = record_json(scaler, os.path.join(tmp, "su"), [sys.executable, "-c", prog])
+        if bad:
+            return bad
+        thr = d["processes"][0].get("threads", [])
+        if len(thr) != 2:
+            return ["%d threads recorded, want 2" % len(thr)]
+        return []
+    guarded("record-setuid-threads", None, setuid_threads)
+
     def fork_wall():
         # a child forked 0.3 s into its parent's life and exiting at once
         # is young: its wall time is its own, not counted from the parent's start
