@@ -1,5 +1,5 @@
 # scaler - top-level build. `make` builds build/bin/scaler and build/lib/libscaler.so.
-# See README.md for the targets a user runs (demo, check, bench, install).
+# See README.md for the targets a user runs (demo, check, check-apps, bench, install).
 
 CC      ?= gcc
 ARCH    ?= $(shell uname -m)
@@ -54,6 +54,9 @@ check: all
 demo: all
 	@./demo/run.sh
 
+check-apps: all
+	@./tests/apps/run.sh
+
 bench: all
 	@./bench/run.sh
 
@@ -65,4 +68,4 @@ install: all
 clean:
 	rm -rf $(BUILD)
 
-.PHONY: all check demo bench install clean
+.PHONY: all check check-apps demo bench install clean

@@ -1,0 +1,113 @@
+#!/usr/bin/env bash
+# tests/apps/run.sh - `make check-apps`: real applications with their own
+# clients, each run without and with `scaler record`, on this machine only
+# (servers bind 127.0.0.1 on free ports; every client run is bounded).
+#
+# For each application: the functional output must be the same with and
+# without scaler (the server's answers to a probe through its own protocol,
+# sqlite3's query output, python3's output, the x264 stream's checksum with
+# fixed threads, git's log/grep output), the exit status too, and the profile
+# must hold every process and the calls that served the client
+# (tests/apps/check_profile.py). Prints one line per application:
+#   name PASS|FAIL  client result without -> with scaler | profile summary
+# then "N passed, M failed"; exits 1 if any failed. Missing applications are
+# installed from Debian's packages (apt-get, as root).
+# Environment: APPS (default: all), DUR (seconds of load, default 3),
+# REDIS_N, MEMC_N (requests), KEEP=1 keeps the temp dir.
+set -eu
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+. "$ROOT/tests/apps/lib.sh"
+export SCALER
+APPS=${APPS:-redis nginx memcached postgres sqlite3 python3 x264 git}
+REDIS_N=${REDIS_N:-100000}
+MEMC_N=${MEMC_N:-10000}
+
+if [ ! -x "$SCALER" ]; then
+	echo "FAIL scaler: $SCALER not built (run make)"
+	exit 1
+fi
+apps_init
+if [ -n "${KEEP:-}" ]; then trap 'KEEP_DIR=$APPS_TMP; APPS_TMP=; apps_cleanup; echo "kept $KEEP_DIR" >&2' EXIT; fi
+apps_install redis-server redis-benchmark redis-cli nginx wrk memcached memcslap postgres \
+	pgbench psql sqlite3 x264 git setpriv || echo "warning: apt-get install failed" >&2
+
+passed=0 failed=0
+line() { # name verdict result summary
+	printf '%-10s %-4s %-44s | %s\n' "$1" "$2" "$3" "$4"
+	if [ "$2" = PASS ]; then passed=$((passed + 1)); else failed=$((failed + 1)); fi
+}
+unit() {
+	case $1 in
+	redis) echo "GET rps" ;;
+	nginx) echo "req/s" ;;
+	memcached) echo "set/s" ;;
+	postgres) echo "tps" ;;
+	*) echo "s" ;;
+	esac
+}
+exe_of() { basename "$(readlink -f "$(command -v "$1")")"; }
+
+check_server() {
+	local app=$1 d=$APPS_TMP/run-$1 r0= r1= p0= p1= st0= st1= why= res
+	srv_setup "$app" || { line "$app" FAIL "set-up failed" "$(tail -n 2 "$APPS_TMP/$app"/*.log 2>/dev/null | tr '\n' ' ')"; return; }
+	for mode in base scaler; do
+		if ! srv_start "$app" "$mode" "$d/$mode" 2> "$d.err"; then
+			why="$why $(cat "$d.err")"
+			kill -KILL $(tree_pids "$SRV_LAUNCH") 2>/dev/null || true
+			continue
+		fi
+		r=$(srv_load "$app" "$d/$mode") || true
+		p=$(srv_probe "$app" 2>&1 | tr '\n' ' ') || true
+		srv_stop "$app" 2>> "$d.err" || true
+		if [ "$mode" = base ]; then r0=$r p0=$p st0=$SRV_STATUS; else r1=$r p1=$p st1=$SRV_STATUS; fi
+	done
+	res="$(unit "$app") ${r0:-?} -> ${r1:-?}"
+	[ -n "$r0" ] && [ -n "$r1" ] || why="$why no client result (see $(unit "$app"));"
+	[ "$p0" = "$p1" ] && [ -n "$p0" ] || why="$why probe answer differs: [$p0] vs [$p1];"
+	local exe=$app
+	[ "$app" = redis ] && exe=$(exe_of redis-server)
+	local out
+	if [ -d "$d/scaler/prof" ]; then
+		out=$(SCALER=$SCALER python3 "$ROOT/tests/apps/check_profile.py" "$app" "$d/scaler/prof" \
+			"$d/scaler/client.out" exe="$exe" n="$([ "$app" = redis ] && echo "$REDIS_N" || echo "$MEMC_N")" \
+			base_status="${st0:-?}" status="${st1:-?}") || true
+	else
+		out="BAD no profile"
+	fi
+	case $out in
+	OK*) [ -z "$why" ] && line "$app" PASS "$res" "${out#OK }" || line "$app" FAIL "$res" "$why ${out#OK }" ;;
+	*) line "$app" FAIL "$res" "$why ${out#BAD }" ;;
+	esac
+}
+
+check_prog() {
+	local app=$1 d=$APPS_TMP/run-$1 t0 t1 why= out exe=$1
+	prog_setup "$app"
+	t0=$(prog_run "$app" base "$d/base")
+	t1=$(prog_run "$app" scaler "$d/scaler")
+	if ! cmp -s "$d/base/out" "$d/scaler/out"; then
+		why="output differs: $(diff "$d/base/out" "$d/scaler/out" | head -n 3 | tr '\n' ' ');"
+	fi
+	[ -s "$d/base/out" ] || why="$why no output;"
+	case $app in
+	sqlite3) exe=$(exe_of sqlite3) ;;
+	x264) [ -s "$d/base/work/out.264" ] || why="$why no x264 output;" ;;
+	esac
+	out=$(SCALER=$SCALER python3 "$ROOT/tests/apps/check_profile.py" "$app" "$d/scaler/prof" \
+		"$d/scaler/out" exe="$exe") || true
+	local res="time ${t0}s -> ${t1}s"
+	case $out in
+	OK*) [ -z "$why" ] && line "$app" PASS "$res" "${out#OK }" || line "$app" FAIL "$res" "$why ${out#OK }" ;;
+	*) line "$app" FAIL "$res" "$why ${out#BAD }" ;;
+	esac
+}
+
+for app in $APPS; do
+	case $app in
+	redis | nginx | memcached | postgres) check_server "$app" ;;
+	sqlite3 | python3 | x264 | git) check_prog "$app" ;;
+	*) line "$app" FAIL "unknown application" "" ;;
+	esac
+done
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]
