@@ -1,43 +1,209 @@
-#!/bin/sh
-# bench/run.sh - `make bench`: the call-rate microbenchmark. Each tool runs
-# the same binary REPS times, alternating, and the median ns/call is
-# reported with its ratio to the unprofiled run, all from this one run.
-set -e
-root=$(cd "$(dirname "$0")/.." && pwd)
-out="$root/build/bench"
-mkdir -p "$out"
-cc -O2 -fPIC -shared -o "$out/libbenchempty.so" "$root/bench/empty.c"
-cc -O2 -o "$out/callrate" "$root/bench/callrate.c" -L"$out" -lbenchempty -Wl,-rpath,"$out"
+#!/usr/bin/env bash
+# bench/run.sh - `make bench`, three parts in one run (PARTS selects):
+#   callrate  ns per call of an empty shared-library function: no profiler,
+#             each scaler timing mode, uftrace record --force, ltrace -c
+#             (fewer calls), perf record -g -F 4000; median of CALL_REPS
+#             runs each, alternating tools, one table with ratios
+#   servers   redis-server + redis-benchmark, nginx + wrk, memcached +
+#             memcslap, postgres + pgbench, a sqlite3 workload: REPS rounds
+#             of (no profiler, scaler record, perf record -g -F 4000) in
+#             turn; median throughput (or time) and peak RSS, with ratios
+#   memory    bytes per (thread, caller, API) record, read from a profile's
+#             thread file header, and the RSS a profile adds to a program
+#             with many threads x many APIs
+# Servers, clients and their start/stop code are tests/apps/lib.sh (shared
+# with `make check-apps`); missing tools and servers are installed from
+# Debian's packages. Prints markdown tables (doc/performance.md holds the
+# latest). Environment: PARTS, REPS (3), CALL_REPS (5), N (20000000 calls),
+# SERVERS, DUR (seconds of wrk/pgbench load, 3), THREADS (64).
+set -eu
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+. "$ROOT/tests/apps/lib.sh"
+PARTS=${PARTS:-callrate servers memory}
+REPS=${REPS:-3}
+CALL_REPS=${CALL_REPS:-5}
 N=${N:-20000000}
-REPS=${REPS:-5}
-scaler="$root/build/bin/scaler"
-cd "$out"
-median() { sort -n | awk '{a[NR]=$1} END {print (NR%2) ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2}'; }
-run() { # name, command...
-	name=$1; shift
-	: > "$out/$name.txt"
-	i=0
-	while [ $i -lt "$REPS" ]; do
-		"$@" 2>/dev/null | tail -n 1 >> "$out/$name.txt"
-		i=$((i + 1))
+SERVERS=${SERVERS:-redis nginx memcached postgres sqlite3}
+THREADS=${THREADS:-64}
+out="$ROOT/build/bench"
+mkdir -p "$out"
+apps_init
+case " $PARTS " in
+*" servers "*) apps_install uftrace ltrace hyperfine perf time redis-server redis-benchmark \
+	redis-cli nginx wrk memcached memcslap postgres pgbench psql sqlite3 setpriv ||
+	echo "warning: apt-get install failed" >&2 ;;
+*) apps_install uftrace ltrace hyperfine perf time || echo "warning: apt-get install failed" >&2 ;;
+esac
+
+median() { sort -g | awk '{a[NR]=$1} END {if (NR == 0) print "nan"; else print (NR%2) ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2}'; }
+echo "machine: $(lscpu | sed -n 's/^Model name: *//p' | head -n 1), $(nproc) cpus, kernel $(uname -r), $(ldd --version | head -n 1 | sed 's/.* //')"
+echo
+
+# ---- (a) call rate -----------------------------------------------------------
+if [[ " $PARTS " == *" callrate "* ]]; then
+	cc -O2 -fPIC -shared -o "$out/libbenchempty.so" "$ROOT/bench/empty.c"
+	cc -O2 -o "$out/callrate" "$ROOT/bench/callrate.c" -L"$out" -lbenchempty -Wl,-rpath,"$out"
+	cd "$out"
+	tools=("none" "scaler-none" "scaler-adaptive" "scaler-all" "perf")
+	command -v uftrace >/dev/null && tools+=(uftrace)
+	command -v ltrace >/dev/null && tools+=(ltrace)
+	for t in "${tools[@]}"; do : > "$out/cr-$t.txt"; done
+	# one run of each tool per round, so drifts of the machine hit all alike
+	for i in $(seq "$CALL_REPS"); do
+		for t in "${tools[@]}"; do
+			case $t in
+			none) ./callrate "$N" ;;
+			scaler-*) "$SCALER" record -o "$out/sd-$t" --timing="${t#scaler-}" -- ./callrate "$N" ;;
+			perf) perf record -q -g -F 4000 -o "$out/perf-callrate.data" -- ./callrate "$N" ;;
+			uftrace) uftrace record --force -d "$out/uftrace.data" ./callrate $((N / 20)) ;;
+			ltrace) ltrace -c -o /dev/null ./callrate 20000 ;;
+			esac 2>/dev/null | tail -n 1 >> "$out/cr-$t.txt"
+		done
 	done
-	median < "$out/$name.txt"
-}
-base=$(run base ./callrate "$N")
-printf '%-26s %10s %10s %10s\n' "tool" "ns/call" "added ns" "ratio"
-row() { awk -v n="$1" -v v="$2" -v b="$base" 'BEGIN {printf "%-26s %10.2f %10.2f %9.2fx\n", n, v, v-b, v/b}'; }
-row "none (no profiler)" "$base"
-for m in none adaptive all; do
-	v=$(run "scaler-$m" "$scaler" record -o "$out/sd-$m" --timing=$m -- ./callrate "$N")
-	row "scaler --timing=$m" "$v"
-done
-if command -v uftrace >/dev/null 2>&1; then
-	n2=$((N / 20))
-	v=$(run uftrace uftrace record --force -d "$out/uftrace.data" ./callrate "$n2")
-	row "uftrace record --force" "$v"
+	rm -rf "$out/perf-callrate.data" "$out/uftrace.data"
+	base=$(median < "$out/cr-none.txt")
+	echo "### (a) call rate: ns per call, median of $CALL_REPS alternating runs"
+	echo
+	echo "| tool | ns/call | added ns/call | ratio |"
+	echo "|---|---:|---:|---:|"
+	for t in "${tools[@]}"; do
+		case $t in
+		none) name="no profiler" ;;
+		scaler-adaptive) name="scaler --timing=adaptive (default)" ;;
+		scaler-*) name="scaler --timing=${t#scaler-}" ;;
+		perf) name="perf record -g -F 4000" ;;
+		uftrace) name="uftrace record --force ($((N / 20)) calls)" ;;
+		ltrace) name="ltrace -c (20000 calls)" ;;
+		esac
+		v=$(median < "$out/cr-$t.txt")
+		awk -v n="$name" -v v="$v" -v b="$base" 'BEGIN {printf "| %s | %.2f | %.2f | %.2fx |\n", n, v, v-b, v/b}'
+	done
+	echo
+	echo "($N calls of an empty function in a shared library, timed inside the program)"
+	if command -v hyperfine >/dev/null; then
+		hyperfine -N --runs 15 --warmup 2 --export-json "$out/startup.json" \
+			"git --version" "$SCALER record -o $out/sd-startup -- git --version" >/dev/null 2>&1 &&
+			python3 -c 'import json, sys
+r = json.load(open(sys.argv[1]))["results"]
+print("start-up (hyperfine -N, git --version): %.1f ms without, %.1f ms with scaler record (median of 15)"
+      % (r[0]["median"] * 1e3, r[1]["median"] * 1e3))' "$out/startup.json"
+	fi
+	echo
+	cd "$ROOT"
 fi
-if command -v ltrace >/dev/null 2>&1; then
-	v=$(run ltrace ltrace -c -o /dev/null ./callrate 20000)
-	row "ltrace -c" "$v"
+
+# ---- (b) real servers ---------------------------------------------------------
+if [[ " $PARTS " == *" servers "* ]]; then
+	modes="base scaler perf"
+	for app in $SERVERS; do
+		for m in $modes; do : > "$out/sv-$app-$m.tput"; : > "$out/sv-$app-$m.rss"; done
+		case $app in
+		sqlite3) prog_setup sqlite3 ;;
+		*) srv_setup "$app" ;;
+		esac
+		for i in $(seq "$REPS"); do
+			for m in $modes; do
+				d=$APPS_TMP/b-$app-$m-$i
+				if [ "$app" = sqlite3 ]; then
+					t=$(PROG_RSS="$d/rss" prog_run sqlite3 "$m" "$d")
+					echo "$t" >> "$out/sv-$app-$m.tput"
+					cat "$d/rss" >> "$out/sv-$app-$m.rss"
+				elif srv_start "$app" "$m" "$d"; then
+					rss_watch "$d/rss"
+					r=$(srv_load "$app" "$d") || true
+					rss_peak
+					srv_stop "$app"
+					[ -n "$r" ] && echo "$r" >> "$out/sv-$app-$m.tput"
+					echo "$RSS_PEAK" >> "$out/sv-$app-$m.rss"
+				else
+					kill -KILL $(tree_pids "$SRV_LAUNCH") 2>/dev/null || true
+				fi
+				rm -rf "$d"     # perf.data and profiles are large
+			done
+		done
+	done
+	echo "### (b) real servers: median of $REPS alternating rounds (no profiler, scaler, perf)"
+	echo
+	echo "| workload | metric | no profiler | scaler | scaler loss | perf -g -F 4000 | perf loss | peak RSS MB | scaler RSS | perf RSS |"
+	echo "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|"
+	for app in $SERVERS; do
+		case $app in
+		redis) w="redis-server + redis-benchmark (20 conns, SET+GET)"; u="GET req/s" ;;
+		nginx) w="nginx master + 2 workers + wrk (16 KiB page, ${DUR} s)"; u="req/s" ;;
+		memcached) w="memcached -t 2 + memcslap (4 x ${MEMC_N:-10000} sets)"; u="sets/s" ;;
+		postgres) w="postgres + pgbench TPC-B (4 conns, ${DUR} s)"; u="tps" ;;
+		sqlite3) w="sqlite3 (${SQLITE_ROWS:-100000}-row insert, index, join)"; u="seconds" ;;
+		esac
+		b=$(median < "$out/sv-$app-base.tput"); s=$(median < "$out/sv-$app-scaler.tput")
+		p=$(median < "$out/sv-$app-perf.tput")
+		rb=$(median < "$out/sv-$app-base.rss"); rs=$(median < "$out/sv-$app-scaler.rss")
+		rp=$(median < "$out/sv-$app-perf.rss")
+		awk -v w="$w" -v u="$u" -v b="$b" -v s="$s" -v p="$p" -v rb="$rb" -v rs="$rs" -v rp="$rp" 'BEGIN {
+			# loss: throughput lost, or time added (sqlite3)
+			if (u == "seconds") { ls = s / b - 1; lp = p / b - 1 } else { ls = 1 - s / b; lp = 1 - p / b }
+			printf "| %s | %s | %.6g | %.6g | %+.1f%% | %.6g | %+.1f%% | %.1f | %.1f (%.2fx) | %.1f (%.2fx) |\n",
+				w, u, b, s, 100 * ls, p, 100 * lp, rb / 1024, rs / 1024, rs / rb, rp / 1024, rp / rb }'
+	done
+	echo
+	echo "(peak RSS: the largest sum of VmHWM over the server's processes, sampled every 0.1 s while"
+	echo " the client runs; sqlite3: GNU time's maximum RSS of the sqlite3 process. The profiler's own"
+	echo " process (scaler record, perf) is not counted. Raw runs: build/bench/sv-*)"
+	echo
 fi
-echo "(N=$N calls, median of $REPS runs; machine: $(nproc) cpus, $(uname -r))"
+
+# ---- (c) memory -----------------------------------------------------------------
+if [[ " $PARTS " == *" memory "* ]]; then
+	# 512 functions in a library, each called by the program through its own PLT slot
+	nf=512
+	{
+		for i in $(seq 0 $((nf - 1))); do echo "void f$i(void) { __asm__ volatile(\"\"); }"; done
+	} > "$out/libmanyapis.c"
+	{
+		echo "/* generated by bench/run.sh */"
+		for i in $(seq 0 $((nf - 1))); do echo "void f$i(void);"; done
+		echo "static void call_all(void) {"
+		for i in $(seq 0 $((nf - 1))); do echo "	f$i();"; done
+		echo "}"
+	} > "$out/manyapis_calls.h"
+	cc -O2 -fPIC -shared -o "$out/libmanyapis.so" "$out/libmanyapis.c"
+	cc -O2 -pthread -I"$out" -o "$out/manyapis" "$ROOT/bench/manyapis.c" -L"$out" -lmanyapis \
+		-Wl,-rpath,"$out"
+	for t in 1 "$THREADS"; do
+		for m in base scaler; do : > "$out/mem-$m-$t.txt"; done
+		for i in $(seq "$REPS"); do
+			/usr/bin/time -f %M -o "$out/mem.tmp" "$out/manyapis" "$t"
+			cat "$out/mem.tmp" >> "$out/mem-base-$t.txt"
+			# GNU time reports the largest of the recorder and the program: the program
+			/usr/bin/time -f %M -o "$out/mem.tmp" "$SCALER" record -o "$out/sd-mem-$t" -- \
+				"$out/manyapis" "$t"
+			cat "$out/mem.tmp" >> "$out/mem-scaler-$t.txt"
+		done
+	done
+	thr=$(ls "$out/sd-mem-$THREADS"/*-t1.thr | head -n 1)
+	python3 - "$thr" "$out" "$THREADS" "$nf" <<'EOF'
+import os, statistics, struct, sys
+thr, out, T, nf = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
+with open(thr, "rb") as f:
+    h = f.read(24)
+# struct sc_thr_header: magic[8], version, seq, tid, rec_size (src/common/format.h)
+magic, version, seq, tid, rec_size = struct.unpack("<8sIIII", h)
+size = os.path.getsize(thr)
+def med(name):
+    return statistics.median(int(x) for x in open(os.path.join(out, name)).read().split())
+b1, bt, s1, st = med("mem-base-1.txt"), med("mem-base-%d.txt" % T), med("mem-scaler-1.txt"), med("mem-scaler-%d.txt" % T)
+per_thread = ((st - bt) - (s1 - b1)) * 1024 / (T - 1)
+print("### (c) memory")
+print()
+print("| quantity | value |")
+print("|---|---:|")
+print("| bytes per (thread, caller, API) record (rec_size in %s) | %d |" % (os.path.basename(thr), rec_size))
+print("| thread file: 4096-byte header + one record per shadow entry of the process (%d entries) | %d bytes |" % ((size - 4096) // rec_size, size))
+print("| %d threads x %d APIs, peak RSS without / with scaler (median of runs) | %.1f MB / %.1f MB (+%.1f%%) |" % (T, nf, bt / 1024, st / 1024, 100.0 * (st - bt) / bt))
+print("| 1 thread x %d APIs, peak RSS without / with scaler | %.1f MB / %.1f MB (+%.1f%%) |" % (nf, b1 / 1024, s1 / 1024, 100.0 * (s1 - b1) / b1))
+print("| RSS added per extra thread | %.0f bytes (%.0f per API it calls) |" % (per_thread, per_thread / nf))
+print()
+print("(peak RSS: GNU time's maximum resident set of the program; the per-thread figure is")
+print(" ((with - without) at %d threads - (with - without) at 1 thread) / %d)" % (T, T - 1))
+EOF
+	rm -rf "$out"/sd-mem-*
+fi

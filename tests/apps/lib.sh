@@ -24,8 +24,9 @@
 #                             QUIT or INT sent to SRV_LAUNCH: `scaler record`
 #                             passes it on; perf's child gets it directly),
 #                             waits (bounded) and sets SRV_STATUS
-#   rss_watch / rss_peak      the peak of the summed VmHWM of SRV_PROG's
-#                             process tree while the client runs, in KiB
+#   rss_watch FILE / rss_peak the peak of the summed VmHWM of SRV_PROG's
+#                             process tree while the client runs: RSS_PEAK
+#                             (KiB)
 #   prog_run APP MODE DIR     the non-server applications (sqlite3 python3
 #                             x264 git): runs it, output in DIR/out, elapsed
 #                             seconds printed
@@ -81,6 +82,7 @@ pkg_of() {
 have() {
 	case $1 in
 	postgres | initdb) [ -n "$(pg_bin "$1")" ] ;;
+	time) [ -x /usr/bin/time ] ;;      # not the shell's keyword
 	*) command -v "$1" >/dev/null 2>&1 ;;
 	esac
 }
@@ -302,10 +304,12 @@ rss_watch() {
 	RSS_PID=$!
 	APPS_PIDS="$APPS_PIDS $RSS_PID"
 }
+# rss_peak: sets RSS_PEAK (call it directly, not in $(...): the watcher is
+# this shell's child)
 rss_peak() {
 	kill -USR1 "$RSS_PID" 2>/dev/null || true
 	wait "$RSS_PID" || true
-	cat "$RSS_FILE" 2>/dev/null || echo 0
+	RSS_PEAK=$(cat "$RSS_FILE" 2>/dev/null || echo 0)
 }
 
 # ---- the non-server applications ------------------------------------------
@@ -339,9 +343,12 @@ EOF
 	esac
 }
 
-# prog_run APP MODE DIR: output in DIR/out; prints elapsed seconds
+# prog_run APP MODE DIR: output in DIR/out; prints elapsed seconds. With
+# PROG_RSS=FILE (sqlite3), GNU time writes the program's peak RSS (KiB) there.
 prog_run() {
-	app=$1 mode=$2 dir=$3
+	local app=$1 mode=$2 dir=$3 pre t0 t1
+	local -a rss=()
+	[ -n "${PROG_RSS:-}" ] && rss=(/usr/bin/time -f %M -o "$PROG_RSS")
 	mkdir -p "$dir/work"
 	case $mode in
 	base) pre= ;;
@@ -351,7 +358,7 @@ prog_run() {
 	t0=$(date +%s.%N)
 	case $app in
 	sqlite3)
-		(cd "$dir/work" && timeout 300 $pre sqlite3 w.db < "$APPS_TMP/sqlite.sql") > "$dir/out" 2>&1
+		(cd "$dir/work" && timeout 300 $pre "${rss[@]}" sqlite3 w.db < "$APPS_TMP/sqlite.sql") > "$dir/out" 2>&1
 		;;
 	python3)
 		(cd "$dir/work" && timeout 300 $pre "$PY" "$ROOT/tests/e2e/real/py_workload.py") \
