@@ -96,7 +96,7 @@ fi
 if [[ " $PARTS " == *" servers "* ]]; then
 	modes="base scaler perf"
 	for app in $SERVERS; do
-		for m in $modes; do : > "$out/sv-$app-$m.tput"; : > "$out/sv-$app-$m.rss"; done
+		for m in $modes; do : > "$out/sv-$app-$m.tput"; : > "$out/sv-$app-$m.rss"; : > "$out/sv-$app-$m.anon"; done
 		case $app in
 		sqlite3) prog_setup sqlite3 ;;
 		*) srv_setup "$app" ;;
@@ -108,6 +108,7 @@ if [[ " $PARTS " == *" servers "* ]]; then
 					t=$(PROG_RSS="$d/rss" prog_run sqlite3 "$m" "$d")
 					echo "$t" >> "$out/sv-$app-$m.tput"
 					cat "$d/rss" >> "$out/sv-$app-$m.rss"
+					echo nan >> "$out/sv-$app-$m.anon"
 				elif srv_start "$app" "$m" "$d"; then
 					rss_watch "$d/rss"
 					r=$(srv_load "$app" "$d") || true
@@ -115,6 +116,7 @@ if [[ " $PARTS " == *" servers "* ]]; then
 					srv_stop "$app"
 					[ -n "$r" ] && echo "$r" >> "$out/sv-$app-$m.tput"
 					echo "$RSS_PEAK" >> "$out/sv-$app-$m.rss"
+					echo "$RSS_ANON" >> "$out/sv-$app-$m.anon"
 				else
 					kill -KILL $(tree_pids "$SRV_LAUNCH") 2>/dev/null || true
 				fi
@@ -124,8 +126,8 @@ if [[ " $PARTS " == *" servers "* ]]; then
 	done
 	echo "### (b) real servers: median of $REPS alternating rounds (no profiler, scaler, perf)"
 	echo
-	echo "| workload | metric | no profiler | scaler | scaler loss | perf -g -F 4000 | perf loss | peak RSS MB | scaler RSS | perf RSS |"
-	echo "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|"
+	echo "| workload | metric | no profiler | scaler | scaler loss | perf -g -F 4000 | perf loss | peak RSS MB | scaler RSS | perf RSS | private (anon) MB: none / scaler |"
+	echo "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
 	for app in $SERVERS; do
 		case $app in
 		redis) w="redis-server + redis-benchmark (20 conns, SET+GET)"; u="GET req/s" ;;
@@ -138,16 +140,20 @@ if [[ " $PARTS " == *" servers "* ]]; then
 		p=$(median < "$out/sv-$app-perf.tput")
 		rb=$(median < "$out/sv-$app-base.rss"); rs=$(median < "$out/sv-$app-scaler.rss")
 		rp=$(median < "$out/sv-$app-perf.rss")
-		awk -v w="$w" -v u="$u" -v b="$b" -v s="$s" -v p="$p" -v rb="$rb" -v rs="$rs" -v rp="$rp" 'BEGIN {
+		ab=$(grep -v nan "$out/sv-$app-base.anon" | median); as=$(grep -v nan "$out/sv-$app-scaler.anon" | median)
+		awk -v w="$w" -v u="$u" -v b="$b" -v s="$s" -v p="$p" -v rb="$rb" -v rs="$rs" -v rp="$rp" \
+			-v ab="$ab" -v as="$as" 'BEGIN {
 			# loss: throughput lost, or time added (sqlite3)
 			if (u == "seconds") { ls = s / b - 1; lp = p / b - 1 } else { ls = 1 - s / b; lp = 1 - p / b }
-			printf "| %s | %s | %.6g | %.6g | %+.1f%% | %.6g | %+.1f%% | %.1f | %.1f (%.2fx) | %.1f (%.2fx) |\n",
-				w, u, b, s, 100 * ls, p, 100 * lp, rb / 1024, rs / 1024, rs / rb, rp / 1024, rp / rb }'
+			an = (ab == "nan") ? "-" : sprintf("%.1f / %.1f (%.2fx)", ab / 1024, as / 1024, as / ab)
+			printf "| %s | %s | %.6g | %.6g | %+.1f%% | %.6g | %+.1f%% | %.1f | %.1f (%.2fx) | %.1f (%.2fx) | %s |\n",
+				w, u, b, s, 100 * ls, p, 100 * lp, rb / 1024, rs / 1024, rs / rb, rp / 1024, rp / rb, an }'
 	done
 	echo
 	echo "(peak RSS: the largest sum of VmHWM over the server's processes, sampled every 0.1 s while"
 	echo " the client runs; sqlite3: GNU time's maximum RSS of the sqlite3 process. The profiler's own"
-	echo " process (scaler record, perf) is not counted. Raw runs: build/bench/sv-*)"
+	echo " process (scaler record, perf) is not counted. Private: the largest sum of RssAnon, i.e."
+	echo " without the file pages of the program and its libraries. Raw runs: build/bench/sv-*)"
 	echo
 fi
 

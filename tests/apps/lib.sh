@@ -25,8 +25,8 @@
 #                             passes it on; perf's child gets it directly),
 #                             waits (bounded) and sets SRV_STATUS
 #   rss_watch FILE / rss_peak the peak of the summed VmHWM of SRV_PROG's
-#                             process tree while the client runs: RSS_PEAK
-#                             (KiB)
+#                             process tree while the client runs: RSS_PEAK,
+#                             and of its private memory: RSS_ANON (KiB)
 #   prog_run APP MODE DIR     the non-server applications (sqlite3 python3
 #                             x264 git): runs it, output in DIR/out, elapsed
 #                             seconds printed
@@ -309,7 +309,7 @@ rss_watch() {
 rss_peak() {
 	kill -USR1 "$RSS_PID" 2>/dev/null || true
 	wait "$RSS_PID" || true
-	RSS_PEAK=$(cat "$RSS_FILE" 2>/dev/null || echo 0)
+	read -r RSS_PEAK RSS_ANON < "$RSS_FILE" || { RSS_PEAK=0 RSS_ANON=0; }
 }
 
 # ---- the non-server applications ------------------------------------------

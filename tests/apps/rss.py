@@ -2,7 +2,9 @@
 """rss.py PID FILE - peak memory of a process tree, for tests/apps/lib.sh.
 
 Every 0.1 s sums VmHWM (each process's own peak resident set) over PID and
-all its descendants, and keeps the largest sum. Writes it (KiB) to FILE when
+all its descendants, and keeps the largest sum; likewise the largest sum of
+RssAnon (private memory, without the file pages of the program and its
+libraries). Writes both (KiB, "hwm anon") to FILE when
 it gets SIGUSR1, when PID is gone, or after 10 minutes, then exits. Pages
 shared between processes (a postgres shared buffer pool, a forked parent's
 heap) count once per process that touched them, the same with and without a
@@ -37,23 +39,34 @@ def tree():
     return seen
 
 
-def hwm(pid):
+def mem(pid):
+    got = {"VmHWM:": 0, "RssAnon:": 0}
     try:
         with open("/proc/%d/status" % pid) as f:
             for line in f:
-                if line.startswith("VmHWM:"):
-                    return int(line.split()[1])
+                k = line.split(":", 1)[0] + ":"
+                if k in got:
+                    got[k] = int(line.split()[1])
     except OSError:
         pass
-    return 0
+    return got["VmHWM:"], got["RssAnon:"]
 
 
-peak = 0
+peak = anon = 0
+
+
+def sample():
+    global peak, anon
+    m = [mem(p) for p in tree()]
+    peak = max(peak, sum(h for h, _ in m))
+    anon = max(anon, sum(a for _, a in m))
+
+
 end = time.time() + 600
 while not stop and time.time() < end and os.path.exists("/proc/%d" % root):
-    peak = max(peak, sum(hwm(p) for p in tree()))
+    sample()
     time.sleep(0.1)
 if os.path.exists("/proc/%d" % root):
-    peak = max(peak, sum(hwm(p) for p in tree()))
+    sample()
 with open(out, "w") as f:
-    f.write("%d\n" % peak)
+    f.write("%d %d\n" % (peak, anon))
