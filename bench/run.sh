@@ -24,6 +24,7 @@ REPS=${REPS:-3}
 CALL_REPS=${CALL_REPS:-5}
 N=${N:-20000000}
 SERVERS=${SERVERS:-redis nginx memcached postgres sqlite3}
+CALL_NS=${CALL_NS:-3.3}      # added ns per counted call; part (a) measures it
 THREADS=${THREADS:-64}
 out="$ROOT/build/bench"
 mkdir -p "$out"
@@ -62,6 +63,7 @@ if [[ " $PARTS " == *" callrate "* ]]; then
 	done
 	rm -rf "$out/perf-callrate.data" "$out/uftrace.data"
 	base=$(median < "$out/cr-none.txt")
+	CALL_NS=$(median < "$out/cr-scaler-adaptive.txt" | awk -v b="$base" '{ printf "%.1f", $1 - b }')
 	echo "### (a) call rate: ns per call, median of $CALL_REPS alternating runs"
 	echo
 	echo "| tool | ns/call | added ns/call | ratio |"
@@ -95,8 +97,17 @@ fi
 # ---- (b) real servers ---------------------------------------------------------
 if [[ " $PARTS " == *" servers "* ]]; then
 	modes="base scaler perf"
+	# calls_of PROFILE REQUESTS: intercepted calls per request in a profile
+	calls_of() {
+		"$SCALER" report -i "$1" --format json | python3 -c 'import json, sys
+print(sum(c["count"] for c in json.load(sys.stdin)["calls"]) / int(sys.argv[1]))' "$2"
+	}
 	for app in $SERVERS; do
-		for m in $modes; do : > "$out/sv-$app-$m.tput"; : > "$out/sv-$app-$m.rss"; : > "$out/sv-$app-$m.anon"; done
+		for m in $modes; do
+			: > "$out/sv-$app-$m.tput"; : > "$out/sv-$app-$m.rss"; : > "$out/sv-$app-$m.anon"
+			: > "$out/sv-$app-$m.cpu"
+		done
+		: > "$out/sv-$app-calls"
 		case $app in
 		sqlite3) prog_setup sqlite3 ;;
 		*) srv_setup "$app" ;;
@@ -107,8 +118,11 @@ if [[ " $PARTS " == *" servers "* ]]; then
 				if [ "$app" = sqlite3 ]; then
 					t=$(PROG_RSS="$d/rss" prog_run sqlite3 "$m" "$d")
 					echo "$t" >> "$out/sv-$app-$m.tput"
-					cat "$d/rss" >> "$out/sv-$app-$m.rss"
+					read -r kb us ss < "$d/rss"
+					echo "$kb" >> "$out/sv-$app-$m.rss"
 					echo nan >> "$out/sv-$app-$m.anon"
+					echo "$us $ss" | awk '{ print ($1 + $2) * 1e6 }' >> "$out/sv-$app-$m.cpu"
+					[ "$m" = scaler ] && calls_of "$d/prof" 1 >> "$out/sv-$app-calls"
 				elif srv_start "$app" "$m" "$d"; then
 					rss_watch "$d/rss"
 					r=$(srv_load "$app" "$d") || true
@@ -117,6 +131,11 @@ if [[ " $PARTS " == *" servers "* ]]; then
 					[ -n "$r" ] && echo "$r" >> "$out/sv-$app-$m.tput"
 					echo "$RSS_PEAK" >> "$out/sv-$app-$m.rss"
 					echo "$RSS_ANON" >> "$out/sv-$app-$m.anon"
+					req=$(srv_requests "$app" "$d")
+					# server CPU µs per request; intercepted calls per request
+					[ -n "$req" ] && [ "$req" -gt 0 ] && awk -v c="$SRV_CPU_MS" -v r="$req" \
+						'BEGIN { print c * 1000 / r }' >> "$out/sv-$app-$m.cpu"
+					[ "$m" = scaler ] && [ -n "$req" ] && calls_of "$d/prof" "$req" >> "$out/sv-$app-calls"
 				else
 					kill -KILL $(tree_pids "$SRV_LAUNCH") 2>/dev/null || true
 				fi
@@ -148,6 +167,19 @@ if [[ " $PARTS " == *" servers "* ]]; then
 			an = (ab == "nan") ? "-" : sprintf("%.1f / %.1f (%.2fx)", ab / 1024, as / 1024, as / ab)
 			printf "| %s | %s | %.6g | %.6g | %+.1f%% | %.6g | %+.1f%% | %.1f | %.1f (%.2fx) | %.1f (%.2fx) | %s |\n",
 				w, u, b, s, 100 * ls, p, 100 * lp, rb / 1024, rs / 1024, rs / rb, rp / 1024, rp / rb, an }'
+	done
+	echo
+	echo "Where the time goes: calls the profile counted per request, the server's CPU time per"
+	echo "request without a profiler, and what those calls cost at the call-rate benchmark's"
+	echo "added ns per counted call (${CALL_NS} ns, part a) as a share of that CPU time:"
+	echo
+	echo "| workload | intercepted calls per request | server CPU µs per request | calls x ${CALL_NS} ns / CPU |"
+	echo "|---|---:|---:|---:|"
+	for app in $SERVERS; do
+		c=$(median < "$out/sv-$app-calls"); cpu=$(median < "$out/sv-$app-base.cpu")
+		[ "$app" = sqlite3 ] && what="$app (per run)" || what=$app
+		awk -v w="$what" -v c="$c" -v u="$cpu" -v k="$CALL_NS" 'BEGIN {
+			printf "| %s | %.1f | %.2f | %.2f%% |\n", w, c, u, 100 * c * k / 1000 / u }'
 	done
 	echo
 	echo "(peak RSS: the largest sum of VmHWM over the server's processes, sampled every 0.1 s while"

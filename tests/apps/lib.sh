@@ -26,7 +26,8 @@
 #                             waits (bounded) and sets SRV_STATUS
 #   rss_watch FILE / rss_peak the peak of the summed VmHWM of SRV_PROG's
 #                             process tree while the client runs: RSS_PEAK,
-#                             and of its private memory: RSS_ANON (KiB)
+#                             and of its private memory: RSS_ANON (KiB);
+#                             the tree's CPU time so far: SRV_CPU_MS
 #   prog_run APP MODE DIR     the non-server applications (sqlite3 python3
 #                             x264 git): runs it, output in DIR/out, elapsed
 #                             seconds printed
@@ -265,6 +266,16 @@ srv_load() {
 	esac
 }
 
+# srv_requests APP DIR: how many requests the client's run made
+srv_requests() {
+	case $1 in
+	redis) echo $((2 * ${REDIS_N:-100000})) ;;         # SET + GET
+	nginx) awk '/ requests in / { print $1 }' "$2/client.out" ;;
+	memcached) echo $((4 * ${MEMC_N:-10000})) ;;
+	postgres) awk '/^number of transactions actually processed:/ { print $NF }' "$2/client.out" ;;
+	esac
+}
+
 srv_stopsig() {
 	case $1 in
 	nginx) echo QUIT ;;        # graceful: workers finish, then the master
@@ -309,7 +320,7 @@ rss_watch() {
 rss_peak() {
 	kill -USR1 "$RSS_PID" 2>/dev/null || true
 	wait "$RSS_PID" || true
-	read -r RSS_PEAK RSS_ANON < "$RSS_FILE" || { RSS_PEAK=0 RSS_ANON=0; }
+	read -r RSS_PEAK RSS_ANON SRV_CPU_MS < "$RSS_FILE" || { RSS_PEAK=0 RSS_ANON=0 SRV_CPU_MS=0; }
 }
 
 # ---- the non-server applications ------------------------------------------
@@ -344,11 +355,12 @@ EOF
 }
 
 # prog_run APP MODE DIR: output in DIR/out; prints elapsed seconds. With
-# PROG_RSS=FILE (sqlite3), GNU time writes the program's peak RSS (KiB) there.
+# PROG_RSS=FILE (sqlite3), GNU time writes the program's peak RSS (KiB) and
+# its user and system seconds there.
 prog_run() {
 	local app=$1 mode=$2 dir=$3 pre t0 t1
 	local -a rss=()
-	[ -n "${PROG_RSS:-}" ] && rss=(/usr/bin/time -f %M -o "$PROG_RSS")
+	[ -n "${PROG_RSS:-}" ] && rss=(/usr/bin/time -f "%M %U %S" -o "$PROG_RSS")
 	mkdir -p "$dir/work"
 	case $mode in
 	base) pre= ;;
