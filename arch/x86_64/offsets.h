@@ -25,8 +25,9 @@
 #define FR_REC      24  /* struct sc_rec * to charge */
 #define FR_CHILD    32  /* ticks of timed calls nested inside this one */
 #define FR_P        40  /* parallel clock when the API was entered */
-#define FR_FLAGS    48  /* FRF_*: what the return must undo */
-#define FR_PAD      56
+#define FR_FLAGS    48  /* uint32 FRF_*: what the return must undo */
+#define FR_PAD      52
+#define FR_OVH      56  /* what timing its nested calls cost inside it */
 #define FR_SIZE     64
 #define FRF_WAIT    64  /* a Wait API: the thread stopped running
 			   (= ASM_ENT_WAIT, copied from the entry) */

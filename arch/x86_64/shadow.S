@@ -123,10 +123,11 @@ ENTRY(sc_shadow_common)
 	incq	RC_COUNT(%r11)
 	decl	RC_COUNTDOWN(%r11)
 	jle	.Ltimed
-	subq	TH_RECS(%r10), %r11		/* back to the entry: idx*64 ... */
+	subq	TH_RECS(%r10), %r11		/* back to the entry: idx*256 ... */
 	shrq	$(RC_SHIFT - EN_SHIFT), %r11	/* ... idx*16 */
 	addq	sc_entry_table(%rip), %r11
 	jmpq	*EN_TARGET(%r11)
+
 
 /*
  * Timed path (r10 = thread, r11 = rec). Push a shadow frame holding the
@@ -183,7 +184,8 @@ ENTRY(sc_shadow_common)
 	movq	$0, FR_CHILD(%rcx)
 	movl	EN_FLAGS(%rax), %edi
 	andl	$ASM_ENT_WAIT, %edi
-	movq	%rdi, FR_FLAGS(%rcx)
+	movl	%edi, FR_FLAGS(%rcx)
+	movq	$0, FR_OVH(%rcx)
 	leaq	sc_return_trampoline(%rip), %rdx
 	movq	%rdx, RA(%rsp)
 	movq	EN_TARGET(%rax), %r11
@@ -192,7 +194,7 @@ ENTRY(sc_shadow_common)
 	orq	%rdx, %rax
 	movq	%rax, FR_TSC(%rcx)
 	movq	%rax, %rsi			/* now */
-	testl	%edi, %edi
+	testl	$ASM_ENT_WAIT, %edi
 	jnz	.Lwait_enter
 	PREAD
 .Lentered:
@@ -396,7 +398,11 @@ sc_return_trampoline:
 	movq	%rax, 8(%rdi)
 	subq	FR_P(%rcx), %rax		/* rax = P interval */
 	movq	%rsi, %rdx
-	subq	FR_TSC(%rcx), %rdx		/* rdx = elapsed ticks */
+	subq	FR_TSC(%rcx), %rdx		/* rdx = elapsed ticks, */
+	subq	FR_OVH(%rcx), %rdx		/* less timing nested calls */
+	jae	1f
+	xorl	%edx, %edx
+1:
 	movq	FR_REC(%rcx), %r11
 	incq	RC_TIMED(%r11)
 	addq	%rdx, RC_TICKS(%r11)
@@ -410,6 +416,7 @@ sc_return_trampoline:
 	movl	RC_SPAN(%r11), %edi
 	cmpl	$1, %edi
 	adcl	$0, %edi			/* rdi = w = max(span, 1) */
+
 	addq	%rdi, RC_WCOUNT(%r11)
 	imulq	%rdi, %rax
 	addq	%rax, RC_WPTICKS(%r11)
@@ -448,6 +455,9 @@ sc_return_trampoline:
 	cmpq	TH_SPBASE(%r10), %rcx
 	jbe	2f
 	addq	%r8, (FR_CHILD - FR_SIZE)(%rcx)
+	/* and the interceptor's cost of timing this call is not its time */
+	movq	sc_nested_ticks(%rip), %rax
+	addq	%rax, (FR_OVH - FR_SIZE)(%rcx)
 2:	/*
 	 * Next period: a slow call, and every Wait API, is always followed
 	 * by a timed one (a Wait must be seen entering and leaving, for the

@@ -27,6 +27,9 @@ SC_HIDDEN uint32_t sc_period_min = 1, sc_period_max = 127;
 SC_HIDDEN uint64_t sc_slow_ticks = ~0ull;
 SC_HIDDEN uint32_t sc_xsave_size = 512;
 SC_HIDDEN int sc_have_xsave;
+/* What one timed call costs its timed caller: from outside, all of the
+ * interceptor's timed path and trampoline, less a plain call. */
+SC_HIDDEN uint64_t sc_nested_ticks;
 
 void sc_meta_set_clock(uint64_t tsc, uint64_t mono, uint64_t hz, uint64_t overhead) SC_HIDDEN;
 
@@ -36,6 +39,7 @@ _Static_assert(offsetof(struct sc_thread, sp) == TH_SP, "TH_SP");
 _Static_assert(offsetof(struct sc_thread, sp_end) == TH_SPEND, "TH_SPEND");
 _Static_assert(offsetof(struct sc_thread, sp_base) == TH_SPBASE, "TH_SPBASE");
 _Static_assert(offsetof(struct sc_thread, last_tsc) == TH_LAST, "TH_LAST");
+_Static_assert(offsetof(struct sc_frame, ovh) == FR_OVH, "FR_OVH");
 _Static_assert(offsetof(struct sc_frame, ret) == FR_RET, "FR_RET");
 _Static_assert(offsetof(struct sc_frame, slot) == FR_SLOT, "FR_SLOT");
 _Static_assert(offsetof(struct sc_frame, tsc) == FR_TSC, "FR_TSC");
@@ -117,15 +121,26 @@ static uint64_t calibrate_overhead(void)
 	sc_period_min = sc_period_max = 1;      /* time every call */
 	sc_tls_thread = t;
 	void (*fn)(void) = (void (*)(void))sc_entry_code((uint32_t)idx);
-	uint64_t best = ~0ull;
+	void (*volatile plain)(void) = sc_calib_nop;
+	uint64_t best = ~0ull, outside = ~0ull, direct = ~0ull;
 	for (int batch = 0; batch < 8; batch++) {
 		struct sc_rec *r = &recs[idx];
 		memset(r, 0, sizeof(*r));
+		uint64_t t0 = sc_rdtsc();
 		for (int i = 0; i < 256; i++)
 			fn();
+		uint64_t t1 = sc_rdtsc();
+		for (int i = 0; i < 256; i++)
+			plain();
+		uint64_t t2 = sc_rdtsc();
 		if (r->timed && r->ticks / r->timed < best)
 			best = r->ticks / r->timed;
+		if ((t1 - t0) / 256 < outside)
+			outside = (t1 - t0) / 256;
+		if ((t2 - t1) / 256 < direct)
+			direct = (t2 - t1) / 256;
 	}
+	sc_nested_ticks = outside > direct ? outside - direct : 0;
 	sc_tls_thread = NULL;
 	sc_period_min = pmin;
 	sc_period_max = pmax;

@@ -40,8 +40,9 @@ struct sc_frame {
 	struct sc_rec *rec;
 	uint64_t child;
 	uint64_t p;             /* parallel clock at entry */
-	uint64_t flags;         /* FRF_* */
-	uint64_t pad;
+	uint32_t flags;         /* FRF_* */
+	uint32_t pad;
+	uint64_t ovh;           /* ticks its timed nested calls added to it */
 };
 
 /* The parallel clock (pclock.c; offsets.h: PC_*). */
@@ -105,6 +106,7 @@ extern SC_HIDDEN uint32_t sc_period_min, sc_period_max; /* shadow.S */
 extern SC_HIDDEN uint64_t sc_slow_ticks;               /* shadow.S */
 extern SC_HIDDEN uint32_t sc_xsave_size;               /* shadow.S */
 extern SC_HIDDEN uint64_t sc_block_ticks;              /* pclock.c, shadow.S */
+extern SC_HIDDEN uint64_t sc_nested_ticks;             /* init.c, shadow.S */
 extern SC_HIDDEN int sc_have_xsave;                     /* shadow.S */
 extern SC_HIDDEN int sc_active;   /* 1 once start-up succeeded */
 extern SC_HIDDEN char sc_dir[4096];

@@ -87,3 +87,4 @@ exe $CC sc_analysis analysis/main.c -lsc_an -pthread
 
 lib $CXX libsc_cpp.so cpp/sc_cpp.cpp
 exe $CXX sc_cpp cpp/main.cpp -lsc_cpp
+exe $CXX sc_nest nest/main.cpp
