@@ -416,6 +416,32 @@ sc_return_trampoline:
 	movl	RC_SPAN(%r11), %edi
 	cmpl	$1, %edi
 	adcl	$0, %edi			/* rdi = w = max(span, 1) */
+	/*
+	 * An outlier stands only for itself: a call over the slow threshold
+	 * and over 256 times this record's mean so far (elapsed/256 * wcount
+	 * > wticks, in 128 bits) was most likely preempted or faulted, and
+	 * weighting that by its span would add milliseconds that the calls
+	 * let through never spent. The reader's count/wcount scaling fills
+	 * the rest of its span at the mean. Genuinely mixed call lengths
+	 * (a 5 us call among 50 ns ones) stay under 256 times the mean.
+	 */
+	cmpl	$1, %edi
+	jbe	3f
+	cmpq	sc_slow_ticks(%rip), %rdx
+	jbe	3f
+	movq	%rax, %r8			/* the P interval, kept */
+	pushq	%rdx
+	movq	%rdx, %rax
+	shrq	$8, %rax
+	mulq	RC_WCOUNT(%r11)			/* rdx:rax = elapsed/256 * wcount */
+	testq	%rdx, %rdx
+	jnz	1f
+	cmpq	RC_WTICKS(%r11), %rax
+	jbe	2f
+1:	movl	$1, %edi
+2:	popq	%rdx
+	movq	%r8, %rax
+3:
 
 	addq	%rdi, RC_WCOUNT(%r11)
 	imulq	%rdi, %rax

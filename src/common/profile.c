@@ -946,6 +946,47 @@ static size_t comp_get(struct sc_agg *a, size_t *cap, const char *name,
 }
 
 /*
+ * Exclusive times of the APIs of a component, made to agree with what the
+ * component is known to spend in other components. Per API, nested time
+ * (total - self) comes from timed calls that happened inside timed calls,
+ * which under adaptive timing are few: unbiased, but noisy. The total a
+ * component spends calling out (out_ns) is known well, and for a component
+ * without threads of its own all of it happens inside calls into it. So
+ * its APIs' nested times are scaled to add up to out_ns: the sampling only
+ * decides how it is split among them.
+ */
+static void calibrate_nesting(struct sc_agg *a)
+{
+	size_t i, k;
+
+	for (i = 0; i < a->ncomp; i++) {
+		const struct sc_component *c = &a->comp[i];
+		long double raw = 0, f;
+
+		if (c->nthreads || c->out_ns <= 0)
+			continue;
+		for (k = 0; k < a->ncalls; k++)
+			if (strcmp(a->calls[k].callee, c->name) == 0 &&
+			    strcmp(a->calls[k].caller, c->name) != 0)
+				raw += (long double)(a->calls[k].total_ns - a->calls[k].self_ns);
+		if (raw <= 0)
+			continue;
+		f = (long double)c->out_ns / raw;
+		for (k = 0; k < a->ncalls; k++) {
+			struct sc_call *x = &a->calls[k];
+			int64_t nested;
+
+			if (strcmp(x->callee, c->name) != 0 || strcmp(x->caller, c->name) == 0)
+				continue;
+			nested = round_ns((long double)(x->total_ns - x->self_ns) * f);
+			if (nested > x->total_ns)
+				nested = x->total_ns;
+			x->self_ns = x->total_ns - nested;
+		}
+	}
+}
+
+/*
  * Build an aggregate from call contributions (sorted and merged here; the
  * array is reordered) and thread contributions.
  *
@@ -1075,6 +1116,7 @@ static void agg_build(struct sc_agg *a, struct call_in *in, size_t nin,
 		from->out[e].ns += k->total_ns;
 		from->out[e].calls += k->count;
 	}
+	calibrate_nesting(a);
 	for (i = 0; i < a->ncomp; i++) {
 		struct sc_component *c = &a->comp[i];
 
