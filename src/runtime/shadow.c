@@ -120,6 +120,11 @@ static const char *const notime_names[] = {
 static const char *const unwind_names[] = {
 	"_Unwind_RaiseException", "_Unwind_Resume", "_Unwind_Resume_or_Rethrow",
 	"_Unwind_ForcedUnwind", "__cxa_rethrow", "__cxa_throw",
+	/* thread exit and cancellation unwind the thread's stack: glibc
+	 * reaches libgcc's unwinder through pointers, never a PLT, but the
+	 * unwinder asks the loader for each frame's FDE through its GOT
+	 * (wrap.c makes sure libgcc_s is hooked before a cancellation) */
+	"pthread_exit", "__pthread_unwind_next", "_dl_find_object",
 	/* stack walkers: they must see real return addresses too */
 	"backtrace", "_Unwind_Backtrace", NULL,
 };

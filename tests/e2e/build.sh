@@ -80,6 +80,7 @@ exe $CC sc_abi abi/main.c -lsc_abi
 
 lib $CC libsc_thr.so threads/sc_thr.c
 exe $CC sc_threads threads/main.c -lsc_thr -pthread
+exe $CC sc_thrlife thrlife/main.c -lsc_thr -pthread -fexceptions
 
 lib $CXX libsc_cpp.so cpp/sc_cpp.cpp
 exe $CXX sc_cpp cpp/main.cpp -lsc_cpp

@@ -27,7 +27,7 @@ import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 TIMEOUT = 60
-PROGRAMS = ["basic", "dl", "reload", "longjmp", "cppcb", "interpose", "coro", "spawn", "daemon", "sigdef", "bt", "imbalance", "abi", "threads", "cpp", "fork"]
+PROGRAMS = ["basic", "dl", "reload", "longjmp", "cppcb", "interpose", "coro", "spawn", "daemon", "sigdef", "bt", "imbalance", "abi", "threads", "cpp", "fork", "thrlife"]
 
 failures = 0
 
@@ -217,6 +217,21 @@ def guarded(name, variant, fn):
 
 # ---- e2e test programs ---------------------------------------------------
 
+def thread_records(want):
+    """An `extra` check: exactly `want` thread records, unique by (pid, gen,
+    seq) however the kernel reused tids."""
+    def check(rep):
+        keys = [(t["pid"], t.get("gen"), t.get("seq")) for t in rep.get("threads", [])]
+        if len(keys) != want or len(set(keys)) != want:
+            return ["%d thread records (%d unique), want %d" % (len(keys), len(set(keys)), want)]
+        return []
+    return check
+
+
+# per-program checks beyond the expect rows
+EXTRA = {"thrlife": thread_records(1008)}
+
+
 def cmd_e2e(a):
     bindir = os.path.join(a.bin, a.variant)
     progs = a.only or PROGRAMS
@@ -236,7 +251,8 @@ def cmd_e2e(a):
                     return ["not built: %s" % exe]
                 tmp = tempfile.mkdtemp(prefix="scaler-e2e-")
                 try:
-                    return compare_run(a.scaler, [exe], rows, tmp, timing=timing)
+                    return compare_run(a.scaler, [exe], rows, tmp, timing=timing,
+                                       extra=EXTRA.get(prog))
                 finally:
                     shutil.rmtree(tmp, ignore_errors=True)
             guarded(prog, variant, one)
