@@ -489,6 +489,10 @@ struct self_patch {
 static int self_import_cb(void *p, const struct sc_import *imp)
 {
 	struct self_patch *c = p;
+	/* functions only: a variable such as environ lives where the loader
+	 * put it (the executable's copy), not where libc defines it */
+	if (imp->st_type == STT_OBJECT || imp->st_type == STT_TLS || imp->st_type == STT_COMMON)
+		return 0;
 	if (!imp->version || strncmp(imp->version, "GLIBC_", 6) != 0 || c->n == c->cap)
 		return 0;
 	void *r = dlvsym(c->libc, imp->name, imp->version);

@@ -9,6 +9,8 @@
  *   thread.c   per-thread counter files and shadow stacks
  *   slow.c     the C side of the interceptor (sc_slow, sc_ret_lookup)
  *   wrap.c     wrappers placed in front of dlopen, dlsym, pthread_create, fork
+ *   exec.c     wrappers of exec* and posix_spawn: the runtime's variables
+ *              follow into a new image whatever environment it is given
  *   meta.c     the append-only metadata stream (format.h)
  */
 #ifndef SCALER_RUNTIME_H
@@ -160,6 +162,10 @@ extern SC_HIDDEN int sc_exit_status;
 extern SC_HIDDEN volatile int sc_in_signal;
 void sc_signals_init(void) SC_HIDDEN;
 void *sc_signal_wrapper(const char *name) SC_HIDDEN;
+
+/* exec.c */
+void sc_exec_init(void) SC_HIDDEN;
+void *sc_exec_wrapper(const char *name) SC_HIDDEN;
 
 /* wrap.c */
 void *sc_wrapper_for(const char *name) SC_HIDDEN;

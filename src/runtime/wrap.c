@@ -435,6 +435,8 @@ static const struct {
 void *sc_wrapper_for(const char *name)
 {
 	void *s = sc_signal_wrapper(name);
+	if (!s)
+		s = sc_exec_wrapper(name);
 	if (s)
 		return s;
 	for (size_t i = 0; i < sizeof(wrappers) / sizeof(wrappers[0]); i++)

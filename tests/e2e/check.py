@@ -27,7 +27,7 @@ import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 TIMEOUT = 60
-PROGRAMS = ["basic", "dl", "reload", "longjmp", "cppcb", "interpose", "coro", "spawn", "daemon", "sigdef", "bt", "imbalance", "abi", "threads", "cpp", "fork", "thrlife"]
+PROGRAMS = ["basic", "dl", "reload", "longjmp", "cppcb", "interpose", "coro", "spawn", "daemon", "sigdef", "bt", "imbalance", "abi", "threads", "cpp", "fork", "thrlife", "exec"]
 
 failures = 0
 
