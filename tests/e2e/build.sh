@@ -67,6 +67,8 @@ exe $CC sc_coro coro/main.c -lsc_lj
 exe $CC sc_imbalance imbalance/main.c -lsc_lj -pthread
 exe $CC sc_spawn spawn/main.c -fno-builtin
 exe $CC sc_exec exec/main.c -lsc_b
+exe $CC sc_sighand sighand/main.c -lsc_b
+exe $CC sc_killtree killtree/main.c -lsc_b
 exe $CC sc_daemon daemon/main.c -ldl
 exe $CC sc_sigdef sigdef/main.c -fno-builtin
 

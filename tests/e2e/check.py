@@ -24,10 +24,11 @@ import signal
 import subprocess
 import sys
 import tempfile
+import threading
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 TIMEOUT = 60
-PROGRAMS = ["basic", "dl", "reload", "longjmp", "cppcb", "interpose", "coro", "spawn", "daemon", "sigdef", "bt", "imbalance", "abi", "threads", "cpp", "fork", "thrlife", "exec"]
+PROGRAMS = ["basic", "dl", "reload", "longjmp", "cppcb", "interpose", "coro", "spawn", "daemon", "sigdef", "bt", "imbalance", "abi", "threads", "cpp", "fork", "thrlife", "exec", "sighand"]
 
 failures = 0
 
@@ -234,7 +235,7 @@ EXTRA = {"thrlife": thread_records(1008)}
 
 def cmd_e2e(a):
     bindir = os.path.join(a.bin, a.variant)
-    progs = a.only or PROGRAMS
+    progs = [p for p in (a.only or PROGRAMS) if p in PROGRAMS]
     for prog in progs:
         exe = os.path.join(bindir, "sc_" + prog)
         rows = parse_expect(os.path.join(HERE, prog, "expect"))
@@ -256,8 +257,52 @@ def cmd_e2e(a):
                 finally:
                     shutil.rmtree(tmp, ignore_errors=True)
             guarded(prog, variant, one)
+    if not a.only or "killtree" in a.only:
+        guarded("killtree", a.variant, lambda: check_killtree(a, bindir))
     if a.variant == "lazy" and (not a.only or "imbalance" in a.only):
         guarded("imbalance-flag", a.variant, lambda: check_imbalance(a, bindir))
+
+
+def check_killtree(a, bindir):
+    """SIGKILL of a parent and its two fork children, each blocked after
+    exactly 1000 b_mul calls: every process is in the report with its 1000
+    calls, and scaler record exits 137."""
+    rows = parse_expect(os.path.join(HERE, "killtree", "expect"))
+    tmp = tempfile.mkdtemp(prefix="scaler-e2e-")
+    out = os.path.join(tmp, "d")
+    p = subprocess.Popen([a.scaler, "record", "-o", out, "--",
+                          os.path.join(bindir, "sc_killtree")],
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                         stdin=subprocess.DEVNULL, start_new_session=True)
+    watchdog = threading.Timer(TIMEOUT, lambda: os.killpg(p.pid, signal.SIGKILL))
+    watchdog.start()
+    try:
+        line = p.stdout.readline().decode(errors="replace").split()
+        if len(line) != 4 or line[0] != "ready":
+            return ["no ready line: %r" % line]
+        pids = [int(x) for x in line[1:]]
+        for pid in pids:
+            os.kill(pid, signal.SIGKILL)
+        rc = p.wait()
+        _, err = p.communicate()
+        bad = [] if rc == 137 else ["scaler record exited %d, want 137 (%s)" % (rc, err[-200:])]
+        rrc, rout, rerr = run([a.scaler, "report", "-i", out, "--format", "json"])
+        if rrc != 0:
+            return bad + ["report exited %d: %s" % (rrc, rerr[-200:])]
+        rep = json.loads(rout)
+        bad += check_rows(rep, rows)
+        got = {}
+        for pr in rep["processes"]:
+            got[pr["pid"]] = sum(c["count"] for c in pr.get("calls", []) if c["api"] == "b_mul")
+        if sorted(got) != sorted(pids) or any(got[pid] != 1000 for pid in pids):
+            bad.append("b_mul per process %r, want 1000 in each of %r" % (got, pids))
+        return bad
+    finally:
+        watchdog.cancel()
+        if p.poll() is None:
+            os.killpg(p.pid, signal.SIGKILL)
+            p.wait()
+        shutil.rmtree(tmp, ignore_errors=True)
 
 
 def check_imbalance(a, bindir):
