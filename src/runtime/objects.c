@@ -62,6 +62,20 @@ struct sc_object *sc_object_of(uintptr_t a)
 	return NULL;
 }
 
+/* Bytes of readable code from a to the end of its segment (0: none). */
+size_t sc_object_code_len(uintptr_t a)
+{
+	struct sc_object *o = sc_object_of(a);
+	for (int p = 0; o && p < o->phnum; p++) {
+		const ElfW(Phdr) *ph = &o->phdr[p];
+		uintptr_t s = o->base + ph->p_vaddr;
+		if (ph->p_type == PT_LOAD && (ph->p_flags & PF_X) && (ph->p_flags & PF_R) &&
+		    a >= s && a < s + ph->p_filesz)
+			return s + ph->p_filesz - a;
+	}
+	return 0;
+}
+
 uint32_t sc_object_id_of(uintptr_t a)
 {
 	struct sc_object *o = sc_object_of(a);

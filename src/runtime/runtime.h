@@ -136,6 +136,7 @@ void sc_objects_prune(void) SC_HIDDEN;
 void sc_bind_self_to_libc(void) SC_HIDDEN;
 struct sc_object *sc_object_of(uintptr_t addr) SC_HIDDEN;
 uint32_t sc_object_id_of(uintptr_t addr) SC_HIDDEN;
+size_t sc_object_code_len(uintptr_t addr) SC_HIDDEN;
 void sc_lock(void) SC_HIDDEN;
 void sc_unlock(void) SC_HIDDEN;
 /* fork child: the lock was taken by the parent's thread in the prepare

@@ -80,6 +80,10 @@ long sc_entry_new(void *target, uint32_t flags, uint32_t caller, uint32_t callee
 		sc_warn("cannot map shadow code: %s", strerror(errno));
 		return -1;
 	}
+	/* a callee that reads its return address must see its real caller */
+	size_t code = flags & SC_ENT_NOTIME ? 0 : sc_object_code_len((uintptr_t)target);
+	if (code && sc_arch_reads_return_address(target, code < 64 ? code : 64))
+		flags |= SC_ENT_NOTIME;
 	sc_entry_table[idx].target = target;
 	sc_entry_table[idx].flags = flags;
 	sc_entry_table[idx].caller = caller;
@@ -99,7 +103,9 @@ long sc_entry_new(void *target, uint32_t flags, uint32_t caller, uint32_t callee
  *   - never return: their frame would only be dropped later
  *   - unwinders: must see real return addresses (SC_ENT_UNWIND restores
  *     those of calls in flight before they run)
- *   - look at their caller: wrapped (wrap.c), so they see the real one
+ *   - look at their caller: wrapped (wrap.c), so they see the real one;
+ *     other functions that read their return address are found by their
+ *     code (arch peek.c, in sc_entry_new)
  */
 static const char *const notime_names[] = {
 	/* return twice */

@@ -110,6 +110,17 @@ SC_HIDDEN long sc_slow(uint64_t idx, int reason, void **entry_rsp)
 			return SLOW_REDISPATCH;
 		}
 		return SLOW_UNTIMED;
+	case SLOW_TAIL:
+		/* the timed call that jumped here gives its real return address
+		 * back (keeping its count, losing its time) */
+		if (t && t != &sc_idle_thread)
+			for (struct sc_frame *f = t->sp; f-- > t->sp_base;)
+				if (f->slot == (uintptr_t)entry_rsp) {
+					*entry_rsp = (void *)f->ret;
+					t->sp = f;
+					break;
+				}
+		return SLOW_UNTIMED;
 	case SLOW_UNWIND:
 		if (t && t != &sc_idle_thread)
 			sc_unwind_prepare(t, (uintptr_t)entry_rsp);

@@ -78,6 +78,11 @@ exe $CC sc_bt bt/main.c -lsc_bt
 lib $CC libsc_wrap.so interpose/sc_wrap.c -ldl
 exe $CC sc_interpose interpose/main.c -fno-builtin -lsc_wrap
 
+lib $CC libsc_t3.so tail/sc_t3.c
+lib $CC libsc_t2.so tail/sc_t2.c -lsc_t3
+lib $CC libsc_t1.so tail/sc_t1.c -lsc_t2
+exe $CC sc_tail tail/main.c -lsc_t1 -lsc_t2 -lsc_t3 -ldl
+
 lib $CC libsc_abi.so abi/sc_abi.c
 exe $CC sc_abi abi/main.c -lsc_abi
 

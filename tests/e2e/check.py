@@ -28,7 +28,7 @@ import threading
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 TIMEOUT = 60
-PROGRAMS = ["basic", "dl", "reload", "longjmp", "cppcb", "interpose", "coro", "spawn", "daemon", "sigdef", "bt", "imbalance", "abi", "threads", "cpp", "fork", "thrlife", "exec", "sighand"]
+PROGRAMS = ["basic", "dl", "reload", "longjmp", "cppcb", "interpose", "coro", "spawn", "daemon", "sigdef", "bt", "imbalance", "abi", "threads", "cpp", "fork", "thrlife", "exec", "sighand", "tail"]
 
 failures = 0
 
