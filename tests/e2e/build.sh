@@ -74,6 +74,7 @@ exe $CC sc_sigdef sigdef/main.c -fno-builtin
 
 lib $CC libsc_bt.so bt/sc_bt.c -fasynchronous-unwind-tables
 exe $CC sc_bt bt/main.c -lsc_bt
+exe $CC sc_gdbbt gdbbt/main.c -lsc_bt
 
 lib $CC libsc_wrap.so interpose/sc_wrap.c -ldl
 exe $CC sc_interpose interpose/main.c -fno-builtin -lsc_wrap

@@ -28,7 +28,7 @@ import threading
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 TIMEOUT = 60
-PROGRAMS = ["basic", "dl", "reload", "longjmp", "cppcb", "interpose", "coro", "spawn", "daemon", "sigdef", "bt", "imbalance", "abi", "threads", "cpp", "fork", "thrlife", "exec", "sighand", "tail"]
+PROGRAMS = ["basic", "dl", "reload", "longjmp", "cppcb", "interpose", "coro", "spawn", "daemon", "sigdef", "bt", "imbalance", "abi", "threads", "cpp", "fork", "thrlife", "exec", "sighand", "tail", "gdbbt"]
 
 failures = 0
 
@@ -257,10 +257,43 @@ def cmd_e2e(a):
                 finally:
                     shutil.rmtree(tmp, ignore_errors=True)
             guarded(prog, variant, one)
+    if not a.only or "gdbbt" in a.only:
+        guarded("gdb-backtrace", a.variant, lambda: check_gdb(a, bindir))
     if not a.only or "killtree" in a.only:
         guarded("killtree", a.variant, lambda: check_killtree(a, bindir))
     if a.variant == "lazy" and (not a.only or "imbalance" in a.only):
         guarded("imbalance-flag", a.variant, lambda: check_imbalance(a, bindir))
+
+
+def check_gdb(a, bindir):
+    """gdb, with scripts/scaler-gdb.py, stopped inside a timed call: the
+    backtrace passes the trampoline (a libscaler.so frame) and reaches
+    main."""
+    gdb = shutil.which("gdb")
+    if not gdb:
+        return skip("gdb-backtrace", "gdb not installed")
+    lib = os.path.join(os.path.dirname(os.path.dirname(a.scaler)), "lib", "libscaler.so")
+    script = os.path.join(os.path.dirname(os.path.dirname(HERE)), "scripts", "scaler-gdb.py")
+    tmp = tempfile.mkdtemp(prefix="scaler-e2e-")
+    try:
+        rc, out, err = run([gdb, "-nx", "-batch", "-x", script,
+                            "-ex", "set startup-with-shell off",
+                            "-ex", "set env LD_PRELOAD=" + lib,
+                            "-ex", "set env SCALER_DIR=" + tmp,
+                            "-ex", "break stop_here", "-ex", "run", "-ex", "bt",
+                            "-ex", "kill", os.path.join(bindir, "sc_gdbbt")])
+        text = out.decode(errors="replace")
+        frames = [l for l in text.splitlines() if l.startswith("#")]
+        if not frames and "ptrace" in err.decode(errors="replace"):
+            return skip("gdb-backtrace", "gdb cannot trace here: %s" % err.decode(errors="replace")[-100:])
+        tramp = [i for i, l in enumerate(frames) if "libscaler.so" in l]
+        main = [i for i, l in enumerate(frames) if " main (" in l]
+        if not tramp or not main or main[0] < tramp[0] or "stop_here" not in frames[0]:
+            return ["backtrace does not pass the trampoline to main: %r (stderr %r)"
+                    % (frames, err[-200:])]
+        return []
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
 
 
 def check_killtree(a, bindir):
