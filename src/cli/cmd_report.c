@@ -551,9 +551,15 @@ static void json_agg(struct sc_json *j, const struct sc_agg *a)
 		sc_json_int(j, clamp0(c->self_ns));
 		sc_json_key(j, "wait_ns");
 		sc_json_int(j, c->wait_ns);
+		sc_json_key(j, "attr_total_ns");
+		sc_json_int(j, c->attr_total_ns);
+		sc_json_key(j, "attr_self_ns");
+		sc_json_int(j, clamp0(c->attr_self_ns));
 		sc_json_end_object(j);
 	}
 	sc_json_end_array(j);
+	sc_json_key(j, "critical_ns");
+	sc_json_int(j, a->attr_ns);
 	sc_json_key(j, "calls");
 	sc_json_begin_array(j);
 	for (i = 0; i < a->ncalls; i++) {
@@ -574,6 +580,32 @@ static void json_agg(struct sc_json *j, const struct sc_agg *a)
 		sc_json_int(j, c->self_ns);
 		sc_json_key(j, "wait");
 		sc_json_bool(j, c->wait);
+		sc_json_key(j, "wait_ns");
+		sc_json_int(j, c->wait_ns);
+		sc_json_key(j, "attr_ns");
+		sc_json_int(j, c->attr_ns);
+		sc_json_key(j, "p50_ns");
+		sc_json_int(j, c->p50_ns);
+		sc_json_key(j, "p99_ns");
+		sc_json_int(j, c->p99_ns);
+		sc_json_key(j, "max_ns");
+		sc_json_int(j, c->max_ns);
+		/* [lo_ns, hi_ns, count] per non-empty bucket; hi null: open */
+		sc_json_key(j, "hist");
+		sc_json_begin_array(j);
+		for (int b = 0; b < SC_HIST_BUCKETS; b++) {
+			if (!c->hist[b])
+				continue;
+			sc_json_begin_array(j);
+			sc_json_uint(j, sc_hist_lo_ns(b));
+			if (b + 1 < SC_HIST_BUCKETS)
+				sc_json_uint(j, sc_hist_lo_ns(b + 1));
+			else
+				sc_json_null(j);
+			sc_json_uint(j, c->hist[b]);
+			sc_json_end_array(j);
+		}
+		sc_json_end_array(j);
 		sc_json_end_object(j);
 	}
 	sc_json_end_array(j);
@@ -605,6 +637,8 @@ static void json_thread(struct sc_json *j, const struct sc_image *im, const stru
 	sc_json_int(j, t->wait_ns);
 	sc_json_key(j, "effective_ns");
 	sc_json_int(j, t->wall_ns - t->wait_ns);
+	sc_json_key(j, "attr_ns");
+	sc_json_int(j, t->attr_ns);
 	sc_json_end_object(j);
 }
 
