@@ -6,13 +6,14 @@
  *
  * `sc_exec` runs methods 0..8 one after the other; each starts
  * `sc_exec child K` with FOO=K (or an empty environment), and that image
- * calls libsc_b.so b_mul 2^K times: the total (511) says which image was
+ * calls libsc_b.so b_mul 2^K times: the total (1023) says which image was
  * not profiled. Each child prints the variables it got, minus the
  * runtime's, so the output is the same with and without scaler.
  *   0 fork + execve         1 fork + execle        2 fork + execvpe
  *   3 fork + fexecve        4 posix_spawn          5 vfork + execve
  *   6 fork + clearenv + execv (env -i)             7 env -i FOO=7 (execvp
  *   inside coreutils' env)  8 posix_spawnp
+ *   9 fork + execve with an LD_PRELOAD of its own (libsc_b.so)
  */
 #include <fcntl.h>
 #include <spawn.h>
@@ -34,6 +35,10 @@ static int child(int k)
 	for (char **e = environ; *e; e++)
 		if (strncmp(*e, "LD_PRELOAD=", 11) && strncmp(*e, "SCALER_", 7))
 			printf(" %s", *e);
+	/* a preload of the program's own is kept, after the runtime's */
+	const char *pre = getenv("LD_PRELOAD"), *last = pre ? strrchr(pre, '/') : NULL;
+	if (last && !strcmp(last, "/libsc_b.so"))
+		printf(" (preloads %s)", last + 1);
 	printf("\n");
 	return k;
 }
@@ -59,12 +64,15 @@ int main(int argc, char **argv)
 	if (n <= 0)
 		return 1;
 	self[n] = 0;
-	char num[9][2] = {"0", "1", "2", "3", "4", "5", "6", "7", "8"};
-	char foo[9][8];
-	for (int k = 0; k < 9; k++) {
+	char num[10][2] = {"0", "1", "2", "3", "4", "5", "6", "7", "8", "9"};
+	char foo[10][8], preload[4200];
+	snprintf(preload, sizeof(preload), "LD_PRELOAD=%.*s/libsc_b.so",
+		 (int)(strrchr(self, '/') - self), self);
+	for (int k = 0; k < 10; k++) {
 		char *cargv[] = {self, "child", num[k], NULL};
 		snprintf(foo[k], sizeof(foo[k]), "FOO=%d", k);
 		char *env[] = {foo[k], "BAR=x y", NULL};
+		char *env9[] = {preload, foo[k], NULL};
 		pid_t p = -1;
 		fflush(stdout);
 		switch (k) {
@@ -87,6 +95,7 @@ int main(int argc, char **argv)
 			}
 			break;
 		case 8: if (posix_spawnp(&p, self, NULL, NULL, cargv, env) != 0) p = -1; break;
+		case 9: if ((p = fork()) == 0) { execve(self, cargv, env9); _exit(99); } break;
 		}
 		wait_for(p);
 	}

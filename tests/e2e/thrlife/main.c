@@ -66,15 +66,20 @@ static void *detached(void *a)
 	return NULL;
 }
 
+/* says it is ready, then blocks in read() until the end of the process */
+static void block_in_read(void)
+{
+	char c;
+	sem_post(&ready);
+	while (read(fds[0], &c, 1) >= 0)
+		;
+}
+
 static void *forever(void *a)
 {
 	(void)a;
 	work(80);
-	sem_post(&ready);
-	char c;
-	for (;;)
-		if (read(fds[0], &c, 1) < 0)
-			break;
+	block_in_read();
 	return NULL;
 }
 
@@ -88,11 +93,7 @@ static void *cancel_read(void *a)
 	(void)guard;
 	pthread_cleanup_push(on_cancel, NULL);
 	work(100);
-	sem_post(&ready);
-	char c;
-	for (;;)
-		if (read(fds[0], &c, 1) < 0)
-			break;
+	block_in_read();
 	pthread_cleanup_pop(0);
 	return NULL;
 }
