@@ -2,7 +2,7 @@
  * main.c - the "thrlife" e2e test: threads that do not simply return.
  * Every thread calls libsc_thr.so t_work an exact number of times first:
  *   exiter    10  then pthread_exit from a qsort callback (the unwind
- *                 crosses a timed qsort)
+ *                 crosses a timed qsort; a cleanup variable must run)
  *   exiter2   20  then pthread_exit
  *   detached  40  never joined
  *   forever   2 x 80, then blocked in read() on a pipe when main returns
@@ -35,6 +35,9 @@ static void work(int n)
 		sink += t_work(sink + i, n);
 }
 
+static void on_cancel(void *p) { (void)p; __atomic_add_fetch(&cleanups, 1, __ATOMIC_SEQ_CST); }
+static void on_scope(int *p) { (void)p; __atomic_add_fetch(&scoped, 1, __ATOMIC_SEQ_CST); }
+
 static int cmp_exit(const void *a, const void *b)
 {
 	(void)a;
@@ -45,6 +48,8 @@ static int cmp_exit(const void *a, const void *b)
 static void *exiter(void *a)
 {
 	(void)a;
+	__attribute__((cleanup(on_scope))) int guard = 0;
+	(void)guard;
 	work(10);
 	int v[4] = {4, 3, 2, 1};
 	qsort(v, 4, sizeof(int), cmp_exit);
@@ -83,8 +88,6 @@ static void *forever(void *a)
 	return NULL;
 }
 
-static void on_cancel(void *p) { (void)p; __atomic_add_fetch(&cleanups, 1, __ATOMIC_SEQ_CST); }
-static void on_scope(int *p) { (void)p; __atomic_add_fetch(&scoped, 1, __ATOMIC_SEQ_CST); }
 
 static void *cancel_read(void *a)
 {
