@@ -183,6 +183,8 @@ void sc_exec_init(void) SC_HIDDEN;
 void *sc_exec_wrapper(const char *name) SC_HIDDEN;
 
 /* wrap.c */
-void *sc_wrapper_for(const char *name) SC_HIDDEN;
+/* The wrapper for an API, or NULL. A wrapper runs untimed (it sees the
+ * program's return address) unless it sets *timed. */
+void *sc_wrapper_for(const char *name, bool *timed) SC_HIDDEN;
 
 #endif

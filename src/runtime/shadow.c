@@ -182,9 +182,10 @@ static bool in(const char *const *list, const char *name)
 uint32_t sc_entry_flags_for(const char *name, void **wrapper)
 {
 	uint32_t f = 0;
-	*wrapper = sc_wrapper_for(name);
+	bool timed = false;
+	*wrapper = sc_wrapper_for(name, &timed);
 	if (*wrapper)
-		f |= SC_ENT_WRAP | SC_ENT_NOTIME;
+		f |= SC_ENT_WRAP | (timed ? 0 : SC_ENT_NOTIME);
 	if (in(notime_names, name))
 		f |= SC_ENT_NOTIME;
 	if (in(unwind_names, name))

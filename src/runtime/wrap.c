@@ -432,13 +432,18 @@ static const struct {
 	{"pthread_cancel", (void *)w_pthread_cancel},
 };
 
-void *sc_wrapper_for(const char *name)
+void *sc_wrapper_for(const char *name, bool *timed)
 {
 	void *s = sc_signal_wrapper(name);
-	if (!s)
-		s = sc_exec_wrapper(name);
 	if (s)
 		return s;
+	/* exec.c's wrappers never need to see their caller: posix_spawn
+	 * stays timed (the exec family is never timed: no return) */
+	s = sc_exec_wrapper(name);
+	if (s) {
+		*timed = true;
+		return s;
+	}
 	for (size_t i = 0; i < sizeof(wrappers) / sizeof(wrappers[0]); i++)
 		if (!strcmp(name, wrappers[i].name))
 			return wrappers[i].fn;
