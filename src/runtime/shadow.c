@@ -82,7 +82,7 @@ long sc_entry_new(void *target, uint32_t flags, uint32_t caller, uint32_t callee
 	}
 	/* a callee that reads its return address must see its real caller */
 	size_t code = flags & SC_ENT_NOTIME ? 0 : sc_object_code_len((uintptr_t)target);
-	if (code && sc_arch_reads_return_address(target, code < 64 ? code : 64))
+	if (code && sc_arch_reads_return_address(target, code < 256 ? code : 256))
 		flags |= SC_ENT_NOTIME;
 	sc_entry_table[idx].target = target;
 	sc_entry_table[idx].flags = flags;
