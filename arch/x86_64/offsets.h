@@ -65,6 +65,7 @@
 #define SLOW_UNWIND   3 /* an unwinder is about to walk the stack */
 #define SLOW_RETURN   4 /* return trampoline found a foreign top frame */
 #define SLOW_STALE    5 /* top shadow frame is not above this call: abandoned? */
+#define SLOW_TAIL     6 /* untimed entry tail-called from a timed call */
 
 /* sc_slow() answers */
 #define SLOW_REDISPATCH 0 /* run the interceptor again */

@@ -225,13 +225,22 @@ ENTRY(sc_shadow_common)
 	.cfi_adjust_cfa_offset 48
 .Lspecial:					/* rax = entry, r11 = rec */
 	movl	$0, RC_COUNTDOWN(%r11)
+	movl	$SLOW_UNWIND, %r10d
 	testl	$ASM_ENT_UNWIND, EN_FLAGS(%rax)
-	jz	.Luntimed_pop
-	subq	sc_entry_table(%rip), %rax
+	jnz	1f
+	/*
+	 * Reached by a tail call from a timed call, its return address is
+	 * the trampoline; it must see its real caller (dlsym, or code that
+	 * reads its return address): sc_slow puts that back.
+	 */
+	movl	$SLOW_TAIL, %r10d
+	leaq	sc_return_trampoline(%rip), %rdx
+	cmpq	%rdx, RA(%rsp)
+	jne	.Luntimed_pop
+1:	subq	sc_entry_table(%rip), %rax
 	shrq	$EN_SHIFT, %rax
 	movq	%rax, %r11			/* r11 = idx */
 	POP6
-	movl	$SLOW_UNWIND, %r10d
 	jmp	sc_slowpath
 
 	.cfi_adjust_cfa_offset 48

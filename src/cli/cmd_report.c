@@ -621,6 +621,10 @@ static void json_thread(struct sc_json *j, const struct sc_image *im, const stru
 	sc_json_begin_object(j);
 	sc_json_key(j, "pid");
 	sc_json_uint(j, im->pid);
+	sc_json_key(j, "gen");
+	sc_json_uint(j, im->gen);
+	sc_json_key(j, "seq");
+	sc_json_uint(j, t->seq);
 	sc_json_key(j, "tid");
 	sc_json_uint(j, t->tid);
 	sc_json_key(j, "name");

@@ -191,6 +191,7 @@ __attribute__((constructor(101))) static void sc_init(void)
 		sc_timing_mode = SC_TIMING_ALL;
 	else if (timing && !strcmp(timing, "none"))
 		sc_timing_mode = SC_TIMING_NONE;
+	sc_exec_init();
 	detect_xsave();
 	if (sc_shadow_init() != 0)
 		return;

@@ -9,6 +9,8 @@
  *   thread.c   per-thread counter files and shadow stacks
  *   slow.c     the C side of the interceptor (sc_slow, sc_ret_lookup)
  *   wrap.c     wrappers placed in front of dlopen, dlsym, pthread_create, fork
+ *   exec.c     wrappers of exec* and posix_spawn: the runtime's variables
+ *              follow into a new image whatever environment it is given
  *   meta.c     the append-only metadata stream (format.h)
  */
 #ifndef SCALER_RUNTIME_H
@@ -150,6 +152,7 @@ void sc_objects_prune(void) SC_HIDDEN;
 void sc_bind_self_to_libc(void) SC_HIDDEN;
 struct sc_object *sc_object_of(uintptr_t addr) SC_HIDDEN;
 uint32_t sc_object_id_of(uintptr_t addr) SC_HIDDEN;
+size_t sc_object_code_len(uintptr_t addr) SC_HIDDEN;
 void sc_lock(void) SC_HIDDEN;
 void sc_unlock(void) SC_HIDDEN;
 /* fork child: the lock was taken by the parent's thread in the prepare
@@ -177,7 +180,13 @@ extern SC_HIDDEN volatile int sc_in_signal;
 void sc_signals_init(void) SC_HIDDEN;
 void *sc_signal_wrapper(const char *name) SC_HIDDEN;
 
+/* exec.c */
+void sc_exec_init(void) SC_HIDDEN;
+void *sc_exec_wrapper(const char *name) SC_HIDDEN;
+
 /* wrap.c */
-void *sc_wrapper_for(const char *name) SC_HIDDEN;
+/* The wrapper for an API, or NULL. A wrapper runs untimed (it sees the
+ * program's return address) unless it sets *timed. */
+void *sc_wrapper_for(const char *name, bool *timed) SC_HIDDEN;
 
 #endif

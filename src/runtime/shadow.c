@@ -80,6 +80,10 @@ long sc_entry_new(void *target, uint32_t flags, uint32_t caller, uint32_t callee
 		sc_warn("cannot map shadow code: %s", strerror(errno));
 		return -1;
 	}
+	/* a callee that reads its return address must see its real caller */
+	size_t code = flags & SC_ENT_NOTIME ? 0 : sc_object_code_len((uintptr_t)target);
+	if (code && sc_arch_reads_return_address(target, code < 256 ? code : 256))
+		flags |= SC_ENT_NOTIME;
 	sc_entry_table[idx].target = target;
 	sc_entry_table[idx].flags = flags;
 	sc_entry_table[idx].caller = caller;
@@ -99,7 +103,9 @@ long sc_entry_new(void *target, uint32_t flags, uint32_t caller, uint32_t callee
  *   - never return: their frame would only be dropped later
  *   - unwinders: must see real return addresses (SC_ENT_UNWIND restores
  *     those of calls in flight before they run)
- *   - look at their caller: wrapped (wrap.c), so they see the real one
+ *   - look at their caller: wrapped (wrap.c), so they see the real one;
+ *     other functions that read their return address are found by their
+ *     code (arch peek.c, in sc_entry_new)
  */
 static const char *const notime_names[] = {
 	/* return twice */
@@ -120,6 +126,11 @@ static const char *const notime_names[] = {
 static const char *const unwind_names[] = {
 	"_Unwind_RaiseException", "_Unwind_Resume", "_Unwind_Resume_or_Rethrow",
 	"_Unwind_ForcedUnwind", "__cxa_rethrow", "__cxa_throw",
+	/* thread exit and cancellation unwind the thread's stack: glibc
+	 * reaches libgcc's unwinder through pointers, never a PLT, but the
+	 * unwinder asks the loader for each frame's FDE through its GOT
+	 * (wrap.c makes sure libgcc_s is hooked before a cancellation) */
+	"pthread_exit", "__pthread_unwind_next", "_dl_find_object",
 	/* stack walkers: they must see real return addresses too */
 	"backtrace", "_Unwind_Backtrace", NULL,
 };
@@ -171,9 +182,10 @@ static bool in(const char *const *list, const char *name)
 uint32_t sc_entry_flags_for(const char *name, void **wrapper)
 {
 	uint32_t f = 0;
-	*wrapper = sc_wrapper_for(name);
+	bool timed = false;
+	*wrapper = sc_wrapper_for(name, &timed);
 	if (*wrapper)
-		f |= SC_ENT_WRAP | SC_ENT_NOTIME;
+		f |= SC_ENT_WRAP | (timed ? 0 : SC_ENT_NOTIME);
 	if (in(notime_names, name))
 		f |= SC_ENT_NOTIME;
 	if (in(unwind_names, name))

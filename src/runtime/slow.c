@@ -48,16 +48,20 @@ uint64_t sc_mono_ns(void)
  * else is a frame a longjmp already abandoned. The calls keep their counts
  * and lose only their timing.
  */
+static void give_back(const struct sc_frame *f)
+{
+	*(uint64_t *)f->slot = f->ret;
+	/* a Wait left without returning: the thread runs again */
+	if (f->flags & FRF_WAIT)
+		sc_pclock_step(1, sc_rdtsc());
+}
+
 void sc_unwind_prepare(struct sc_thread *t, uintptr_t rsp)
 {
 	for (struct sc_frame *f = t->sp; f-- > t->sp_base;) {
 		uint64_t *slot = (uint64_t *)f->slot;
-		if (f->slot >= rsp && *slot == (uint64_t)(uintptr_t)sc_return_trampoline) {
-			*slot = f->ret;
-			/* a Wait left by unwinding: the thread runs again */
-			if (f->flags & FRF_WAIT)
-				sc_pclock_step(1, sc_rdtsc());
-		}
+		if (f->slot >= rsp && *slot == (uint64_t)(uintptr_t)sc_return_trampoline)
+			give_back(f);
 	}
 	t->sp = t->sp_base;
 }
@@ -113,6 +117,17 @@ SC_HIDDEN long sc_slow(uint64_t idx, int reason, void **entry_rsp)
 			t->recs[idx].countdown++;
 			return SLOW_REDISPATCH;
 		}
+		return SLOW_UNTIMED;
+	case SLOW_TAIL:
+		/* the timed call that jumped here gives its real return address
+		 * back (keeping its count, losing its time) */
+		if (t && t != &sc_idle_thread)
+			for (struct sc_frame *f = t->sp; f-- > t->sp_base;)
+				if (f->slot == (uintptr_t)entry_rsp) {
+					give_back(f);
+					t->sp = f;
+					break;
+				}
 		return SLOW_UNTIMED;
 	case SLOW_UNWIND:
 		if (t && t != &sc_idle_thread)

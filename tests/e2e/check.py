@@ -24,10 +24,11 @@ import signal
 import subprocess
 import sys
 import tempfile
+import threading
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 TIMEOUT = 60
-PROGRAMS = ["analysis", "basic", "dl", "reload", "longjmp", "cppcb", "interpose", "coro", "spawn", "daemon", "sigdef", "bt", "imbalance", "abi", "threads", "cpp", "fork"]
+PROGRAMS = ["analysis", "basic", "dl", "reload", "longjmp", "cppcb", "interpose", "coro", "spawn", "daemon", "sigdef", "bt", "imbalance", "abi", "threads", "cpp", "fork", "thrlife", "exec", "sighand", "tail", "gdbbt"]
 
 failures = 0
 
@@ -217,9 +218,24 @@ def guarded(name, variant, fn):
 
 # ---- e2e test programs ---------------------------------------------------
 
+def thread_records(want):
+    """An `extra` check: exactly `want` thread records, unique by (pid, gen,
+    seq) however the kernel reused tids."""
+    def check(rep):
+        keys = [(t["pid"], t.get("gen"), t.get("seq")) for t in rep.get("threads", [])]
+        if len(keys) != want or len(set(keys)) != want:
+            return ["%d thread records (%d unique), want %d" % (len(keys), len(set(keys)), want)]
+        return []
+    return check
+
+
+# per-program checks beyond the expect rows
+EXTRA = {"thrlife": thread_records(1008)}
+
+
 def cmd_e2e(a):
     bindir = os.path.join(a.bin, a.variant)
-    progs = a.only or PROGRAMS
+    progs = [p for p in (a.only or PROGRAMS) if p in PROGRAMS]
     for prog in progs:
         exe = os.path.join(bindir, "sc_" + prog)
         rows = parse_expect(os.path.join(HERE, prog, "expect"))
@@ -236,10 +252,15 @@ def cmd_e2e(a):
                     return ["not built: %s" % exe]
                 tmp = tempfile.mkdtemp(prefix="scaler-e2e-")
                 try:
-                    return compare_run(a.scaler, [exe], rows, tmp, timing=timing)
+                    return compare_run(a.scaler, [exe], rows, tmp, timing=timing,
+                                       extra=EXTRA.get(prog))
                 finally:
                     shutil.rmtree(tmp, ignore_errors=True)
             guarded(prog, variant, one)
+    if not a.only or "gdbbt" in a.only:
+        guarded("gdb-backtrace", a.variant, lambda: check_gdb(a, bindir))
+    if not a.only or "killtree" in a.only:
+        guarded("killtree", a.variant, lambda: check_killtree(a, bindir))
     if a.variant == "lazy" and (not a.only or "imbalance" in a.only):
         guarded("imbalance-flag", a.variant, lambda: check_imbalance(a, bindir))
     if a.variant == "lazy" and (not a.only or "analysis" in a.only):
@@ -305,6 +326,79 @@ def check_analysis(a, bindir, timing):
             bad.append("a Wait has attributed time")
         return bad
     finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def check_gdb(a, bindir):
+    """gdb, with scripts/scaler-gdb.py, stopped inside a timed call: the
+    backtrace passes the trampoline (a libscaler.so frame) and reaches
+    main."""
+    gdb = shutil.which("gdb")
+    if not gdb:
+        return skip("gdb-backtrace", "gdb not installed")
+    lib = os.path.join(os.path.dirname(os.path.dirname(a.scaler)), "lib", "libscaler.so")
+    script = os.path.join(os.path.dirname(os.path.dirname(HERE)), "scripts", "scaler-gdb.py")
+    tmp = tempfile.mkdtemp(prefix="scaler-e2e-")
+    try:
+        rc, out, err = run([gdb, "-nx", "-batch", "-x", script,
+                            "-ex", "set startup-with-shell off",
+                            "-ex", "set env LD_PRELOAD=" + lib,
+                            "-ex", "set env SCALER_DIR=" + tmp,
+                            "-ex", "break stop_here", "-ex", "run", "-ex", "bt",
+                            "-ex", "kill", os.path.join(bindir, "sc_gdbbt")])
+        text = out.decode(errors="replace")
+        frames = [l for l in text.splitlines() if l.startswith("#")]
+        if not frames and "ptrace" in err.decode(errors="replace"):
+            return skip("gdb-backtrace", "gdb cannot trace here: %s" % err.decode(errors="replace")[-100:])
+        tramp = [i for i, l in enumerate(frames) if "libscaler.so" in l]
+        main = [i for i, l in enumerate(frames) if " main (" in l]
+        if not tramp or not main or main[0] < tramp[0] or "stop_here" not in frames[0]:
+            return ["backtrace does not pass the trampoline to main: %r (stderr %r)"
+                    % (frames, err[-200:])]
+        return []
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def check_killtree(a, bindir):
+    """SIGKILL of a parent and its two fork children, each blocked after
+    exactly 1000 b_mul calls: every process is in the report with its 1000
+    calls, and scaler record exits 137."""
+    rows = parse_expect(os.path.join(HERE, "killtree", "expect"))
+    tmp = tempfile.mkdtemp(prefix="scaler-e2e-")
+    out = os.path.join(tmp, "d")
+    p = subprocess.Popen([a.scaler, "record", "-o", out, "--",
+                          os.path.join(bindir, "sc_killtree")],
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                         stdin=subprocess.DEVNULL, start_new_session=True)
+    watchdog = threading.Timer(TIMEOUT, lambda: os.killpg(p.pid, signal.SIGKILL))
+    watchdog.start()
+    try:
+        line = p.stdout.readline().decode(errors="replace").split()
+        if len(line) != 4 or line[0] != "ready":
+            return ["no ready line: %r" % line]
+        pids = [int(x) for x in line[1:]]
+        for pid in pids:
+            os.kill(pid, signal.SIGKILL)
+        rc = p.wait()
+        _, err = p.communicate()
+        bad = [] if rc == 137 else ["scaler record exited %d, want 137 (%s)" % (rc, err[-200:])]
+        rrc, rout, rerr = run([a.scaler, "report", "-i", out, "--format", "json"])
+        if rrc != 0:
+            return bad + ["report exited %d: %s" % (rrc, rerr[-200:])]
+        rep = json.loads(rout)
+        bad += check_rows(rep, rows)
+        got = {}
+        for pr in rep["processes"]:
+            got[pr["pid"]] = sum(c["count"] for c in pr.get("calls", []) if c["api"] == "b_mul")
+        if sorted(got) != sorted(pids) or any(got[pid] != 1000 for pid in pids):
+            bad.append("b_mul per process %r, want 1000 in each of %r" % (got, pids))
+        return bad
+    finally:
+        watchdog.cancel()
+        if p.poll() is None:
+            os.killpg(p.pid, signal.SIGKILL)
+            p.wait()
         shutil.rmtree(tmp, ignore_errors=True)
 
 

@@ -16,6 +16,15 @@ $(BUILD)/tests/test_reloc_noplt: tests/unit/test_reloc.c src/runtime/reloc.c src
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -fno-plt -DEXPECT_GOT -Itests/unit -Isrc/runtime -o $@ $< src/runtime/reloc.c -Wl,-z,now -ldl -lm
 
+# The prologue reader of the runtime's arch directory.
+$(BUILD)/tests/test_peek: tests/unit/test_peek.c arch/$(ARCH)/peek.c arch/$(ARCH)/arch.h
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -Itests/unit -o $@ $< arch/$(ARCH)/peek.c
+
+$(BUILD)/tests/asan/test_peek: tests/unit/test_peek.c arch/$(ARCH)/peek.c arch/$(ARCH)/arch.h
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(ASAN_FLAGS) -Itests/unit -o $@ $< arch/$(ARCH)/peek.c
+
 $(BUILD)/tests/test_%: tests/unit/test_%.c tests/unit/check.h $(COMMON_SRC) \
 		$(wildcard src/common/*.h)
 	@mkdir -p $(@D)
