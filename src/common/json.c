@@ -85,12 +85,8 @@ void sc_json_null(struct sc_json *j)
 	fputs("null", j->f);
 }
 
-/*
- * Length of the valid UTF-8 sequence starting at s (2..4), or 0 if the
- * bytes there are not one (overlong forms, surrogates and code points above
- * U+10FFFF are invalid). Only called for a lead byte >= 0x80.
- */
-static int utf8_seq_len(const unsigned char *s)
+/* (json.h) */
+int sc_utf8_seq_len(const unsigned char *s)
 {
 	unsigned c = s[0];
 	int n, i;
@@ -141,7 +137,7 @@ void sc_json_write_string(FILE *f, const char *str)
 		} else if (c < 0x80) {
 			fputc((int)c, f);
 			s++;
-		} else if ((n = utf8_seq_len(s)) > 0) {
+		} else if ((n = sc_utf8_seq_len(s)) > 0) {
 			fwrite(s, 1, (size_t)n, f);
 			s += n;
 		} else {

@@ -40,4 +40,12 @@ void sc_json_null(struct sc_json *j);
  */
 void sc_json_write_string(FILE *f, const char *s);
 
+/*
+ * Length of the valid UTF-8 sequence starting at s (2..4), or 0 if the
+ * bytes there are not one (overlong forms, surrogates and code points above
+ * U+10FFFF are invalid). Only for a lead byte >= 0x80. Also used by the
+ * HTML writer's escaping.
+ */
+int sc_utf8_seq_len(const unsigned char *s);
+
 #endif
