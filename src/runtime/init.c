@@ -41,6 +41,8 @@ _Static_assert(offsetof(struct sc_frame, slot) == FR_SLOT, "FR_SLOT");
 _Static_assert(offsetof(struct sc_frame, tsc) == FR_TSC, "FR_TSC");
 _Static_assert(offsetof(struct sc_frame, rec) == FR_REC, "FR_REC");
 _Static_assert(offsetof(struct sc_frame, child) == FR_CHILD, "FR_CHILD");
+_Static_assert(offsetof(struct sc_frame, p) == FR_P, "FR_P");
+_Static_assert(offsetof(struct sc_frame, flags) == FR_FLAGS, "FR_FLAGS");
 _Static_assert(sizeof(struct sc_frame) == FR_SIZE, "FR_SIZE");
 _Static_assert(offsetof(struct sc_rec, count) == RC_COUNT, "RC_COUNT");
 _Static_assert(offsetof(struct sc_rec, timed) == RC_TIMED, "RC_TIMED");
@@ -51,11 +53,18 @@ _Static_assert(offsetof(struct sc_rec, wticks) == RC_WTICKS, "RC_WTICKS");
 _Static_assert(offsetof(struct sc_rec, wcount) == RC_WCOUNT, "RC_WCOUNT");
 _Static_assert(offsetof(struct sc_rec, self_ticks) == RC_SELF, "RC_SELF");
 _Static_assert(offsetof(struct sc_rec, max_ticks) == RC_MAX, "RC_MAX");
+_Static_assert(offsetof(struct sc_rec, wpticks) == RC_WPTICKS, "RC_WPTICKS");
+_Static_assert(offsetof(struct sc_rec, wblock) == RC_WBLOCK, "RC_WBLOCK");
+_Static_assert(offsetof(struct sc_rec, hist) == RC_HIST, "RC_HIST");
+_Static_assert(SC_REC_HIST == RC_NHIST, "RC_NHIST");
 _Static_assert(sizeof(struct sc_rec) == (1u << RC_SHIFT), "RC_SHIFT");
+_Static_assert(offsetof(struct sc_thr_header, last_p) ==
+	       offsetof(struct sc_thr_header, last_tsc) + 8, "TH_LAST: last_p follows");
 _Static_assert(sizeof(struct sc_entry) == (1u << EN_SHIFT), "EN_SHIFT");
 _Static_assert(offsetof(struct sc_entry, target) == EN_TARGET, "EN_TARGET");
 _Static_assert(offsetof(struct sc_entry, flags) == EN_FLAGS, "EN_FLAGS");
-_Static_assert(SC_ENT_NOTIME == ASM_ENT_NOTIME && SC_ENT_UNWIND == ASM_ENT_UNWIND, "flags");
+_Static_assert(SC_ENT_NOTIME == ASM_ENT_NOTIME && SC_ENT_UNWIND == ASM_ENT_UNWIND &&
+	       SC_ENT_WAIT == ASM_ENT_WAIT, "flags");
 
 static void detect_xsave(void)
 {
@@ -101,7 +110,8 @@ static uint64_t calibrate_overhead(void)
 	t->cap = t->real_cap = (uint64_t)idx + 1;
 	t->sp = t->sp_base = t->frames;
 	t->sp_end = t->frames + SC_FRAMES;
-	t->last_tsc = &t->real_cap;             /* scratch: nobody reads it */
+	uint64_t last[2];                       /* last tsc, last P: scratch */
+	t->last_tsc = last;
 	uint32_t pmin = sc_period_min, pmax = sc_period_max;
 	sc_period_min = sc_period_max = 1;      /* time every call */
 	sc_tls_thread = t;
@@ -143,8 +153,10 @@ static void at_fork_parent(void) { sc_unlock(); }
 static void at_fork_child(void)
 {
 	sc_lock_reset_child();
-	if (sc_active)
+	if (sc_active) {
+		sc_pclock_after_fork();
 		sc_thread_after_fork();
+	}
 }
 
 __attribute__((constructor(101))) static void sc_init(void)
@@ -166,8 +178,9 @@ __attribute__((constructor(101))) static void sc_init(void)
 	detect_xsave();
 	if (sc_shadow_init() != 0)
 		return;
-	uint64_t overhead = calibrate_overhead();
 	uint64_t hz = quick_tsc_hz();
+	sc_pclock_init(hz);
+	uint64_t overhead = calibrate_overhead();
 	switch (sc_timing_mode) {
 	case SC_TIMING_ALL: sc_period_min = sc_period_max = 1; break;
 	case SC_TIMING_NONE: sc_period_min = sc_period_max = 0x7fffffff; break;
@@ -198,7 +211,7 @@ void sc_record_end(int status, uint32_t how)
 		return;
 	uint64_t tsc = sc_rdtsc();
 	struct sc_m_end e = {.end_tsc = tsc, .end_mono_ns = sc_mono_ns(), .status = status,
-			     .how = how};
+			     .how = how, .end_p = sc_pclock_step(0, tsc)};
 	sc_threads_finish_all(tsc);
 	sc_meta_add(SC_M_END, &e, sizeof(e), NULL);
 }

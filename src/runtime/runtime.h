@@ -39,7 +39,15 @@ struct sc_frame {
 	uint64_t tsc;
 	struct sc_rec *rec;
 	uint64_t child;
+	uint64_t p;             /* parallel clock at entry */
+	uint64_t flags;         /* FRF_* */
 	uint64_t pad;
+};
+
+/* The parallel clock (pclock.c; offsets.h: PC_*). */
+struct sc_pclock {
+	uint64_t p;
+	uint64_t tk;
 };
 
 /* Per-thread state. The first six fields are read by shadow.S. */
@@ -96,6 +104,7 @@ extern SC_HIDDEN struct sc_entry *sc_entry_table;     /* shadow.S */
 extern SC_HIDDEN uint32_t sc_period_min, sc_period_max; /* shadow.S */
 extern SC_HIDDEN uint64_t sc_slow_ticks;               /* shadow.S */
 extern SC_HIDDEN uint32_t sc_xsave_size;               /* shadow.S */
+extern SC_HIDDEN uint64_t sc_block_ticks;              /* pclock.c, shadow.S */
 extern SC_HIDDEN int sc_have_xsave;                     /* shadow.S */
 extern SC_HIDDEN int sc_active;   /* 1 once start-up succeeded */
 extern SC_HIDDEN char sc_dir[4096];
@@ -106,6 +115,11 @@ extern SC_HIDDEN struct sc_thread sc_idle_thread;
 void sc_shadow_common(void) SC_HIDDEN;
 void sc_return_trampoline(void) SC_HIDDEN;
 void sc_calib_nop(void) SC_HIDDEN;
+uint64_t sc_pclock_step(int64_t delta, uint64_t now) SC_HIDDEN;
+
+/* pclock.c */
+void sc_pclock_init(uint64_t tsc_hz) SC_HIDDEN;
+void sc_pclock_after_fork(void) SC_HIDDEN;
 
 /* util */
 void sc_warn(const char *fmt, ...) SC_HIDDEN __attribute__((format(printf, 1, 2)));

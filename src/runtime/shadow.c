@@ -127,8 +127,9 @@ static const char *const unwind_names[] = {
 /*
  * Blocking APIs: time in them is reported as Wait, apart from the work of
  * the component that waits (the paper's Wait slice). Condition variables,
- * barriers, joins, semaphores, sleeps, I/O multiplexing and child waits;
- * mutex locks are not here (contention is shown as lock time).
+ * barriers, joins, semaphores, sleeps, I/O multiplexing and child waits.
+ * Every call of them is timed (in adaptive mode too), and while one is in
+ * flight its thread does not count as running for the parallel clock.
  */
 static const char *const wait_names[] = {
 	"pthread_cond_wait", "pthread_cond_timedwait", "pthread_cond_clockwait",
@@ -139,6 +140,24 @@ static const char *const wait_names[] = {
 	"waitpid", "wait", "wait3", "wait4", "waitid", "sigwait", "sigwaitinfo",
 	"sigtimedwait", "pause", "sigsuspend", "msgrcv", "mq_receive",
 	"mq_timedreceive", NULL,
+};
+
+/*
+ * APIs that may or may not block: reads of pipes and sockets, accepting
+ * and connecting, mutex and rwlock acquisition. Whether a call blocked
+ * cannot be told before it returns, so the part of their time spent in
+ * calls longer than the blocking threshold (sc_block_ticks, 10 us: a
+ * wake-up alone takes a few) is reported as Wait, the rest as work. A
+ * read of a large cached file that takes over 10 us is misread as Wait;
+ * the thread is not taken off the parallel clock for them.
+ */
+static const char *const mayblock_names[] = {
+	"read", "readv", "recv", "recvfrom", "recvmsg", "recvmmsg", "accept",
+	"accept4", "connect", "pthread_mutex_lock", "pthread_mutex_timedlock",
+	"pthread_mutex_clocklock", "pthread_rwlock_rdlock", "pthread_rwlock_wrlock",
+	"pthread_rwlock_timedrdlock", "pthread_rwlock_timedwrlock",
+	"pthread_rwlock_clockrdlock", "pthread_rwlock_clockwrlock", "flock",
+	"lockf", NULL,
 };
 
 static bool in(const char *const *list, const char *name)
@@ -161,5 +180,7 @@ uint32_t sc_entry_flags_for(const char *name, void **wrapper)
 		f |= SC_ENT_UNWIND | SC_ENT_NOTIME;
 	if (in(wait_names, name))
 		f |= SC_ENT_WAIT;
+	if (in(mayblock_names, name))
+		f |= SC_ENT_MAYBLOCK;
 	return f;
 }

@@ -52,8 +52,12 @@ void sc_unwind_prepare(struct sc_thread *t, uintptr_t rsp)
 {
 	for (struct sc_frame *f = t->sp; f-- > t->sp_base;) {
 		uint64_t *slot = (uint64_t *)f->slot;
-		if (f->slot >= rsp && *slot == (uint64_t)(uintptr_t)sc_return_trampoline)
+		if (f->slot >= rsp && *slot == (uint64_t)(uintptr_t)sc_return_trampoline) {
 			*slot = f->ret;
+			/* a Wait left by unwinding: the thread runs again */
+			if (f->flags & FRF_WAIT)
+				sc_pclock_step(1, sc_rdtsc());
+		}
 	}
 	t->sp = t->sp_base;
 }
