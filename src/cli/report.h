@@ -109,6 +109,7 @@ void report_imbalance_text(char *b, size_t n, const struct report *r,
 
 /* ---- the writers ---- */
 void report_text(const struct report *r);
+void report_json(const struct report *r);
 void report_csv(const struct report *r);
 void report_html(const struct report *r);
 

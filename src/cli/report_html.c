@@ -36,7 +36,7 @@ static const char *const palette[] = {
 /* chart geometry, px */
 #define CH_LABEL 270
 #define CH_BAR 600
-#define CH_VALUE 130
+#define CH_VALUE 170
 #define CH_ROW 26
 #define CH_H 18
 
@@ -407,8 +407,8 @@ static void sparkline(FILE *f, const struct sc_call *c)
 static void api_table(const struct report *r, const struct sc_component *c, int into)
 {
 	static const char *const cols[] = {
-		"api", "#calls", "#total", "#% in", "#self", "#attributed", "#avg", "#p50", "#p99",
-		"#max", "#latency", "from",
+		"api", "#calls", "#total", "#% in", "#self", "#wait", "#attributed", "#avg", "#p50",
+		"#p99", "#max", "#latency", "from",
 	};
 	const char *cols2[sizeof(cols) / sizeof(cols[0])];
 	FILE *f = r->out;
@@ -441,6 +441,8 @@ static void api_table(const struct report *r, const struct sc_component *c, int 
 		else
 			fputs("<td class=\"n\" data-v=\"-1\">-</td>", f);
 		td_ns(f, (long double)call->self_ns, r->timed);
+		td_ns(f, (long double)(call->wait_ns > 0 ? call->wait_ns : call->wait ? call->total_ns : 0),
+		      r->timed);
 		td_ns(f, (long double)call->attr_ns, attr);
 		td_ns(f, (long double)call->total_ns / (long double)call->count, r->timed);
 		td_ns(f, (long double)call->p50_ns, hist);
