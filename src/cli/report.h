@@ -65,6 +65,14 @@ void report_release(struct report *r);
 /* Is image im part of the report (all of them unless --pid)? */
 int report_has_image(const struct report *r, const struct sc_image *im);
 
+/* Walking the threads (those with a .thr file) of all images, or of
+ * `only`: start with it zeroed; NULL at the end; *im is the thread's image. */
+struct report_iter {
+	size_t i, k;
+};
+const struct sc_thread *report_next_thread(const struct sc_profile *p, const struct sc_image *only,
+					   struct report_iter *it, const struct sc_image **im);
+
 /* Thread groups of all images (only == NULL) or of one; *out is malloc'd. */
 size_t report_groups(const struct sc_profile *p, const struct sc_image *only,
 		     struct report_group **out);

@@ -40,36 +40,25 @@ static const char *const palette[] = {
 #define CH_ROW 26
 #define CH_H 18
 
-static void html_text(FILE *f, const char *str)
+static const char *html_esc(unsigned c, char *buf)
 {
-	const unsigned char *s = (const unsigned char *)str;
-
-	while (*s) {
-		unsigned c = *s;
-		int n;
-
-		switch (c) {
-		case '&': fputs("&amp;", f); s++; continue;
-		case '<': fputs("&lt;", f); s++; continue;
-		case '>': fputs("&gt;", f); s++; continue;
-		case '"': fputs("&quot;", f); s++; continue;
-		case '\'': fputs("&#39;", f); s++; continue;
-		default: break;
-		}
-		if (c < 0x20 || c == 0x7f) {
-			fputs("\xef\xbf\xbd", f);       /* U+FFFD */
-			s++;
-		} else if (c < 0x80) {
-			fputc((int)c, f);
-			s++;
-		} else if ((n = sc_utf8_seq_len(s)) > 0) {
-			fwrite(s, 1, (size_t)n, f);
-			s += n;
-		} else {
-			fputs("\xef\xbf\xbd", f);
-			s++;
-		}
+	(void)buf;
+	switch (c) {
+	case '&': return "&amp;";
+	case '<': return "&lt;";
+	case '>': return "&gt;";
+	case '"': return "&quot;";
+	case '\'': return "&#39;";
+	default: break;
 	}
+	if (c < 0x20 || c >= 0x7f)
+		return "\xef\xbf\xbd";       /* U+FFFD */
+	return NULL;
+}
+
+static void html_text(FILE *f, const char *s)
+{
+	sc_write_escaped(f, s, html_esc);
 }
 
 static const char *comp_color(const struct report *r, const char *name)
@@ -555,9 +544,10 @@ static void html_threads(const struct report *r)
 		"#pid", "#tid", "name", "start routine", "#wall", "#effective", "#wait", "#attributed",
 	};
 	FILE *f = r->out;
-	const struct sc_profile *p = r->p;
 	int attr = r->agg->attr_ns > 0;
-	size_t i, k;
+	struct report_iter it = { 0, 0 };
+	const struct sc_thread *t;
+	const struct sc_image *im;
 
 	fputs("<section id=\"threads\">\n<h2>Threads</h2>\n", f);
 	if (r->ngroups)
@@ -565,26 +555,16 @@ static void html_threads(const struct report *r)
 	fputs("<h3>Threads (effective = wall \xe2\x88\x92 Wait)</h3>\n"
 	      "<table class=\"sortable\" id=\"thread-table\">", f);
 	thead(f, cols, sizeof(cols) / sizeof(cols[0]));
-	for (i = 0; i < p->nimages; i++) {
-		const struct sc_image *im = &p->images[i];
-
-		if (!report_has_image(r, im))
-			continue;
-		for (k = 0; k < im->nthreads; k++) {
-			const struct sc_thread *t = &im->threads[k];
-
-			if (!t->has_file)
-				continue;
-			fprintf(f, "<tr><td class=\"n\" data-v=\"%u\">%u</td>"
-				"<td class=\"n\" data-v=\"%u\">%u</td>", im->pid, im->pid, t->tid, t->tid);
-			td_text(f, t->name);
-			td_text(f, report_thread_routine(t));
-			td_ns(f, (long double)t->wall_ns, 1);
-			td_ns(f, (long double)(t->wall_ns - t->wait_ns), 1);
-			td_ns(f, (long double)t->wait_ns, r->timed);
-			td_ns(f, (long double)t->attr_ns, attr);
-			fputs("</tr>\n", f);
-		}
+	while ((t = report_next_thread(r->p, r->only, &it, &im))) {
+		fprintf(f, "<tr><td class=\"n\" data-v=\"%u\">%u</td>"
+			"<td class=\"n\" data-v=\"%u\">%u</td>", im->pid, im->pid, t->tid, t->tid);
+		td_text(f, t->name);
+		td_text(f, report_thread_routine(t));
+		td_ns(f, (long double)t->wall_ns, 1);
+		td_ns(f, (long double)(t->wall_ns - t->wait_ns), 1);
+		td_ns(f, (long double)t->wait_ns, r->timed);
+		td_ns(f, (long double)t->attr_ns, attr);
+		fputs("</tr>\n", f);
 	}
 	fputs("</tbody></table>\n</section>\n", f);
 }

@@ -134,6 +134,19 @@ static void json_thread(struct sc_json *j, const struct sc_image *im, const stru
 	sc_json_end_object(j);
 }
 
+static void json_threads(struct sc_json *j, const struct sc_profile *p, const struct sc_image *only)
+{
+	struct report_iter it = { 0, 0 };
+	const struct sc_thread *t;
+	const struct sc_image *im;
+
+	sc_json_key(j, "threads");
+	sc_json_begin_array(j);
+	while ((t = report_next_thread(p, only, &it, &im)))
+		json_thread(j, im, t);
+	sc_json_end_array(j);
+}
+
 /* Thread groups (report_groups: same start routine, imbalance flag). */
 static void json_groups(struct sc_json *j, const struct report_group *g, size_t ng)
 {
@@ -177,13 +190,7 @@ void report_json(const struct report *r)
 	sc_json_key(&j, "critical_ns");
 	sc_json_int(&j, r->agg->attr_ns);
 	json_agg(&j, r, r->agg);
-	sc_json_key(&j, "threads");
-	sc_json_begin_array(&j);
-	for (i = 0; i < p->nimages; i++)
-		for (k = 0; k < p->images[i].nthreads; k++)
-			if (report_has_image(r, &p->images[i]) && p->images[i].threads[k].has_file)
-				json_thread(&j, &p->images[i], &p->images[i].threads[k]);
-	sc_json_end_array(&j);
+	json_threads(&j, p, r->only);
 	json_groups(&j, r->groups, r->ngroups);
 	sc_json_key(&j, "processes");
 	sc_json_begin_array(&j);
@@ -214,12 +221,7 @@ void report_json(const struct report *r)
 		sc_json_int(&j, im->agg.attr_ns);
 		json_agg(&j, r, &im->agg);
 		/* per thread: effective = wall - Wait (the paper's §3.5 view) */
-		sc_json_key(&j, "threads");
-		sc_json_begin_array(&j);
-		for (k = 0; k < im->nthreads; k++)
-			if (im->threads[k].has_file)
-				json_thread(&j, im, &im->threads[k]);
-		sc_json_end_array(&j);
+		json_threads(&j, p, im);
 		ng = report_groups(p, im, &g);
 		json_groups(&j, g, ng);
 		free(g);

@@ -57,6 +57,26 @@ int report_has_hist(const struct sc_call *c)
 	return 0;
 }
 
+const struct sc_thread *report_next_thread(const struct sc_profile *p, const struct sc_image *only,
+					   struct report_iter *it, const struct sc_image **im)
+{
+	for (; it->i < p->nimages; it->i++, it->k = 0) {
+		const struct sc_image *m = &p->images[it->i];
+
+		if (only && m != only)
+			continue;
+		while (it->k < m->nthreads) {
+			const struct sc_thread *t = &m->threads[it->k++];
+
+			if (t->has_file) {
+				*im = m;
+				return t;
+			}
+		}
+	}
+	return NULL;
+}
+
 long double report_group_eff(const struct report_group *g)
 {
 	return g->threads ? (long double)(g->wall_ns - g->wait_ns) / (long double)g->threads : 0;
@@ -74,33 +94,27 @@ size_t report_groups(const struct sc_profile *p, const struct sc_image *only,
 		     struct report_group **out)
 {
 	struct report_group *g;
+	struct report_iter it = { 0, 0 };
+	const struct sc_thread *t;
+	const struct sc_image *im;
 	size_t ng = 0, cap = 0, i, k;
 
 	for (i = 0; i < p->nimages; i++)
 		cap += p->images[i].nthreads;
 	g = report_xcalloc(cap, sizeof(*g));
-	for (i = 0; i < p->nimages; i++) {
-		const struct sc_image *im = &p->images[i];
+	while ((t = report_next_thread(p, only, &it, &im))) {
+		const char *routine = report_thread_routine(t);
+		size_t x;
 
-		if (only && im != only)
-			continue;
-		for (k = 0; k < im->nthreads; k++) {
-			const struct sc_thread *t = &im->threads[k];
-			const char *routine = report_thread_routine(t);
-			size_t x;
-
-			if (!t->has_file)
-				continue;
-			for (x = 0; x < ng; x++)
-				if (!strcmp(g[x].routine, routine))
-					break;
-			if (x == ng)
-				g[ng++].routine = routine;
-			g[x].threads++;
-			g[x].wall_ns += t->wall_ns;
-			g[x].wait_ns += t->wait_ns;
-			g[x].attr_ns += t->attr_ns;
-		}
+		for (x = 0; x < ng; x++)
+			if (!strcmp(g[x].routine, routine))
+				break;
+		if (x == ng)
+			g[ng++].routine = routine;
+		g[x].threads++;
+		g[x].wall_ns += t->wall_ns;
+		g[x].wait_ns += t->wait_ns;
+		g[x].attr_ns += t->attr_ns;
 	}
 	for (i = 0; i < ng; i++) {
 		long double eff = report_group_eff(&g[i]), best = 0;

@@ -60,6 +60,22 @@ static void col(const struct report *r, const char *s, int width, int right)
 			fputc(' ', r->out);
 }
 
+/* A table's header line: labels at their column widths. */
+struct colspec {
+	const char *label;
+	int width, right;
+};
+
+static void header_row(const struct report *r, const struct colspec *c, size_t n)
+{
+	size_t i;
+
+	fputs("  ", r->out);
+	for (i = 0; i < n; i++)
+		col(r, c[i].label, c[i].width, c[i].right);
+	fputc('\n', r->out);
+}
+
 /* A time column: "-" when the value is not known (known == 0). */
 static void col_ns(const struct report *r, long double ns, int known, int width)
 {
@@ -120,13 +136,13 @@ static void text_processes(const struct report *r)
 	char cmd[4096];
 	size_t i;
 
+	static const struct colspec cols[] = {
+		{ "pid", 18, 0 }, { "ppid", 8, 0 }, { "status", 12, 0 }, { "wall", 10, 1 },
+		{ "  command", 0, 0 },
+	};
+
 	heading(r, "PROCESSES");
-	fputs("  ", r->out);
-	col(r, "pid", 18, 0);
-	col(r, "ppid", 8, 0);
-	col(r, "status", 12, 0);
-	col(r, "wall", 10, 1);
-	fputs("  command\n", r->out);
+	header_row(r, cols, sizeof(cols) / sizeof(cols[0]));
 	for (i = 0; i < p->nimages; i++) {
 		const struct sc_image *im = &p->images[i];
 		char id[64], pp[16], st[32], c[512];
@@ -504,60 +520,44 @@ static void text_imbalance(const struct report *r)
 
 static void text_threads(const struct report *r)
 {
-	const struct sc_profile *p = r->p;
 	int attr = r->agg->attr_ns > 0;
-	size_t i, k;
+	struct report_iter it = { 0, 0 };
+	const struct sc_thread *t;
+	const struct sc_image *im;
+	size_t i;
 	char name[256], b[32];
 
+	static const struct colspec tcols[] = {
+		{ "pid", 8, 0 }, { "tid", 8, 0 }, { "name", 17, 0 }, { "start routine", 30, 0 },
+		{ "wall", 10, 1 }, { "effective", 11, 1 }, { "wait", 10, 1 }, { "attributed", 12, 1 },
+	};
+	static const struct colspec gcols[] = {
+		{ "start routine", 30, 0 }, { "threads", 8, 1 }, { "wall", 10, 1 },
+		{ "effective", 11, 1 }, { "per thread", 12, 1 }, { "wait", 10, 1 },
+		{ "wait %", 8, 1 }, { "attributed", 12, 1 },
+	};
+
 	heading(r, "THREADS (effective = wall - Wait)");
-	fputs("  ", r->out);
-	col(r, "pid", 8, 0);
-	col(r, "tid", 8, 0);
-	col(r, "name", 17, 0);
-	col(r, "start routine", 30, 0);
-	col(r, "wall", 10, 1);
-	col(r, "effective", 11, 1);
-	col(r, "wait", 10, 1);
-	col(r, "attributed", 12, 1);
-	fputc('\n', r->out);
-	for (i = 0; i < p->nimages; i++) {
-		const struct sc_image *im = &p->images[i];
-
-		if (!report_has_image(r, im))
-			continue;
-		for (k = 0; k < im->nthreads; k++) {
-			const struct sc_thread *t = &im->threads[k];
-
-			if (!t->has_file)
-				continue;
-			fputs("  ", r->out);
-			snprintf(b, sizeof(b), "%u", im->pid);
-			col(r, b, 8, 0);
-			snprintf(b, sizeof(b), "%u", t->tid);
-			col(r, b, 8, 0);
-			report_fit(name, sizeof(name), t->name, 16);
-			col(r, name, 17, 0);
-			report_fit(name, sizeof(name), report_thread_routine(t), 29);
-			col(r, name, 30, 0);
-			col_ns(r, (long double)t->wall_ns, 1, 10);
-			col_ns(r, (long double)(t->wall_ns - t->wait_ns), 1, 11);
-			col_ns(r, (long double)t->wait_ns, r->timed, 10);
-			col_ns(r, (long double)t->attr_ns, attr, 12);
-			fputc('\n', r->out);
-		}
+	header_row(r, tcols, sizeof(tcols) / sizeof(tcols[0]));
+	while ((t = report_next_thread(r->p, r->only, &it, &im))) {
+		fputs("  ", r->out);
+		snprintf(b, sizeof(b), "%u", im->pid);
+		col(r, b, 8, 0);
+		snprintf(b, sizeof(b), "%u", t->tid);
+		col(r, b, 8, 0);
+		report_fit(name, sizeof(name), t->name, 16);
+		col(r, name, 17, 0);
+		report_fit(name, sizeof(name), report_thread_routine(t), 29);
+		col(r, name, 30, 0);
+		col_ns(r, (long double)t->wall_ns, 1, 10);
+		col_ns(r, (long double)(t->wall_ns - t->wait_ns), 1, 11);
+		col_ns(r, (long double)t->wait_ns, r->timed, 10);
+		col_ns(r, (long double)t->attr_ns, attr, 12);
+		fputc('\n', r->out);
 	}
 
 	heading(r, "THREAD GROUPS (threads with the same start routine)");
-	fputs("  ", r->out);
-	col(r, "start routine", 30, 0);
-	col(r, "threads", 8, 1);
-	col(r, "wall", 10, 1);
-	col(r, "effective", 11, 1);
-	col(r, "per thread", 12, 1);
-	col(r, "wait", 10, 1);
-	col(r, "wait %", 8, 1);
-	col(r, "attributed", 12, 1);
-	fputc('\n', r->out);
+	header_row(r, gcols, sizeof(gcols) / sizeof(gcols[0]));
 	for (i = 0; i < r->ngroups; i++) {
 		const struct report_group *g = &r->groups[i];
 

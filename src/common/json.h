@@ -41,11 +41,11 @@ void sc_json_null(struct sc_json *j);
 void sc_json_write_string(FILE *f, const char *s);
 
 /*
- * Length of the valid UTF-8 sequence starting at s (2..4), or 0 if the
- * bytes there are not one (overlong forms, surrogates and code points above
- * U+10FFFF are invalid). Only for a lead byte >= 0x80. Also used by the
- * HTML writer's escaping.
+ * Write s with every valid UTF-8 multi-byte sequence as it is and every
+ * other byte (ASCII, or not part of valid UTF-8: c >= 0x80) through esc:
+ * its replacement text, NULL for the byte itself. buf (16 bytes) is there
+ * for esc to format into. The one UTF-8 check of the JSON and HTML writers.
  */
-int sc_utf8_seq_len(const unsigned char *s);
+void sc_write_escaped(FILE *f, const char *s, const char *(*esc)(unsigned c, char *buf));
 
 #endif
