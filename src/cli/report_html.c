@@ -23,11 +23,12 @@
 #include "json.h"
 #include "report.h"
 
-/* Component colours (Tableau 10), by the component's place in the
- * unfiltered aggregate so a component keeps its colour under any filter. */
+/* Component colours (Tableau 10 and a few more), given in the order the
+ * components appear in the chart (see colour_order), so the ones in view
+ * are distinct; only past a dozen do colours repeat. */
 static const char *const palette[] = {
-	"#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f",
-	"#edc948", "#b07aa1", "#ff9da7", "#9c755f", "#17becf",
+	"#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f", "#edc948",
+	"#b07aa1", "#ff9da7", "#9c755f", "#17becf", "#8cd17d", "#d37295",
 };
 #define NPALETTE (sizeof(palette) / sizeof(palette[0]))
 #define WAIT_COLOR "#c7c7c7"
@@ -61,12 +62,44 @@ static void html_text(FILE *f, const char *s)
 	sc_write_escaped(f, s, html_esc);
 }
 
-static const char *comp_color(const struct report *r, const char *name)
+/* Component names in colour order: the charted components, the ones they
+ * call, then the rest; *ncharted gets how many appear in the chart. */
+static const char **colour_names;
+static size_t ncolour_names, ncharted;
+
+static void colour_add(const char *name)
 {
 	size_t i;
 
+	for (i = 0; i < ncolour_names; i++)
+		if (!strcmp(colour_names[i], name))
+			return;
+	colour_names[ncolour_names++] = name;
+}
+
+static void colour_order(const struct report *r)
+{
+	size_t i, e;
+
+	colour_names = report_xcalloc(r->agg->ncomp, sizeof(*colour_names));
+	ncolour_names = 0;
+	for (i = 0; i < r->ncomp; i++)
+		colour_add(r->comp[i]->name);
+	for (i = 0; i < r->ncomp; i++)
+		for (e = 0; e < r->comp[i]->nout; e++)
+			if (sc_agg_component(r->agg, r->comp[i]->out[e].callee))
+				colour_add(r->comp[i]->out[e].callee);
+	ncharted = ncolour_names;
 	for (i = 0; i < r->agg->ncomp; i++)
-		if (!strcmp(r->agg->comp[i].name, name))
+		colour_add(r->agg->comp[i].name);
+}
+
+static const char *comp_color(const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < ncolour_names; i++)
+		if (!strcmp(colour_names[i], name))
 			return palette[i % NPALETTE];
 	return WAIT_COLOR;
 }
@@ -223,13 +256,15 @@ static void edge_times(const struct report *r, const char *from, const char *to,
 	}
 }
 
-static void rect(FILE *f, double x, double y, double w, const char *color,
-		 const char *what, const char *name, int64_t ns, long double all)
+/* A bar segment with its tooltip; returns whether it is wide enough to
+ * see (then its colour belongs in the legend). */
+static int rect(FILE *f, double x, double y, double w, const char *color,
+		const char *what, const char *name, int64_t ns, long double all)
 {
 	char b[32], pc[32];
 
 	if (w <= 0)
-		return;
+		return 0;
 	report_fmt_ns(b, sizeof(b), (long double)ns);
 	report_fmt_pct(pc, sizeof(pc), (long double)ns, all);
 	fprintf(f, "<rect x=\"%.2f\" y=\"%.2f\" width=\"%.2f\" height=\"%d\" fill=\"%s\">"
@@ -237,6 +272,17 @@ static void rect(FILE *f, double x, double y, double w, const char *color,
 	html_text(f, what);
 	html_text(f, name);
 	fprintf(f, ": %s (%s)</title></rect>\n", b, pc);
+	return w >= 1;
+}
+
+/* Note that name's colour is in sight. */
+static void seen(unsigned char *shown, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < ncolour_names; i++)
+		if (!strcmp(colour_names[i], name))
+			shown[i] = 1;
 }
 
 static void html_chart(const struct report *r)
@@ -245,6 +291,7 @@ static void html_chart(const struct report *r)
 	long double all = (long double)r->agg->threads_ns, scale = 0;
 	size_t i, e;
 	int h = (int)r->ncomp * CH_ROW + 10, any_wait = 0;
+	unsigned char *shown = report_xcalloc(ncolour_names, 1);
 
 	/* scale: the longest bar (self + edges; estimates may exceed total) */
 	for (i = 0; i < r->ncomp; i++) {
@@ -255,8 +302,6 @@ static void html_chart(const struct report *r)
 			sum += (long double)c->out[e].ns;
 		if (sum > scale)
 			scale = sum;
-		if (c->wait_ns > 0)
-			any_wait = 1;
 	}
 	if (scale <= 0)
 		scale = 1;
@@ -273,8 +318,9 @@ static void html_chart(const struct report *r)
 		fprintf(f, "<text x=\"0\" y=\"%.2f\">", y + CH_H - 5);
 		html_text(f, name);
 		fputs("</text>\n", f);
-		rect(f, x, y, w, comp_color(r, c->name), "self: ", c->name,
-		     report_clamp0(c->self_ns), all);
+		if (rect(f, x, y, w, comp_color(c->name), "self: ", c->name,
+			 report_clamp0(c->self_ns), all))
+			seen(shown, c->name);
 		x += w;
 		for (e = 0; e < c->nout; e++) {
 			const struct sc_edge *ed = &c->out[e];
@@ -286,10 +332,12 @@ static void html_chart(const struct report *r)
 				wait = ed->ns;
 			w = (double)((long double)(ed->ns - wait) * CH_BAR / scale);
 			ww = (double)((long double)wait * CH_BAR / scale);
-			rect(f, x, y, w, comp_color(r, ed->callee), "in ", ed->callee,
-			     ed->ns - wait, all);
+			if (rect(f, x, y, w, comp_color(ed->callee), "in ", ed->callee,
+				 ed->ns - wait, all))
+				seen(shown, ed->callee);
 			x += w;
-			rect(f, x, y, ww, WAIT_COLOR, "Wait (blocked) in ", ed->callee, wait, all);
+			any_wait |= rect(f, x, y, ww, WAIT_COLOR, "Wait (blocked) in ", ed->callee,
+					 wait, all);
 			x += ww;
 		}
 		report_fmt_ns(b, sizeof(b), (long double)c->total_ns);
@@ -297,14 +345,17 @@ static void html_chart(const struct report *r)
 		fprintf(f, "<text x=\"%.2f\" y=\"%.2f\">%s (%s)</text>\n", x + 6, y + CH_H - 5, b, pc);
 	}
 	fputs("</svg>\n<div class=\"legend\">", f);
-	for (i = 0; i < r->agg->ncomp; i++) {
+	for (i = 0; i < ncharted; i++) {
+		if (!shown[i])
+			continue;
 		fprintf(f, "<span><i class=\"sw\" style=\"background:%s\"></i>",
-			palette[i % NPALETTE]);
-		html_text(f, r->agg->comp[i].name);
+			comp_color(colour_names[i]));
+		html_text(f, colour_names[i]);
 		fputs("</span>", f);
 	}
 	if (any_wait)
 		fputs("<span><i class=\"sw\" style=\"background:" WAIT_COLOR "\"></i>Wait (blocked)</span>", f);
+	free(shown);
 	fputs("</div>\n<p class=\"note\">Each bar is a component's total time: its own (self) time "
 	      "in its colour, then the time spent in each component it calls, in that component's "
 	      "colour; grey is time blocked in waiting APIs.</p>\n", f);
@@ -334,7 +385,7 @@ static void html_components(const struct report *r)
 		const struct sc_component *c = r->comp[i];
 
 		fprintf(f, "<tr><td><i class=\"sw\" style=\"background:%s\"></i>",
-			comp_color(r, c->name));
+			comp_color(c->name));
 		html_text(f, c->name);
 		fputs("</td>", f);
 		td_ns(f, (long double)c->total_ns, r->timed);
@@ -465,7 +516,7 @@ static void html_apis(const struct report *r)
 		report_fmt_ns(b1, sizeof(b1), (long double)c->in_ns);
 		report_fmt_count(b2, sizeof(b2), c->in_calls);
 		fprintf(f, "<h3 id=\"api-%zu\"><i class=\"sw\" style=\"background:%s\"></i>", i,
-			comp_color(r, c->name));
+			comp_color(c->name));
 		html_text(f, c->name);
 		fprintf(f, " <small>%s in %s calls from other components</small></h3>\n",
 			r->timed ? b1 : "-", b2);
@@ -603,10 +654,13 @@ static void html_processes(const struct report *r)
 
 void report_html(const struct report *r)
 {
+	colour_order(r);
 	html_head(r);
 	html_components(r);
 	html_apis(r);
 	html_threads(r);
 	html_processes(r);
 	fprintf(r->out, "<script>\n%s</script>\n</body>\n</html>\n", js);
+	free(colour_names);
+	colour_names = NULL;
 }
