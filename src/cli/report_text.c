@@ -439,7 +439,7 @@ static void api_table(const struct report *r, const struct sc_component *c, int 
 		report_fmt_count(b2, sizeof(b2), more_calls);
 		if (r->timed) {
 			report_fmt_ns(b3, sizeof(b3), (long double)more_ns);
-			fprintf(r->out, "    \xe2\x80\xa6 %s more (%s calls, %s; all: --min-percent 0 "
+			fprintf(r->out, "    \xe2\x80\xa6 %s more (%s calls, %s; all of them: "
 				"--component %s)\n", b1, b2, b3, c->name);
 		} else {
 			fprintf(r->out, "    \xe2\x80\xa6 %s more (%s calls)\n", b1, b2);

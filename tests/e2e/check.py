@@ -23,6 +23,7 @@ import io
 import json
 import os
 import pty
+import re
 import struct
 import zlib
 import shutil
@@ -635,11 +636,26 @@ def check_report_browser(html_path, h, tmp):
                 "--no-first-run", "--disable-background-networking", "--disable-component-update",
                 "--disable-sync", "--window-size=1280,2000"]
         url = "file://" + html_path
+        # a copy of the page that clicks the thread table's "wall" header:
+        # the rows must come back sorted by wall time, longest first
+        clicked = os.path.join(tmp, "clicked.html")
+        page = open(html_path, encoding="utf-8").read()
+        with open(clicked, "w", encoding="utf-8") as f:
+            f.write(page.replace("</body>", "<script>document.querySelector("
+                                 "'#thread-table thead th:nth-child(5)').click();</script></body>"))
         rc, dom, err = run(base + ["--user-data-dir=" + tempfile.mkdtemp(dir=tmp),
-                                   "--dump-dom", url], timeout=120)
+                                   "--dump-dom", "file://" + clicked], timeout=120)
         bad = []
-        if rc != 0 or b'data-sortable="ready"' not in dom:
+        dom = dom.decode(errors="replace")
+        if rc != 0 or 'data-sortable="ready"' not in dom:
             bad.append("dump-dom: exit %d, no data-sortable marker (%s)" % (rc, err[-200:]))
+        table = re.search(r'<table[^>]*id="thread-table".*?</table>', dom, re.S)
+        walls = [float(re.findall(r'data-v="([^"]*)"', row)[2])
+                 for row in re.findall(r"<tr>(.*?)</tr>", table.group(0) if table else "", re.S)
+                 if row.count("data-v") >= 3]
+        if len(walls) < 2 or walls != sorted(walls, reverse=True) or \
+                'aria-sort="descending"' not in dom:
+            bad.append("clicking 'wall' did not sort the threads: %r" % walls)
         png = os.path.join(tmp, "report.png")
         rc, _, err = run(base + ["--user-data-dir=" + tempfile.mkdtemp(dir=tmp),
                                  "--screenshot=" + png, url], timeout=120)
