@@ -413,12 +413,12 @@ sc_return_trampoline:
 	addq	%rdi, RC_WCOUNT(%r11)
 	imulq	%rdi, %rax
 	addq	%rax, RC_WPTICKS(%r11)
-	movq	%rdx, %rax
-	imulq	%rdi, %rax
-	addq	%rax, RC_WTICKS(%r11)
+	movq	%rdx, %r8
+	imulq	%rdi, %r8			/* r8 = elapsed * w */
+	addq	%r8, RC_WTICKS(%r11)
 	cmpq	sc_block_ticks(%rip), %rdx	/* long enough to have blocked */
 	jb	1f
-	addq	%rax, RC_WBLOCK(%r11)
+	addq	%r8, RC_WBLOCK(%r11)
 1:	movq	%rdx, %rax
 	subq	FR_CHILD(%rcx), %rax
 	addq	%rax, RC_SELF(%r11)
@@ -437,9 +437,17 @@ sc_return_trampoline:
 1:	addl	%edi, RC_HIST(%r11,%rax,4)
 	jnc	1f
 	movl	$-1, RC_HIST(%r11,%rax,4)
-1:	cmpq	TH_SPBASE(%r10), %rcx		/* a timed caller below us? */
+1:	/*
+	 * A timed caller below us loses this call from its exclusive time.
+	 * It is charged the estimate elapsed * w, not elapsed: the untimed
+	 * calls this one stands for were nested in that caller's calls too,
+	 * so summed over its calls the caller's child time is unbiased (one
+	 * call's self time may come out negative; self_ticks is a signed
+	 * sum, clamped by the reader).
+	 */
+	cmpq	TH_SPBASE(%r10), %rcx
 	jbe	2f
-	addq	%rdx, (FR_CHILD - FR_SIZE)(%rcx)
+	addq	%r8, (FR_CHILD - FR_SIZE)(%rcx)
 2:	/*
 	 * Next period: a slow call, and every Wait API, is always followed
 	 * by a timed one (a Wait must be seen entering and leaving, for the

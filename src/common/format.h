@@ -180,7 +180,9 @@ struct sc_rec {
 	uint32_t period;        /* 28: sampling period in force (adaptive) */
 	uint64_t wticks;        /* 32: sum of ticks * period (estimator) */
 	uint64_t wcount;        /* 40: sum of period over timed calls */
-	uint64_t self_ticks;    /* 48: ticks minus timed nested calls */
+	uint64_t self_ticks;    /* 48: ticks minus nested calls (estimated:
+				       each timed one as ticks * its period);
+				       a signed sum stored as uint64 */
 	uint64_t max_ticks;     /* 56: longest timed call */
 	uint64_t wpticks;       /* 64: sum of P interval * period */
 	uint64_t wblock;        /* 72: sum of ticks * period of timed calls

@@ -608,7 +608,8 @@ static void estimate(const struct sc_rec *r, uint64_t overhead_ticks,
 	if (est < 0)
 		est = 0;
 	if (r->ticks > 0) {
-		s = est * (long double)r->self_ticks / (long double)r->ticks;
+		/* a signed sum: nested calls are charged as estimates */
+		s = est * (long double)(int64_t)r->self_ticks / (long double)r->ticks;
 		if (s < 0)
 			s = 0;
 		if (s > est)
@@ -776,6 +777,10 @@ static int load_thr(struct sc_profile *p, struct sc_image *im, int dirfd,
 			} else if (e->flags & SC_ENT_MAYBLOCK) {
 				t->wait_ticks += block;
 				e->block_ticks += block;
+				/* its thread stayed on the parallel clock while
+				 * blocked: keep only the unblocked share */
+				if (incl > 0)
+					e->attr_ticks -= attr * block / incl;
 			}
 		}
 		if (n < chunk_recs || ei >= im->nentries)
@@ -900,6 +905,22 @@ static int64_t hist_quantile(const uint64_t *h, long double q, int64_t max_ns)
 	return round_ns(v);
 }
 
+/* Whether every count of h lies in the one bucket holding ns. */
+static int hist_one_bucket(const uint64_t *h, int64_t ns)
+{
+	int i, in = -1;
+
+	for (i = 0; i < SC_HIST_BUCKETS; i++) {
+		if (!h[i])
+			continue;
+		if (in >= 0)
+			return 0;
+		in = i;
+	}
+	return in >= 0 && (uint64_t)ns >= sc_hist_lo_ns(in) &&
+	       (in + 1 == SC_HIST_BUCKETS || (uint64_t)ns < sc_hist_lo_ns(in + 1));
+}
+
 /* Index of the component `name` in a, created if absent (so pointers
  * into a->comp are only valid until the next call). */
 static size_t comp_get(struct sc_agg *a, size_t *cap, const char *name,
@@ -990,6 +1011,16 @@ static void agg_build(struct sc_agg *a, struct call_in *in, size_t nin,
 			c->hist[b] = (uint64_t)llroundl(hist[b]);
 		c->p50_ns = hist_quantile(c->hist, 0.50L, maxns);
 		c->p99_ns = hist_quantile(c->hist, 0.99L, maxns);
+		/*
+		 * All calls in one bucket (a uniform workload, the common
+		 * case): the mean is a better median than any point the
+		 * bucket alone can give, and p99 lies between it and the max.
+		 */
+		if (count && hist_one_bucket(c->hist, c->total_ns / (int64_t)count)) {
+			c->p50_ns = c->total_ns / (int64_t)count;
+			if (c->p99_ns < c->p50_ns)
+				c->p99_ns = c->p50_ns;
+		}
 		a->calls_count += count;
 	}
 	sort(a->calls, a->ncalls, sizeof(*a->calls), cmp_call_out);

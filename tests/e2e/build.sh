@@ -81,5 +81,9 @@ exe $CC sc_abi abi/main.c -lsc_abi
 lib $CC libsc_thr.so threads/sc_thr.c
 exe $CC sc_threads threads/main.c -lsc_thr -pthread
 
+lib $CC libsc_an2.so analysis/sc_an2.c
+lib $CC libsc_an.so analysis/sc_an.c -lsc_an2
+exe $CC sc_analysis analysis/main.c -lsc_an -pthread
+
 lib $CXX libsc_cpp.so cpp/sc_cpp.cpp
 exe $CXX sc_cpp cpp/main.cpp -lsc_cpp

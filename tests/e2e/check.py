@@ -34,7 +34,7 @@ import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 TIMEOUT = 60
-PROGRAMS = ["basic", "dl", "reload", "longjmp", "cppcb", "interpose", "coro", "spawn", "daemon", "sigdef", "bt", "imbalance", "abi", "threads", "cpp", "fork"]
+PROGRAMS = ["analysis", "basic", "dl", "reload", "longjmp", "cppcb", "interpose", "coro", "spawn", "daemon", "sigdef", "bt", "imbalance", "abi", "threads", "cpp", "fork"]
 
 failures = 0
 
@@ -251,6 +251,70 @@ def cmd_e2e(a):
         guarded("imbalance-flag", a.variant, lambda: check_imbalance(a, bindir))
     if a.variant == "lazy" and (not a.only or "report" in a.only):
         report_views(a, bindir)
+    if a.variant == "lazy" and (not a.only or "analysis" in a.only):
+        for timing in ("adaptive", "all"):
+            guarded("analysis-figures", a.variant + ",timing=" + timing,
+                    lambda: check_analysis(a, bindir, timing))
+
+
+def check_analysis(a, bindir, timing):
+    """The report's Wait, nesting and serial/parallel figures against the
+    truth the program measures itself (stderr name=us lines), within 10 %:
+    usleep Wait, pthread_mutex_lock Wait (blocked), an_outer inclusive and
+    exclusive, an_serial attributed = raw, an_parallel attributed = the
+    span of the parallel phase while its raw time is ~4x that; p50 of
+    usleep within the 5 ms sleeps' reach; Wait calls add no critical time."""
+    tmp = tempfile.mkdtemp(prefix="scaler-e2e-")
+    try:
+        out = os.path.join(tmp, "d")
+        rc, _, err = run([a.scaler, "record", "-o", out, "--timing=" + timing, "--",
+                          os.path.join(bindir, "sc_analysis")])
+        rc2, rep, err2 = run([a.scaler, "report", "-i", out, "--format", "json"])
+        if rc != 0 or rc2 != 0:
+            return ["record %d / report %d: %s" % (rc, rc2, (err + err2)[-300:])]
+        d = json.loads(rep)
+        truth = {}
+        for line in err.decode(errors="replace").splitlines():
+            k, eq, v = line.partition("=")
+            if eq and k.endswith("_us"):
+                truth[k] = int(v) * 1000
+        calls = {(c["caller"], c["callee"], c["api"]): c for c in d["calls"]}
+        exe, lib = "sc_analysis", "libsc_an.so"
+        bad = []
+
+        def near(what, got, want, tol=0.10):
+            if not want or abs(got - want) > tol * want:
+                bad.append("%s: %.1f ms, truth %.1f ms" % (what, got / 1e6, (want or 0) / 1e6))
+        try:
+            us = calls[(exe, "libc.so.6", "usleep")]
+            lock = calls[(exe, "libc.so.6", "pthread_mutex_lock")]
+            outer = calls[(exe, lib, "an_outer")]
+            ser = calls[(exe, lib, "an_serial")]
+            par = calls[(exe, lib, "an_parallel")]
+            join = calls[(exe, "libc.so.6", "pthread_join")]
+        except KeyError as e:
+            return ["no call row %s" % (e,)]
+        near("usleep Wait", us["wait_ns"], truth.get("sleep_us"))
+        if not us["wait"]:
+            bad.append("usleep not flagged as Wait")
+        near("pthread_mutex_lock Wait", lock["wait_ns"], truth.get("lock_wait_us"))
+        near("an_outer inclusive", outer["total_ns"], truth.get("outer_incl_us"))
+        near("an_outer exclusive", outer["self_ns"], truth.get("outer_self_us"))
+        near("an_serial attributed", ser["attr_ns"], truth.get("serial_us"))
+        near("an_parallel attributed", par["attr_ns"], truth.get("parallel_span_us"))
+        if par["total_ns"] < 3 * par["attr_ns"]:
+            bad.append("an_parallel raw %d ns is not ~4x its attributed %d ns" %
+                       (par["total_ns"], par["attr_ns"]))
+        if not 4e6 <= us["p50_ns"] <= 8.4e6 or us["p99_ns"] < us["p50_ns"] or \
+                us["max_ns"] < us["p99_ns"]:
+            bad.append("usleep p50 %d p99 %d max %d" % (us["p50_ns"], us["p99_ns"], us["max_ns"]))
+        if sum(n for b in us["hist"] for n in b[2:]) != 20:
+            bad.append("usleep histogram does not hold 20 calls: %r" % us["hist"])
+        if join["attr_ns"] != 0 or us["attr_ns"] != 0:
+            bad.append("a Wait has attributed time")
+        return bad
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
 
 
 def check_imbalance(a, bindir):
