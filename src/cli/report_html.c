@@ -406,32 +406,53 @@ static void html_components(const struct report *r)
 
 /* ---- API view ---------------------------------------------------------- */
 
-/* Latency histogram as bars from the first to the last non-empty bucket. */
+/*
+ * Latency histograms share one axis across the page, from the fastest
+ * bucket any shown call reached to the slowest, so sparklines compare: a
+ * call's bars sit where its latencies are, not stretched to fill the cell.
+ */
+static int spark_lo, spark_hi;
+
+static void spark_axis(const struct report *r)
+{
+	size_t k;
+	int i;
+
+	spark_lo = SC_HIST_BUCKETS;
+	spark_hi = -1;
+	for (k = 0; k < r->ncalls; k++)
+		for (i = 0; i < SC_HIST_BUCKETS; i++)
+			if (r->calls[k]->hist[i]) {
+				if (i < spark_lo)
+					spark_lo = i;
+				if (i > spark_hi)
+					spark_hi = i;
+			}
+}
+
 static void sparkline(FILE *f, const struct sc_call *c)
 {
-	int lo = -1, hi = -1, i;
 	uint64_t max = 0;
 	double bw;
+	int i;
 
 	for (i = 0; i < SC_HIST_BUCKETS; i++)
-		if (c->hist[i]) {
-			if (lo < 0)
-				lo = i;
-			hi = i;
-			if (c->hist[i] > max)
-				max = c->hist[i];
-		}
-	if (lo < 0) {
+		if (c->hist[i] > max)
+			max = c->hist[i];
+	if (!max || spark_hi < spark_lo) {
 		fputs("<td data-v=\"0\"></td>", f);
 		return;
 	}
-	bw = 96.0 / (hi - lo + 1);
+	bw = 96.0 / (spark_hi - spark_lo + 1);
 	fprintf(f, "<td data-v=\"%" PRId64 "\"><svg class=\"spark\" width=\"96\" height=\"18\" "
-		"xmlns=\"http://www.w3.org/2000/svg\">", c->p50_ns);
-	for (i = lo; i <= hi; i++) {
-		double h = c->hist[i] ? 1 + 16.0 * (double)c->hist[i] / (double)max : 0;
+		"xmlns=\"http://www.w3.org/2000/svg\"><line x1=\"0\" y1=\"17.5\" x2=\"96\" "
+		"y2=\"17.5\" stroke=\"#ccc\"/>", c->p50_ns);
+	for (i = spark_lo; i <= spark_hi; i++) {
+		double h = 1 + 16.0 * (double)c->hist[i] / (double)max;
 		char a[32], b[32];
 
+		if (!c->hist[i])
+			continue;
 		report_fmt_ns(a, sizeof(a), (long double)sc_hist_lo_ns(i));
 		if (i + 1 < SC_HIST_BUCKETS)
 			report_fmt_ns(b, sizeof(b), (long double)sc_hist_lo_ns(i + 1));
@@ -439,7 +460,7 @@ static void sparkline(FILE *f, const struct sc_call *c)
 			snprintf(b, sizeof(b), "\xe2\x88\x9e");
 		fprintf(f, "<rect x=\"%.2f\" y=\"%.2f\" width=\"%.2f\" height=\"%.2f\" fill=\"#4e79a7\">"
 			"<title>%s \xe2\x80\x93 %s: %" PRIu64 " calls</title></rect>",
-			(i - lo) * bw, 18 - h, bw > 1.5 ? bw - 0.5 : bw, h, a, b, c->hist[i]);
+			(i - spark_lo) * bw, 18 - h, bw > 1.5 ? bw - 0.5 : bw, h, a, b, c->hist[i]);
 	}
 	fputs("</svg></td>", f);
 }
@@ -502,6 +523,17 @@ static void html_apis(const struct report *r)
 	char b1[32], b2[32];
 
 	fputs("<section id=\"apis\">\n<h2>API view: calls into each component</h2>\n", f);
+	if (spark_hi >= spark_lo) {
+		char lo[32], hi[32];
+
+		report_fmt_ns(lo, sizeof(lo), (long double)sc_hist_lo_ns(spark_lo));
+		if (spark_hi + 1 < SC_HIST_BUCKETS)
+			report_fmt_ns(hi, sizeof(hi), (long double)sc_hist_lo_ns(spark_hi + 1));
+		else
+			snprintf(hi, sizeof(hi), "\xe2\x88\x9e");
+		fprintf(f, "<p class=\"note\">latency: calls per duration, on one log scale "
+			"from %s (left) to %s (right) for every row.</p>\n", lo, hi);
+	}
 	for (i = 0; i < r->agg->ncomp; i++) {
 		const struct sc_component *c = &r->agg->comp[i];
 
@@ -655,6 +687,7 @@ static void html_processes(const struct report *r)
 void report_html(const struct report *r)
 {
 	colour_order(r);
+	spark_axis(r);
 	html_head(r);
 	html_components(r);
 	html_apis(r);
