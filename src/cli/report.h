@@ -91,7 +91,7 @@ int report_comp_shown(const struct report *r, const struct sc_component *c);
 /* Does a call's latency histogram have any count? */
 int report_has_hist(const struct sc_call *c);
 
-/* The thread groups' time-weighted share: effective time per thread. */
+/* A group's effective (not waiting) time per thread. */
 long double report_group_eff(const struct report_group *g);
 
 void *report_xcalloc(size_t n, size_t size);

@@ -217,7 +217,7 @@ static void html_head(const struct report *r)
 	html_text(f, cmd);
 	fputs("</code></p>\n<p class=\"sub\">", f);
 	if (r->only)
-		fprintf(f, "process %u of %zu; ", r->only->pid, p->nimages);
+		fprintf(f, "process %u, one of %zu; ", r->only->pid, p->nimages);
 	else
 		fprintf(f, "%zu process%s; ", p->nimages, p->nimages == 1 ? "" : "es");
 	if (wall_ns > 0) {

@@ -181,7 +181,7 @@ static void text_header(const struct report *r)
 		snprintf(wall, sizeof(wall), "unknown");
 	if (r->only) {
 		report_status_label(st, sizeof(st), r->only);
-		snprintf(tail, sizeof(tail), " (process %u of %zu, %s, wall %s)",
+		snprintf(tail, sizeof(tail), " (process %u, one of %zu, %s, wall %s)",
 			 r->only->pid, p->nimages, st, wall);
 	} else if (p->nimages == 1) {
 		report_status_label(st, sizeof(st), &p->images[0]);
