@@ -401,15 +401,15 @@ sc_return_trampoline:
 	incq	RC_TIMED(%r11)
 	addq	%rdx, RC_TICKS(%r11)
 	/*
-	 * Estimator: this call was timed after `period` calls were let
-	 * through (the countdown set at the previous timed return), so it
-	 * stands for that many: every sum is also kept times w = period
-	 * (wcount += w). A never-timed record has period 0 and stands for
+	 * Estimator: this call ends a span of `span` calls (the countdown
+	 * set at the previous timed return) of which it alone was timed, so
+	 * it stands for all of them: every sum is also kept times w = span
+	 * (wcount += w). A never-timed record has span 0 and stands for
 	 * itself.
 	 */
-	movl	RC_PERIOD(%r11), %edi
+	movl	RC_SPAN(%r11), %edi
 	cmpl	$1, %edi
-	adcl	$0, %edi			/* rdi = w = max(period, 1) */
+	adcl	$0, %edi			/* rdi = w = max(span, 1) */
 	addq	%rdi, RC_WCOUNT(%r11)
 	imulq	%rdi, %rax
 	addq	%rax, RC_WPTICKS(%r11)
@@ -468,6 +468,22 @@ sc_return_trampoline:
 4:	cmpl	sc_period_min(%rip), %eax
 	cmovbl	sc_period_min(%rip), %eax
 	movl	%eax, RC_PERIOD(%r11)
+	/*
+	 * The next span is drawn uniformly from 1 .. 2p-1 (mean p), not p
+	 * itself: a fixed stride could lock onto a periodic pattern in the
+	 * program's calls (every 64th call is long) and time only the
+	 * short ones. The draw hashes the TSC (Fibonacci hashing, top 16
+	 * bits of the low word). p = 1 gives 1; "none" (p >= 2^16) takes p.
+	 */
+	cmpl	$0xffff, %eax
+	ja	5f
+	leal	-1(%rax,%rax), %edi		/* 2p - 1 */
+	imull	$0x9e3779b1, %esi, %edx
+	shrl	$16, %edx			/* u in 0 .. 65535 */
+	imulq	%rdi, %rdx
+	shrq	$16, %rdx
+	leal	1(%rdx), %eax			/* span = 1 + u(2p-1)/65536 */
+5:	movl	%eax, RC_SPAN(%r11)
 	movl	%eax, RC_COUNTDOWN(%r11)
 	movq	FR_RET(%rcx), %r11
 	movq	%rcx, TH_SP(%r10)		/* pop, after reading it */

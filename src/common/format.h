@@ -158,9 +158,10 @@ struct sc_thr_header {
  * every call, the rest only on timed calls. Offsets are mirrored in
  * arch/x86_64/offsets.h and checked by static asserts in the runtime.
  *
- * Each timed call stands for `period` calls (adaptive timing: the calls let
- * through since the previous timed one), so every sum of a timed quantity
- * is kept weighted by period as well (w*); the reader scales by count/wcount.
+ * Each timed call stands for `span` calls (adaptive timing: itself and the
+ * calls let through since the previous timed one), so every sum of a timed
+ * quantity is kept weighted by span as well (w*); the reader scales by
+ * count/wcount.
  *
  * The parallel clock P (the runtime's sc_pclock) advances at 1/k of the TSC
  * rate while k threads of the process are running (not blocked in a Wait
@@ -177,7 +178,9 @@ struct sc_rec {
 	uint64_t timed;         /*  8: calls that were timed */
 	uint64_t ticks;         /* 16: sum of inclusive TSC ticks of timed calls */
 	int32_t countdown;      /* 24: calls left until the next timed one */
-	uint32_t period;        /* 28: sampling period in force (adaptive) */
+	uint32_t period;        /* 28: sampling period in force (adaptive):
+				       1, 3, 7 ... 127, doubled by cheap
+				       calls; spans are drawn around it */
 	uint64_t wticks;        /* 32: sum of ticks * period (estimator) */
 	uint64_t wcount;        /* 40: sum of period over timed calls */
 	uint64_t self_ticks;    /* 48: ticks minus nested calls (estimated:
@@ -187,7 +190,10 @@ struct sc_rec {
 	uint64_t wpticks;       /* 64: sum of P interval * period */
 	uint64_t wblock;        /* 72: sum of ticks * period of timed calls
 				       over the blocking threshold */
-	uint64_t reserved[6];   /* 80 */
+	uint32_t span;          /* 80: calls the next timed one stands for
+				       (drawn around period, adaptive) */
+	uint32_t reserved0;     /* 84 */
+	uint64_t reserved[5];   /* 88 */
 	uint32_t hist[SC_REC_HIST]; /* 128: log2 latency histogram */
 };
 
