@@ -430,6 +430,16 @@ static void spark_axis(const struct report *r)
 			}
 }
 
+/* Bounds of histogram buckets lo..hi as text: [lo's start, hi's end). */
+static void bucket_range(char *a, char *b, size_t n, int lo, int hi)
+{
+	report_fmt_ns(a, n, (long double)sc_hist_lo_ns(lo));
+	if (hi + 1 < SC_HIST_BUCKETS)
+		report_fmt_ns(b, n, (long double)sc_hist_lo_ns(hi + 1));
+	else
+		snprintf(b, n, "\xe2\x88\x9e");
+}
+
 static void sparkline(FILE *f, const struct sc_call *c)
 {
 	uint64_t max = 0;
@@ -453,11 +463,7 @@ static void sparkline(FILE *f, const struct sc_call *c)
 
 		if (!c->hist[i])
 			continue;
-		report_fmt_ns(a, sizeof(a), (long double)sc_hist_lo_ns(i));
-		if (i + 1 < SC_HIST_BUCKETS)
-			report_fmt_ns(b, sizeof(b), (long double)sc_hist_lo_ns(i + 1));
-		else
-			snprintf(b, sizeof(b), "\xe2\x88\x9e");
+		bucket_range(a, b, sizeof(a), i, i);
 		fprintf(f, "<rect x=\"%.2f\" y=\"%.2f\" width=\"%.2f\" height=\"%.2f\" fill=\"#4e79a7\">"
 			"<title>%s \xe2\x80\x93 %s: %" PRIu64 " calls</title></rect>",
 			(i - spark_lo) * bw, 18 - h, bw > 1.5 ? bw - 0.5 : bw, h, a, b, c->hist[i]);
@@ -526,11 +532,7 @@ static void html_apis(const struct report *r)
 	if (spark_hi >= spark_lo) {
 		char lo[32], hi[32];
 
-		report_fmt_ns(lo, sizeof(lo), (long double)sc_hist_lo_ns(spark_lo));
-		if (spark_hi + 1 < SC_HIST_BUCKETS)
-			report_fmt_ns(hi, sizeof(hi), (long double)sc_hist_lo_ns(spark_hi + 1));
-		else
-			snprintf(hi, sizeof(hi), "\xe2\x88\x9e");
+		bucket_range(lo, hi, sizeof(lo), spark_lo, spark_hi);
 		fprintf(f, "<p class=\"note\">latency: calls per duration, on one log scale "
 			"from %s (left) to %s (right) for every row.</p>\n", lo, hi);
 	}
