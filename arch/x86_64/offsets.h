@@ -28,7 +28,9 @@
 #define FR_FLAGS    48  /* uint32 FRF_*: what the return must undo */
 #define FR_PAD      52
 #define FR_OVH      56  /* what timing its nested calls cost inside it */
-#define FR_SIZE     64
+#define FR_TREC     64  /* struct sc_rec * of an API it tail-called, or 0 */
+#define FR_TTSC     72  /* TSC of that tail call */
+#define FR_SIZE     80
 #define FRF_WAIT    64  /* a Wait API: the thread stopped running
 			   (= ASM_ENT_WAIT, copied from the entry) */
 

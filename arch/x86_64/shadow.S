@@ -154,9 +154,11 @@ ENTRY(sc_shadow_common)
 	cmpq	%rcx, %rdx
 	/*
 	 * A return address that already is the trampoline means a timed API
-	 * jumped here (tail call through the PLT): the frame below covers it.
+	 * jumped here (tail call through the PLT): it returns straight to
+	 * that API's caller, so it is timed from here to that return, where
+	 * the frame below credits it (sc_tail_credit).
 	 */
-	je	.Luntimed_pop
+	je	.Ltail
 	movq	TH_SP(%r10), %rcx
 	cmpq	TH_SPEND(%r10), %rcx
 	jae	.Luntimed_pop			/* shadow stack full: count only */
@@ -186,6 +188,7 @@ ENTRY(sc_shadow_common)
 	andl	$ASM_ENT_WAIT, %edi
 	movl	%edi, FR_FLAGS(%rcx)
 	movq	$0, FR_OVH(%rcx)
+	movq	$0, FR_TREC(%rcx)
 	leaq	sc_return_trampoline(%rip), %rdx
 	movq	%rdx, RA(%rsp)
 	movq	EN_TARGET(%rax), %r11
@@ -212,6 +215,35 @@ ENTRY(sc_shadow_common)
 	call	sc_pclock_step
 	jmp	.Lentered
 
+	/*
+	 * Tail call from the timed call whose frame is on top (its return
+	 * slot is ours). The first API of a chain of tail calls is credited
+	 * with the whole tail; a Wait API is only counted (its clock step
+	 * needs its own frame).
+	 */
+	.cfi_adjust_cfa_offset 48
+.Ltail:						/* rax = entry, r11 = rec */
+	testl	$ASM_ENT_WAIT, EN_FLAGS(%rax)
+	jnz	.Luntimed_pop
+	movq	TH_SP(%r10), %rcx
+	cmpq	TH_SPBASE(%r10), %rcx
+	je	.Luntimed_pop
+	subq	$FR_SIZE, %rcx			/* top frame */
+	leaq	RA(%rsp), %rdx
+	cmpq	%rdx, FR_SLOT(%rcx)
+	jne	.Luntimed_pop
+	cmpq	$0, FR_TREC(%rcx)
+	jne	.Luntimed_pop
+	movq	%r11, FR_TREC(%rcx)
+	movq	EN_TARGET(%rax), %r11
+	rdtsc
+	shlq	$32, %rdx
+	orq	%rdx, %rax
+	movq	%rax, FR_TTSC(%rcx)
+	POP6
+	jmpq	*%r11
+
+	.cfi_adjust_cfa_offset 48
 .Luntimed_pop:					/* rax = entry */
 	movq	EN_TARGET(%rax), %r11
 	POP6
@@ -397,6 +429,8 @@ sc_return_trampoline:
 	cmpq	%rax, FR_SLOT(%rcx)
 	jne	.Lret_slow
 .Lret_have:					/* rcx = frame, rdx = now */
+	cmpq	$0, FR_TREC(%rcx)
+	jne	.Lret_tail
 	movq	%rdx, %rsi			/* rsi = now */
 	testl	$ASM_ENT_WAIT, FR_FLAGS(%rcx)
 	jnz	.Lwait_leave
@@ -539,6 +573,31 @@ sc_return_trampoline:
 	movq	$1, %rdi
 	call	sc_pclock_step
 	jmp	.Lp_have
+
+	/* an API this one tail-called ends now: sc_tail_credit(frame, now),
+	 * which clears FR_TREC, then the return goes on as usual */
+.Lret_tail:
+	pushq	%rdx				/* now */
+	pushq	%rbp
+	movq	%rsp, %rbp
+	pushq	%r9
+	pushq	%rcx				/* -16(%rbp): the frame */
+	movl	sc_xsave_size(%rip), %eax
+	subq	%rax, %rsp
+	andq	$-64, %rsp
+	call	sc_save_ext
+	movq	-16(%rbp), %rdi
+	movq	8(%rbp), %rsi
+	call	sc_tail_credit
+	call	sc_restore_ext
+	leaq	-16(%rbp), %rsp
+	popq	%rcx
+	popq	%r9
+	popq	%rbp
+	popq	%rdx
+	movq	sc_tls_thread@gottpoff(%rip), %r10
+	movq	%fs:(%r10), %r10
+	jmp	.Lret_have
 
 .Lret_slow:
 	pushq	%rdx				/* now */

@@ -40,6 +40,8 @@ _Static_assert(offsetof(struct sc_thread, sp_end) == TH_SPEND, "TH_SPEND");
 _Static_assert(offsetof(struct sc_thread, sp_base) == TH_SPBASE, "TH_SPBASE");
 _Static_assert(offsetof(struct sc_thread, last_tsc) == TH_LAST, "TH_LAST");
 _Static_assert(offsetof(struct sc_frame, ovh) == FR_OVH, "FR_OVH");
+_Static_assert(offsetof(struct sc_frame, trec) == FR_TREC, "FR_TREC");
+_Static_assert(offsetof(struct sc_frame, ttsc) == FR_TTSC, "FR_TTSC");
 _Static_assert(offsetof(struct sc_frame, ret) == FR_RET, "FR_RET");
 _Static_assert(offsetof(struct sc_frame, slot) == FR_SLOT, "FR_SLOT");
 _Static_assert(offsetof(struct sc_frame, tsc) == FR_TSC, "FR_TSC");

@@ -45,6 +45,9 @@ struct sc_frame {
 	uint32_t flags;         /* FRF_* */
 	uint32_t pad;
 	uint64_t ovh;           /* ticks its timed nested calls added to it */
+	struct sc_rec *trec;    /* an API it reached by a tail call (timed
+				   from the jump to this frame's return) */
+	uint64_t ttsc;
 };
 
 /* The parallel clock (pclock.c; offsets.h: PC_*). */
@@ -172,6 +175,7 @@ extern SC_HIDDEN __thread uintptr_t sc_tls_start_routine;
 
 /* slow.c */
 void sc_unwind_prepare(struct sc_thread *t, uintptr_t rsp) SC_HIDDEN;
+void sc_tail_credit(struct sc_frame *f, uint64_t now) SC_HIDDEN;
 
 /* init.c: end of the image; status from exit()/_exit() when known */
 void sc_record_end(int status, uint32_t how) SC_HIDDEN;

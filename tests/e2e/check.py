@@ -318,7 +318,7 @@ def check_analysis(a, bindir, timing):
     truth the program measures itself (stderr name=us lines), within 10 %:
     usleep Wait, pthread_mutex_lock Wait (blocked), an_outer inclusive and
     exclusive, an_serial attributed = raw, an_parallel attributed = the
-    span of the parallel phase while its raw time is ~4x that; p50 of
+    span of the parallel phase (its raw time is the sum of the calls); p50 of
     usleep within the 5 ms sleeps' reach; Wait calls add no critical time."""
     tmp = tempfile.mkdtemp(prefix="scaler-e2e-")
     try:
@@ -358,8 +358,10 @@ def check_analysis(a, bindir, timing):
         near("an_outer exclusive", outer["self_ns"], truth.get("outer_self_us"))
         near("an_serial attributed", ser["attr_ns"], truth.get("serial_us"))
         near("an_parallel attributed", par["attr_ns"], truth.get("parallel_span_us"))
-        if par["total_ns"] < 3 * par["attr_ns"]:
-            bad.append("an_parallel raw %d ns is not ~4x its attributed %d ns" %
+        # raw is the sum of the four calls, attributed their union: the
+        # first is always larger (4x when they overlap fully)
+        if par["total_ns"] <= par["attr_ns"]:
+            bad.append("an_parallel raw %d ns not above its attributed %d ns" %
                        (par["total_ns"], par["attr_ns"]))
         if not 4e6 <= us["p50_ns"] <= 8.4e6 or us["p99_ns"] < us["p50_ns"] or \
                 us["max_ns"] < us["p99_ns"]:
