@@ -1,30 +1,14 @@
 /*
  * sc_an.c - libsc_an.so for the "analysis" e2e test: functions that take a
  * known wall time, so the report's figures have known answers. They spin
- * on the TSC (calibrated in the constructor, which the profiler does not
- * see) so that all their time is their own: no call leaves the library.
+ * (spin.h) so that all their time is their own: no call leaves the library.
  * an_outer nests a call into libsc_an2.so (an_inner).
  */
 #include <stdio.h>
-#include <time.h>
-#include <x86intrin.h>
+
+#include "spin.h"
 
 void an_inner(long us);
-
-static double ticks_per_us;
-
-__attribute__((constructor)) static void calibrate(void)
-{
-	struct timespec a, b;
-	clock_gettime(CLOCK_MONOTONIC, &a);
-	unsigned long long t0 = __rdtsc();
-	do
-		clock_gettime(CLOCK_MONOTONIC, &b);
-	while ((b.tv_sec - a.tv_sec) * 1000000000L + (b.tv_nsec - a.tv_nsec) < 20000000L);
-	unsigned long long t1 = __rdtsc();
-	ticks_per_us = (double)(t1 - t0) /
-		       ((double)((b.tv_sec - a.tv_sec) * 1000000000L + (b.tv_nsec - a.tv_nsec)) / 1000.0);
-}
 
 /*
  * The truth the test compares the report with, measured here with the TSC
@@ -32,17 +16,6 @@ __attribute__((constructor)) static void calibrate(void)
  * sums include that, as the profiler's do). Printed by an_truth().
  */
 static unsigned long long outer_incl, outer_self, serial, par_lo, par_hi;
-
-/* spins us microseconds; returns the ticks it really took */
-static unsigned long long spin(long us)
-{
-	unsigned long long t0 = __rdtsc();
-	unsigned long long end = t0 + (unsigned long long)(us * ticks_per_us);
-	unsigned long long t;
-	while ((t = __rdtsc()) < end)
-		;
-	return t - t0;
-}
 
 /* serial phase: called with one thread running */
 void an_serial(long us) { serial += spin(us); }
