@@ -23,7 +23,13 @@ RT_OBJ  := $(patsubst %,$(BUILD)/obj/rt/%.o,$(RT_SRC) $(RT_ASM))
 CLI_OBJ := $(patsubst %,$(BUILD)/obj/cli/%.o,$(CLI_SRC))
 DEPS    := $(RT_OBJ:.o=.d) $(CLI_OBJ:.o=.d)
 
-all: $(BUILD)/bin/scaler $(BUILD)/lib/libscaler.so
+all: $(BUILD)/bin/scaler $(BUILD)/lib/libscaler.so $(BUILD)/lib/libscaler.so-gdb.py
+
+# gdb auto-loads <objfile>-gdb.py from the objfile's directory (once that
+# directory is allowed: add-auto-load-safe-path)
+$(BUILD)/lib/libscaler.so-gdb.py: scripts/scaler-gdb.py
+	@mkdir -p $(@D)
+	cp $< $@
 
 $(BUILD)/lib/libscaler.so: $(RT_OBJ)
 	@mkdir -p $(@D)
@@ -64,6 +70,7 @@ install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib
 	install -m 755 $(BUILD)/bin/scaler $(DESTDIR)$(PREFIX)/bin/scaler
 	install -m 644 $(BUILD)/lib/libscaler.so $(DESTDIR)$(PREFIX)/lib/libscaler.so
+	install -m 644 scripts/scaler-gdb.py $(DESTDIR)$(PREFIX)/lib/libscaler.so-gdb.py
 
 clean:
 	rm -rf $(BUILD)

@@ -11,6 +11,8 @@
 #   memory    bytes per (thread, caller, API) record, read from a profile's
 #             thread file header, and the RSS a profile adds to a program
 #             with many threads x many APIs
+#   accuracy  adaptive vs all vs the program's own time (bench/accuracy.sh)
+#   report    time of `scaler report` on a 64-thread profile (bench/report.sh)
 # Servers, clients and their start/stop code are tests/apps/lib.sh (shared
 # with `make check-apps`); missing tools and servers are installed from
 # Debian's packages. Prints markdown tables (doc/performance.md holds the
@@ -19,7 +21,7 @@
 set -eu
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 . "$ROOT/tests/apps/lib.sh"
-PARTS=${PARTS:-callrate servers memory}
+PARTS=${PARTS:-callrate servers memory accuracy report}
 REPS=${REPS:-3}
 CALL_REPS=${CALL_REPS:-5}
 N=${N:-20000000}
@@ -244,4 +246,14 @@ print("(peak RSS: GNU time's maximum resident set of the program; the per-thread
 print(" ((with - without) at %d threads - (with - without) at 1 thread) / %d)" % (T, T - 1))
 EOF
 	rm -rf "$out"/sd-mem-*
+fi
+
+# ---- accuracy of adaptive timing, report speed (their own scripts) ----------
+if [[ " $PARTS " == *" accuracy "* ]]; then
+	echo
+	sh "$ROOT/bench/accuracy.sh"
+fi
+if [[ " $PARTS " == *" report "* ]]; then
+	echo
+	sh "$ROOT/bench/report.sh"
 fi

@@ -3,7 +3,9 @@
 #   1. `make unit` (the unit tests' own "N passed, M failed" counts are added
 #      to the totals; a unit run that fails without counts is one FAIL)
 #   2. builds the e2e programs in every linking variant (tests/e2e/build.sh)
-#   3. runs them with and without `scaler record` and checks the reports
+#   3. runs them with and without `scaler record` and checks the reports,
+#      and (lazy variant) the report views: options, CSV, HTML, and the HTML
+#      rendered in headless chromium when it is installed
 #      (tests/e2e/check.py e2e), then the real programs and CLI behaviour
 #      (tests/e2e/check.py real)
 # Prints "PASS name [variant]" / "FAIL name [variant]: reason" /

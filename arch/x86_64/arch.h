@@ -7,6 +7,8 @@
 #define SCALER_ARCH_H
 
 #include <elf.h>
+#include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -41,5 +43,9 @@ static inline void sc_arch_write_entry(uint8_t *code, uint32_t idx, const void *
 	int32_t rel = (int32_t)((const uint8_t *)ptr - (code + 16));
 	memcpy(code + 12, &rel, 4);
 }
+
+/* peek.c: true if the n bytes of code at c, the start of a function, read
+ * the function's own return address (__builtin_return_address(0)). */
+bool sc_arch_reads_return_address(const uint8_t *c, size_t n);
 
 #endif

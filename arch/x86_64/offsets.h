@@ -15,7 +15,8 @@
 #define TH_SP       16  /* next free shadow frame */
 #define TH_SPEND    24  /* one past the last shadow frame */
 #define TH_SPBASE   32  /* first shadow frame */
-#define TH_LAST     40  /* uint64_t *: last_tsc in the thread file header */
+#define TH_LAST     40  /* uint64_t *: last_tsc in the thread file header,
+			   followed by last_p */
 
 /* struct sc_frame: one per timed call in flight */
 #define FR_RET      0   /* the caller's real return address */
@@ -23,8 +24,15 @@
 #define FR_TSC      16  /* TSC when the API was entered */
 #define FR_REC      24  /* struct sc_rec * to charge */
 #define FR_CHILD    32  /* ticks of timed calls nested inside this one */
-#define FR_PAD      40
-#define FR_SIZE     48
+#define FR_P        40  /* parallel clock when the API was entered */
+#define FR_FLAGS    48  /* uint32 FRF_*: what the return must undo */
+#define FR_PAD      52
+#define FR_OVH      56  /* what timing its nested calls cost inside it */
+#define FR_TREC     64  /* struct sc_rec * of an API it tail-called, or 0 */
+#define FR_TTSC     72  /* TSC of that tail call */
+#define FR_SIZE     80
+#define FRF_WAIT    64  /* a Wait API: the thread stopped running
+			   (= ASM_ENT_WAIT, copied from the entry) */
 
 /* struct sc_rec (src/common/format.h) */
 #define RC_COUNT    0
@@ -36,7 +44,12 @@
 #define RC_WCOUNT   40
 #define RC_SELF     48
 #define RC_MAX      56
-#define RC_SHIFT    6   /* sizeof(struct sc_rec) == 1 << RC_SHIFT */
+#define RC_WPTICKS  64
+#define RC_WBLOCK   72
+#define RC_SPAN     80
+#define RC_HIST     128 /* uint32_t[RC_NHIST] */
+#define RC_NHIST    32
+#define RC_SHIFT    8   /* sizeof(struct sc_rec) == 1 << RC_SHIFT */
 
 /* struct sc_entry: global table indexed by shadow entry index */
 #define EN_TARGET   0   /* where the call really goes */
@@ -46,6 +59,7 @@
 /* entry flags the assembly tests (same values as SC_ENT_* in format.h) */
 #define ASM_ENT_NOTIME 8
 #define ASM_ENT_UNWIND 32
+#define ASM_ENT_WAIT   64
 
 /* reasons passed to sc_slow() */
 #define SLOW_NOTHREAD 1 /* no thread context yet: create one */
@@ -53,11 +67,19 @@
 #define SLOW_UNWIND   3 /* an unwinder is about to walk the stack */
 #define SLOW_RETURN   4 /* return trampoline found a foreign top frame */
 #define SLOW_STALE    5 /* top shadow frame is not above this call: abandoned? */
+#define SLOW_TAIL     6 /* untimed entry tail-called from a timed call */
 
 /* sc_slow() answers */
 #define SLOW_REDISPATCH 0 /* run the interceptor again */
 #define SLOW_BYPASS     1 /* jump to the target, neither counted nor timed */
 #define SLOW_UNTIMED    2 /* counted already: jump to the target */
+
+/* struct sc_pclock (the parallel clock): 16-byte aligned, updated whole
+ * by cmpxchg16b. tk = ((tsc - base) >> PC_TSHIFT) << 16 | running threads */
+#define PC_P        0
+#define PC_TK       8
+#define PC_TSHIFT   4
+#define PC_RECIP_MAX 4095 /* sc_recip[k] = 2^16 / k for k <= this */
 
 /* Shadow entry code: endbr64; mov $idx,%r11d; jmp *common(%rip) */
 #define SHADOW_ENTRY_SIZE 16

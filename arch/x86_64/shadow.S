@@ -34,6 +34,78 @@
 	.globl name; .hidden name; .type name,@function; .p2align 4; name:
 #define END(name) .size name, .-name
 
+/* The registers the timed path and the return trampoline work with. */
+.macro PUSH6
+	pushq	%rax
+	.cfi_adjust_cfa_offset 8
+	pushq	%rdx
+	.cfi_adjust_cfa_offset 8
+	pushq	%rcx
+	.cfi_adjust_cfa_offset 8
+	pushq	%rsi
+	.cfi_adjust_cfa_offset 8
+	pushq	%rdi
+	.cfi_adjust_cfa_offset 8
+	pushq	%r8
+	.cfi_adjust_cfa_offset 8
+.endm
+.macro POP6
+	popq	%r8
+	.cfi_adjust_cfa_offset -8
+	popq	%rdi
+	.cfi_adjust_cfa_offset -8
+	popq	%rsi
+	.cfi_adjust_cfa_offset -8
+	popq	%rcx
+	.cfi_adjust_cfa_offset -8
+	popq	%rdx
+	.cfi_adjust_cfa_offset -8
+	popq	%rax
+	.cfi_adjust_cfa_offset -8
+.endm
+
+/*
+ * The parallel clock (format.h, struct sc_rec.wpticks): sc_pclock holds
+ * {P, tk}, P in ticks at the instant t, tk = t << 16 | k with t in units
+ * of 2^PC_TSHIFT ticks since sc_pclock_base (48 bits: 17 days at 3 GHz,
+ * and differences are taken modulo 2^48) and k the threads running. Then
+ *     P(now) = P + (now - t) * sc_recip[k] / 2^16,  sc_recip[k] = 2^16 / k
+ * (sc_recip[0] = 0: with nobody running the clock stands still).
+ *
+ * Writers (k changes: a thread starts or ends, enters or leaves a Wait
+ * API) replace {P, tk} whole with cmpxchg16b. Readers load tk, then P,
+ * then tk again and retry if it changed: x86 keeps loads in order and the
+ * pair is only ever stored whole, so an unchanged tk means P belongs to
+ * it. A `now` older than t (another CPU moved the clock on after our
+ * rdtsc) counts as no time at all.
+ *
+ * PREAD: in %rsi = now (TSC); out %rax = P(now); clobbers %rdx, %rdi,
+ * %r8 and the flags.
+ */
+.macro PREAD
+1:	movq	sc_pclock+PC_TK(%rip), %rdi
+	movq	%rsi, %rax
+	subq	sc_pclock_base(%rip), %rax
+	shrq	$PC_TSHIFT, %rax
+	shlq	$16, %rax			/* now_t << 16 */
+	movzwl	%di, %edx			/* k */
+	subq	%rdi, %rax
+	addq	%rdx, %rax			/* (now_t - t) << 16, mod 2^64 */
+	jns	2f
+	xorl	%eax, %eax			/* now is before t */
+2:	shrq	$(16 - PC_TSHIFT), %rax		/* elapsed ticks */
+	cmpl	$PC_RECIP_MAX, %edx
+	jbe	3f
+	movl	$PC_RECIP_MAX, %edx
+3:	leaq	sc_recip(%rip), %r8
+	movl	(%r8,%rdx,4), %edx
+	mulq	%rdx
+	shrdq	$16, %rdx, %rax
+	addq	sc_pclock+PC_P(%rip), %rax
+	cmpq	sc_pclock+PC_TK(%rip), %rdi
+	jne	1b
+.endm
+
 	.text
 
 /* ------------------------------------------------------------------ */
@@ -51,38 +123,42 @@ ENTRY(sc_shadow_common)
 	incq	RC_COUNT(%r11)
 	decl	RC_COUNTDOWN(%r11)
 	jle	.Ltimed
-	subq	TH_RECS(%r10), %r11		/* back to the entry: idx*64 ... */
+	subq	TH_RECS(%r10), %r11		/* back to the entry: idx*256 ... */
 	shrq	$(RC_SHIFT - EN_SHIFT), %r11	/* ... idx*16 */
 	addq	sc_entry_table(%rip), %r11
 	jmpq	*EN_TARGET(%r11)
 
+
 /*
  * Timed path (r10 = thread, r11 = rec). Push a shadow frame holding the
  * real return address, replace the return address with the trampoline,
- * read the TSC last so the interceptor's own work is mostly outside the
- * measured interval.
+ * read the TSC and the parallel clock last so the interceptor's own work
+ * is mostly outside the measured interval (the rest is calibrated away).
+ * Six registers are saved: rdtsc writes rax/rdx, the clock's 64x64-bit
+ * multiply needs rax/rdx too, and rcx, rsi, rdi, r8 hold the frame, the
+ * time and temporaries. Below %rsp is free at a call boundary: a caller's
+ * red zone holds nothing live across its call instruction.
  */
+#define RA 48	/* the return address, above the six saved registers */
+
 .Ltimed:
-	pushq	%rax
-	.cfi_adjust_cfa_offset 8
-	pushq	%rdx
-	.cfi_adjust_cfa_offset 8
-	pushq	%rcx
-	.cfi_adjust_cfa_offset 8
+	PUSH6
 	movq	%r11, %rax
 	subq	TH_RECS(%r10), %rax
 	shrq	$(RC_SHIFT - EN_SHIFT), %rax
 	addq	sc_entry_table(%rip), %rax	/* rax = &entries[idx] */
 	testl	$(ASM_ENT_NOTIME | ASM_ENT_UNWIND), EN_FLAGS(%rax)
 	jnz	.Lspecial
-	movq	24(%rsp), %rdx			/* return address */
+	movq	RA(%rsp), %rdx			/* return address */
 	leaq	sc_return_trampoline(%rip), %rcx
 	cmpq	%rcx, %rdx
 	/*
 	 * A return address that already is the trampoline means a timed API
-	 * jumped here (tail call through the PLT): the frame below covers it.
+	 * jumped here (tail call through the PLT): it returns straight to
+	 * that API's caller, so it is timed from here to that return, where
+	 * the frame below credits it (sc_tail_credit).
 	 */
-	je	.Luntimed_pop
+	je	.Ltail
 	movq	TH_SP(%r10), %rcx
 	cmpq	TH_SPEND(%r10), %rcx
 	jae	.Luntimed_pop			/* shadow stack full: count only */
@@ -94,7 +170,7 @@ ENTRY(sc_shadow_common)
 	 */
 	cmpq	TH_SPBASE(%r10), %rcx
 	je	1f
-	leaq	24(%rsp), %rdx
+	leaq	RA(%rsp), %rdx
 	cmpq	%rdx, (FR_SLOT - FR_SIZE)(%rcx)
 	jbe	.Lstale
 1:
@@ -102,36 +178,75 @@ ENTRY(sc_shadow_common)
 	 * calling through here meanwhile pushes above it, not onto it. */
 	leaq	FR_SIZE(%rcx), %rdx
 	movq	%rdx, TH_SP(%r10)
-	movq	24(%rsp), %rdx
+	movq	RA(%rsp), %rdx
 	movq	%rdx, FR_RET(%rcx)
-	leaq	24(%rsp), %rdx
+	leaq	RA(%rsp), %rdx
 	movq	%rdx, FR_SLOT(%rcx)
 	movq	%r11, FR_REC(%rcx)
 	movq	$0, FR_CHILD(%rcx)
+	movl	EN_FLAGS(%rax), %edi
+	andl	$ASM_ENT_WAIT, %edi
+	movl	%edi, FR_FLAGS(%rcx)
+	movq	$0, FR_OVH(%rcx)
+	movq	$0, FR_TREC(%rcx)
 	leaq	sc_return_trampoline(%rip), %rdx
-	movq	%rdx, 24(%rsp)
+	movq	%rdx, RA(%rsp)
 	movq	EN_TARGET(%rax), %r11
 	rdtsc
 	shlq	$32, %rdx
 	orq	%rdx, %rax
 	movq	%rax, FR_TSC(%rcx)
-	popq	%rcx
-	.cfi_adjust_cfa_offset -8
-	popq	%rdx
-	.cfi_adjust_cfa_offset -8
-	popq	%rax
-	.cfi_adjust_cfa_offset -8
+	movq	%rax, %rsi			/* now */
+	testl	$ASM_ENT_WAIT, %edi
+	jnz	.Lwait_enter
+	PREAD
+.Lentered:
+	movq	%rax, FR_P(%rcx)
+	POP6
 	jmpq	*%r11
 
-	.cfi_adjust_cfa_offset 24
+	/*
+	 * A Wait API: this thread stops running for the parallel clock until
+	 * the call returns (the trampoline gives it back).
+	 */
+	.cfi_adjust_cfa_offset 48
+.Lwait_enter:
+	movq	$-1, %rdi
+	call	sc_pclock_step
+	jmp	.Lentered
+
+	/*
+	 * Tail call from the timed call whose frame is on top (its return
+	 * slot is ours). The first API of a chain of tail calls is credited
+	 * with the whole tail; a Wait API is only counted (its clock step
+	 * needs its own frame).
+	 */
+	.cfi_adjust_cfa_offset 48
+.Ltail:						/* rax = entry, r11 = rec */
+	testl	$ASM_ENT_WAIT, EN_FLAGS(%rax)
+	jnz	.Luntimed_pop
+	movq	TH_SP(%r10), %rcx
+	cmpq	TH_SPBASE(%r10), %rcx
+	je	.Luntimed_pop
+	subq	$FR_SIZE, %rcx			/* top frame */
+	leaq	RA(%rsp), %rdx
+	cmpq	%rdx, FR_SLOT(%rcx)
+	jne	.Luntimed_pop
+	cmpq	$0, FR_TREC(%rcx)
+	jne	.Luntimed_pop
+	movq	%r11, FR_TREC(%rcx)
+	movq	EN_TARGET(%rax), %r11
+	rdtsc
+	shlq	$32, %rdx
+	orq	%rdx, %rax
+	movq	%rax, FR_TTSC(%rcx)
+	POP6
+	jmpq	*%r11
+
+	.cfi_adjust_cfa_offset 48
 .Luntimed_pop:					/* rax = entry */
 	movq	EN_TARGET(%rax), %r11
-	popq	%rcx
-	.cfi_adjust_cfa_offset -8
-	popq	%rdx
-	.cfi_adjust_cfa_offset -8
-	popq	%rax
-	.cfi_adjust_cfa_offset -8
+	POP6
 	jmpq	*%r11
 
 	/*
@@ -139,34 +254,33 @@ ENTRY(sc_shadow_common)
 	 * return, or look at their caller's address (dlopen, dlsym). Keep
 	 * the countdown at 0 so each call comes back here to be checked.
 	 */
-	.cfi_adjust_cfa_offset 24
+	.cfi_adjust_cfa_offset 48
 .Lspecial:					/* rax = entry, r11 = rec */
 	movl	$0, RC_COUNTDOWN(%r11)
+	movl	$SLOW_UNWIND, %r10d
 	testl	$ASM_ENT_UNWIND, EN_FLAGS(%rax)
-	jz	.Luntimed_pop
-	subq	sc_entry_table(%rip), %rax
+	jnz	1f
+	/*
+	 * Reached by a tail call from a timed call, its return address is
+	 * the trampoline; it must see its real caller (dlsym, or code that
+	 * reads its return address): sc_slow puts that back.
+	 */
+	movl	$SLOW_TAIL, %r10d
+	leaq	sc_return_trampoline(%rip), %rdx
+	cmpq	%rdx, RA(%rsp)
+	jne	.Luntimed_pop
+1:	subq	sc_entry_table(%rip), %rax
 	shrq	$EN_SHIFT, %rax
 	movq	%rax, %r11			/* r11 = idx */
-	popq	%rcx
-	.cfi_adjust_cfa_offset -8
-	popq	%rdx
-	.cfi_adjust_cfa_offset -8
-	popq	%rax
-	.cfi_adjust_cfa_offset -8
-	movl	$SLOW_UNWIND, %r10d
+	POP6
 	jmp	sc_slowpath
 
-	.cfi_adjust_cfa_offset 24
+	.cfi_adjust_cfa_offset 48
 .Lstale:					/* rax = entry */
 	subq	sc_entry_table(%rip), %rax
 	shrq	$EN_SHIFT, %rax
 	movq	%rax, %r11			/* r11 = idx */
-	popq	%rcx
-	.cfi_adjust_cfa_offset -8
-	popq	%rdx
-	.cfi_adjust_cfa_offset -8
-	popq	%rax
-	.cfi_adjust_cfa_offset -8
+	POP6
 	movl	$SLOW_STALE, %r10d
 	jmp	sc_slowpath
 
@@ -286,12 +400,13 @@ END(sc_restore_ext)
 /* ------------------------------------------------------------------ */
 /*
  * Return trampoline: a timed API returns here instead of to its caller.
- * Return values are live in rax, rdx, xmm0-1 and st0-1; only rax, rdx and
- * rcx are used (saved), vector and x87 state is never touched on the fast
- * path. The top shadow frame normally belongs to this return (its slot is
- * where our return address was, i.e. rsp-8 now); when it does not (a
- * longjmp or a vfork child left frames behind) sc_ret_lookup finds ours and
- * drops the dead ones above it.
+ * Return values are live in rax, rdx, xmm0-1 and st0-1; the integer
+ * registers used are saved (also the caller-saved rcx, rsi, rdi, r8, to be
+ * safe with hand-written callees), vector and x87 state is never touched on
+ * the fast path. The top shadow frame normally belongs to this return (its
+ * slot is where our return address was, i.e. rsp-8 at entry); when it does
+ * not (a longjmp or a vfork child left frames behind) sc_ret_lookup finds
+ * ours and drops the dead ones above it.
  */
 	.globl sc_return_trampoline; .hidden sc_return_trampoline
 	.type sc_return_trampoline,@function; .p2align 4
@@ -302,9 +417,7 @@ END(sc_restore_ext)
 	 * letting the previous function's unwind rules misread the stack. */
 	nop
 sc_return_trampoline:
-	pushq	%rax
-	pushq	%rdx
-	pushq	%rcx
+	PUSH6
 	rdtsc
 	shlq	$32, %rdx
 	orq	%rax, %rdx			/* rdx = now */
@@ -312,42 +425,117 @@ sc_return_trampoline:
 	movq	%fs:(%r10), %r10
 	movq	TH_SP(%r10), %rcx
 	subq	$FR_SIZE, %rcx			/* top frame */
-	leaq	16(%rsp), %rax			/* our slot = rsp at return - 8 */
+	leaq	(RA - 8)(%rsp), %rax		/* our slot = rsp at entry - 8 */
 	cmpq	%rax, FR_SLOT(%rcx)
 	jne	.Lret_slow
 .Lret_have:					/* rcx = frame, rdx = now */
-	movq	TH_LAST(%r10), %rax		/* in the file: outlives a kill */
-	movq	%rdx, (%rax)
-	subq	FR_TSC(%rcx), %rdx		/* rdx = elapsed ticks */
+	cmpq	$0, FR_TREC(%rcx)
+	jne	.Lret_tail
+	movq	%rdx, %rsi			/* rsi = now */
+	testl	$ASM_ENT_WAIT, FR_FLAGS(%rcx)
+	jnz	.Lwait_leave
+	PREAD					/* rax = P(now) */
+.Lp_have:
+	movq	TH_LAST(%r10), %rdi		/* in the file: outlives a kill */
+	movq	%rsi, (%rdi)
+	movq	%rax, 8(%rdi)
+	subq	FR_P(%rcx), %rax		/* rax = P interval */
+	movq	%rsi, %rdx
+	subq	FR_TSC(%rcx), %rdx		/* rdx = elapsed ticks, */
+	subq	FR_OVH(%rcx), %rdx		/* less timing nested calls */
+	jae	1f
+	xorl	%edx, %edx
+1:
 	movq	FR_REC(%rcx), %r11
 	incq	RC_TIMED(%r11)
 	addq	%rdx, RC_TICKS(%r11)
 	/*
-	 * Estimator: this call was timed after `period` calls were let
-	 * through (the countdown set at the previous timed return), so it
-	 * stands for that many: wticks += elapsed * period, wcount += period.
-	 * A never-timed record has period 0 and stands for itself.
+	 * Estimator: this call ends a span of `span` calls (the countdown
+	 * set at the previous timed return) of which it alone was timed, so
+	 * it stands for all of them: every sum is also kept times w = span
+	 * (wcount += w). A never-timed record has span 0 and stands for
+	 * itself.
 	 */
-	movl	RC_PERIOD(%r11), %eax
-	cmpl	$1, %eax
-	adcl	$0, %eax			/* max(period, 1) */
-	addq	%rax, RC_WCOUNT(%r11)
-	imulq	%rdx, %rax
-	addq	%rax, RC_WTICKS(%r11)
+	movl	RC_SPAN(%r11), %edi
+	cmpl	$1, %edi
+	adcl	$0, %edi			/* rdi = w = max(span, 1) */
+	/*
+	 * An outlier stands only for itself: a call over the slow threshold
+	 * and over 256 times this record's mean so far (elapsed/256 * wcount
+	 * > wticks, in 128 bits) was most likely preempted or faulted, and
+	 * weighting that by its span would add milliseconds that the calls
+	 * let through never spent. The reader's count/wcount scaling fills
+	 * the rest of its span at the mean. Genuinely mixed call lengths
+	 * (a 5 us call among 50 ns ones) stay under 256 times the mean.
+	 */
+	cmpl	$1, %edi
+	jbe	3f
+	cmpq	sc_slow_ticks(%rip), %rdx
+	jbe	3f
+	movq	%rax, %r8			/* the P interval, kept */
+	pushq	%rdx
 	movq	%rdx, %rax
+	shrq	$8, %rax
+	mulq	RC_WCOUNT(%r11)			/* rdx:rax = elapsed/256 * wcount */
+	testq	%rdx, %rdx
+	jnz	1f
+	cmpq	RC_WTICKS(%r11), %rax
+	jbe	2f
+1:	movl	$1, %edi
+2:	popq	%rdx
+	movq	%r8, %rax
+3:
+
+	addq	%rdi, RC_WCOUNT(%r11)
+	imulq	%rdi, %rax
+	addq	%rax, RC_WPTICKS(%r11)
+	movq	%rdx, %r8
+	imulq	%rdi, %r8			/* r8 = elapsed * w */
+	addq	%r8, RC_WTICKS(%r11)
+	cmpq	sc_block_ticks(%rip), %rdx	/* long enough to have blocked */
+	jb	1f
+	addq	%r8, RC_WBLOCK(%r11)
+1:	movq	%rdx, %rax
 	subq	FR_CHILD(%rcx), %rax
 	addq	%rax, RC_SELF(%r11)
 	cmpq	RC_MAX(%r11), %rdx
 	jbe	1f
 	movq	%rdx, RC_MAX(%r11)
-1:	cmpq	TH_SPBASE(%r10), %rcx		/* a timed caller below us? */
-	jbe	2f
-	addq	%rdx, (FR_CHILD - FR_SIZE)(%rcx)
-2:	/*
-	 * Next period: a slow call is always followed by a timed one; a
-	 * cheap one doubles the period (2p+1: 1, 3, 7, ... sc_period_max).
-	 * sc_period_min/max encode the mode: all = 1/1, none = MAX/MAX.
+1:	/* histogram: bucket floor(log2(ticks / 8)), 0..RC_NHIST-1, += w
+	 * saturating (a wrapped counter would lie; a full one only stops) */
+	movq	%rdx, %rax
+	shrq	$3, %rax
+	orq	$1, %rax
+	bsrq	%rax, %rax
+	cmpl	$(RC_NHIST - 1), %eax
+	jbe	1f
+	movl	$(RC_NHIST - 1), %eax
+1:	addl	%edi, RC_HIST(%r11,%rax,4)
+	jnc	1f
+	movl	$-1, RC_HIST(%r11,%rax,4)
+1:	/*
+	 * A timed caller below us loses this call from its exclusive time.
+	 * It is charged the estimate elapsed * w, not elapsed: the untimed
+	 * calls this one stands for were nested in that caller's calls too,
+	 * so summed over its calls the caller's child time is unbiased (one
+	 * call's self time may come out negative; self_ticks is a signed
+	 * sum, clamped by the reader).
 	 */
+	cmpq	TH_SPBASE(%r10), %rcx
+	jbe	2f
+	addq	%r8, (FR_CHILD - FR_SIZE)(%rcx)
+	/* and the interceptor's cost of timing this call is not its time */
+	movq	sc_nested_ticks(%rip), %rax
+	addq	%rax, (FR_OVH - FR_SIZE)(%rcx)
+2:	/*
+	 * Next period: a slow call, and every Wait API, is always followed
+	 * by a timed one (a Wait must be seen entering and leaving, for the
+	 * parallel clock); a cheap one doubles the period (2p+1: 1, 3, 7,
+	 * ... sc_period_max). sc_period_min/max encode the mode: all = 1/1,
+	 * none = MAX/MAX.
+	 */
+	testl	$ASM_ENT_WAIT, FR_FLAGS(%rcx)
+	jnz	3f
 	cmpq	sc_slow_ticks(%rip), %rdx
 	ja	3f
 	movl	RC_PERIOD(%r11), %eax
@@ -359,37 +547,75 @@ sc_return_trampoline:
 4:	cmpl	sc_period_min(%rip), %eax
 	cmovbl	sc_period_min(%rip), %eax
 	movl	%eax, RC_PERIOD(%r11)
+	/*
+	 * The next span is drawn uniformly from 1 .. 2p-1 (mean p), not p
+	 * itself: a fixed stride could lock onto a periodic pattern in the
+	 * program's calls (every 64th call is long) and time only the
+	 * short ones. The draw hashes the TSC (Fibonacci hashing, top 16
+	 * bits of the low word). p = 1 gives 1; "none" (p >= 2^16) takes p.
+	 */
+	cmpl	$0xffff, %eax
+	ja	5f
+	leal	-1(%rax,%rax), %edi		/* 2p - 1 */
+	imull	$0x9e3779b1, %esi, %edx
+	shrl	$16, %edx			/* u in 0 .. 65535 */
+	imulq	%rdi, %rdx
+	shrq	$16, %rdx
+	leal	1(%rdx), %eax			/* span = 1 + u(2p-1)/65536 */
+5:	movl	%eax, RC_SPAN(%r11)
 	movl	%eax, RC_COUNTDOWN(%r11)
 	movq	FR_RET(%rcx), %r11
 	movq	%rcx, TH_SP(%r10)		/* pop, after reading it */
-	popq	%rcx
-	popq	%rdx
-	popq	%rax
+	POP6
 	jmpq	*%r11
+
+.Lwait_leave:					/* the waiting thread runs again */
+	movq	$1, %rdi
+	call	sc_pclock_step
+	jmp	.Lp_have
+
+	/* an API this one tail-called ends now: sc_tail_credit(frame, now),
+	 * which clears FR_TREC, then the return goes on as usual */
+.Lret_tail:
+	pushq	%rdx				/* now */
+	pushq	%rbp
+	movq	%rsp, %rbp
+	pushq	%r9
+	pushq	%rcx				/* -16(%rbp): the frame */
+	movl	sc_xsave_size(%rip), %eax
+	subq	%rax, %rsp
+	andq	$-64, %rsp
+	call	sc_save_ext
+	movq	-16(%rbp), %rdi
+	movq	8(%rbp), %rsi
+	call	sc_tail_credit
+	call	sc_restore_ext
+	leaq	-16(%rbp), %rsp
+	popq	%rcx
+	popq	%r9
+	popq	%rbp
+	popq	%rdx
+	movq	sc_tls_thread@gottpoff(%rip), %r10
+	movq	%fs:(%r10), %r10
+	jmp	.Lret_have
 
 .Lret_slow:
 	pushq	%rdx				/* now */
 	pushq	%rbp
 	movq	%rsp, %rbp
-	pushq	%rdi
-	pushq	%rsi
-	pushq	%r8
 	pushq	%r9
-	pushq	$0				/* -40(%rbp): the frame */
+	pushq	$0				/* -16(%rbp): the frame */
 	movl	sc_xsave_size(%rip), %eax
 	subq	%rax, %rsp
 	andq	$-64, %rsp
 	call	sc_save_ext
-	leaq	32(%rbp), %rdi			/* slot: rbp+40 is rsp at return */
+	leaq	(RA + 8)(%rbp), %rdi		/* slot: rbp + 16 + RA - 8 */
 	call	sc_ret_lookup
-	movq	%rax, -40(%rbp)
+	movq	%rax, -16(%rbp)
 	call	sc_restore_ext
-	leaq	-40(%rbp), %rsp
+	leaq	-16(%rbp), %rsp
 	popq	%rcx				/* the frame */
 	popq	%r9
-	popq	%r8
-	popq	%rsi
-	popq	%rdi
 	popq	%rbp
 	popq	%rdx				/* now */
 	movq	sc_tls_thread@gottpoff(%rip), %r10
@@ -397,6 +623,75 @@ sc_return_trampoline:
 	jmp	.Lret_have
 	.cfi_endproc
 END(sc_return_trampoline)
+
+/*
+ *   uint64_t sc_pclock_step(int64_t delta, uint64_t now)
+ * Adds delta to the running threads k of the parallel clock at TSC `now`
+ * and returns P(now). Preserves every register but rax (callable from the
+ * paths above as well as from C), no stack beyond its own pushes.
+ */
+ENTRY(sc_pclock_step)
+	.cfi_startproc
+	pushq	%rbx
+	.cfi_adjust_cfa_offset 8
+	pushq	%rcx
+	.cfi_adjust_cfa_offset 8
+	pushq	%rdx
+	.cfi_adjust_cfa_offset 8
+	pushq	%r8
+	.cfi_adjust_cfa_offset 8
+	pushq	%r9
+	.cfi_adjust_cfa_offset 8
+	pushq	%r10
+	.cfi_adjust_cfa_offset 8
+1:	movq	sc_pclock+PC_P(%rip), %r8
+	movq	sc_pclock+PC_TK(%rip), %r9
+	movq	%rsi, %rax
+	subq	sc_pclock_base(%rip), %rax
+	shrq	$PC_TSHIFT, %rax
+	shlq	$16, %rax
+	movq	%rax, %rcx			/* new tk, k still to add */
+	movzwl	%r9w, %edx			/* k */
+	movl	%edx, %r10d
+	subq	%r9, %rax
+	addq	%rdx, %rax			/* (now_t - t) << 16 */
+	jns	2f
+	xorl	%eax, %eax			/* now is before t: keep t */
+	movq	%r9, %rcx
+	andq	$-65536, %rcx
+2:	shrq	$(16 - PC_TSHIFT), %rax
+	cmpl	$PC_RECIP_MAX, %edx
+	jbe	3f
+	movl	$PC_RECIP_MAX, %edx
+3:	leaq	sc_recip(%rip), %rbx
+	movl	(%rbx,%rdx,4), %edx
+	mulq	%rdx
+	shrdq	$16, %rdx, %rax
+	addq	%r8, %rax
+	movq	%rax, %rbx			/* new P */
+	addl	%edi, %r10d
+	movzwl	%r10w, %r10d
+	orq	%r10, %rcx			/* new tk */
+	movq	%r8, %rax
+	movq	%r9, %rdx
+	lock cmpxchg16b sc_pclock(%rip)
+	jne	1b
+	movq	%rbx, %rax
+	popq	%r10
+	.cfi_adjust_cfa_offset -8
+	popq	%r9
+	.cfi_adjust_cfa_offset -8
+	popq	%r8
+	.cfi_adjust_cfa_offset -8
+	popq	%rdx
+	.cfi_adjust_cfa_offset -8
+	popq	%rcx
+	.cfi_adjust_cfa_offset -8
+	popq	%rbx
+	.cfi_adjust_cfa_offset -8
+	ret
+	.cfi_endproc
+END(sc_pclock_step)
 
 /* An empty function, called through a shadow entry at start-up to measure
  * what the interceptor itself adds to a timed call. */

@@ -29,7 +29,7 @@
 #include <stdint.h>
 #endif
 
-#define SC_FORMAT_VERSION 1u
+#define SC_FORMAT_VERSION 2u   /* 2: 256-byte records (histogram, 1/k clock) */
 #define SC_META_MAGIC "SCALERM1"   /* 8 bytes, no NUL needed */
 #define SC_THR_MAGIC "SCALERT1"
 
@@ -97,6 +97,9 @@ struct sc_m_entry {
 #define SC_ENT_WRAP 16u         /* runtime wrapper runs in front of the API */
 #define SC_ENT_UNWIND 32u       /* unwinder entry: restores return addresses */
 #define SC_ENT_WAIT 64u         /* blocking API: time reported as Wait */
+#define SC_ENT_MAYBLOCK 128u    /* may block (read, recv, mutex lock): its
+				   calls over the blocking threshold
+				   (sc_thr_header.block_ticks) are Wait */
 
 struct sc_m_thread {
 	uint32_t seq;           /* thread file number */
@@ -111,6 +114,7 @@ struct sc_m_end {
 	uint64_t end_mono_ns;   /* with start_*: the long-baseline calibration */
 	int32_t status;         /* exit() status if known, else -1 */
 	uint32_t how;           /* enum sc_end_how */
+	uint64_t end_p;         /* the parallel clock at the end */
 };
 
 enum sc_end_how {
@@ -140,24 +144,57 @@ struct sc_thr_header {
 	char name[16];          /* comm at first sight, NUL-terminated */
 	uint64_t last_tsc;      /* latest timed return: the end of a thread
 				   that was killed without notice */
+	/* The parallel clock (see struct sc_rec.wpticks) at the thread's
+	 * latest timed return, start and end (0 while running). */
+	uint64_t last_p;        /* must follow last_tsc: shadow.S stores both */
+	uint64_t start_p;
+	uint64_t end_p;
+	uint64_t block_ticks;   /* the blocking threshold in force (wblock) */
 };
 
 /*
- * One counter record per (thread, shadow entry). 64 bytes = one cache line;
- * the hot path in arch/x86_64/shadow.S touches count/countdown always, the
- * rest only on timed calls. Offsets are mirrored in arch/x86_64/offsets.h and
- * checked by static asserts in the runtime.
+ * One counter record per (thread, shadow entry), 256 bytes. The hot path in
+ * arch/x86_64/shadow.S touches count/countdown (the first cache line) on
+ * every call, the rest only on timed calls. Offsets are mirrored in
+ * arch/x86_64/offsets.h and checked by static asserts in the runtime.
+ *
+ * Each timed call stands for `span` calls (adaptive timing: itself and the
+ * calls let through since the previous timed one), so every sum of a timed
+ * quantity is kept weighted by span as well (w*); the reader scales by
+ * count/wcount.
+ *
+ * The parallel clock P (the runtime's sc_pclock) advances at 1/k of the TSC
+ * rate while k threads of the process are running (not blocked in a Wait
+ * API), and not at all while none is. A call's P interval is its share of
+ * the process's critical time (the paper's serial vs parallel attribution).
+ *
+ * hist[b] counts (weighted) timed calls of [2^(b+3), 2^(b+4)) ticks
+ * (b = 0 also holds shorter calls, the last bucket longer ones); it
+ * saturates at UINT32_MAX instead of wrapping.
  */
+#define SC_REC_HIST 32
 struct sc_rec {
 	uint64_t count;         /*  0: calls, exact */
 	uint64_t timed;         /*  8: calls that were timed */
 	uint64_t ticks;         /* 16: sum of inclusive TSC ticks of timed calls */
 	int32_t countdown;      /* 24: calls left until the next timed one */
-	uint32_t period;        /* 28: sampling period in force (adaptive) */
+	uint32_t period;        /* 28: sampling period in force (adaptive):
+				       1, 3, 7 ... 127, doubled by cheap
+				       calls; spans are drawn around it */
 	uint64_t wticks;        /* 32: sum of ticks * period (estimator) */
 	uint64_t wcount;        /* 40: sum of period over timed calls */
-	uint64_t self_ticks;    /* 48: ticks minus timed nested calls */
+	uint64_t self_ticks;    /* 48: ticks minus nested calls (estimated:
+				       each timed one as ticks * its period);
+				       a signed sum stored as uint64 */
 	uint64_t max_ticks;     /* 56: longest timed call */
+	uint64_t wpticks;       /* 64: sum of P interval * period */
+	uint64_t wblock;        /* 72: sum of ticks * period of timed calls
+				       over the blocking threshold */
+	uint32_t span;          /* 80: calls the next timed one stands for
+				       (drawn around period, adaptive) */
+	uint32_t reserved0;     /* 84 */
+	uint64_t reserved[5];   /* 88 */
+	uint32_t hist[SC_REC_HIST]; /* 128: log2 latency histogram */
 };
 
 #endif

@@ -116,38 +116,51 @@ static int utf8_seq_len(const unsigned char *s)
 	return n;
 }
 
-void sc_json_write_string(FILE *f, const char *str)
+void sc_write_escaped(FILE *f, const char *str, const char *(*esc)(unsigned c, char *buf))
 {
 	const unsigned char *s = (const unsigned char *)str;
+	char buf[16];
 
-	fputc('"', f);
 	while (*s) {
-		unsigned c = *s;
+		const char *e;
 		int n;
 
-		switch (c) {
-		case '"':  fputs("\\\"", f); s++; continue;
-		case '\\': fputs("\\\\", f); s++; continue;
-		case '\n': fputs("\\n", f); s++; continue;
-		case '\t': fputs("\\t", f); s++; continue;
-		case '\r': fputs("\\r", f); s++; continue;
-		case '\b': fputs("\\b", f); s++; continue;
-		case '\f': fputs("\\f", f); s++; continue;
-		default: break;
-		}
-		if (c < 0x20) {
-			fprintf(f, "\\u%04x", c);
-			s++;
-		} else if (c < 0x80) {
-			fputc((int)c, f);
-			s++;
-		} else if ((n = utf8_seq_len(s)) > 0) {
+		if (*s >= 0x80 && (n = utf8_seq_len(s)) > 0) {
 			fwrite(s, 1, (size_t)n, f);
 			s += n;
-		} else {
-			fprintf(f, "\\u%04x", c);
-			s++;
+			continue;
 		}
+		e = esc(*s, buf);
+		if (e)
+			fputs(e, f);
+		else
+			fputc(*s, f);
+		s++;
 	}
+}
+
+static const char *json_esc(unsigned c, char *buf)
+{
+	switch (c) {
+	case '"': return "\\\"";
+	case '\\': return "\\\\";
+	case '\n': return "\\n";
+	case '\t': return "\\t";
+	case '\r': return "\\r";
+	case '\b': return "\\b";
+	case '\f': return "\\f";
+	default: break;
+	}
+	if (c < 0x20 || c >= 0x80) {
+		snprintf(buf, 16, "\\u%04x", c);
+		return buf;
+	}
+	return NULL;
+}
+
+void sc_json_write_string(FILE *f, const char *str)
+{
+	fputc('"', f);
+	sc_write_escaped(f, str, json_esc);
 	fputc('"', f);
 }

@@ -40,4 +40,12 @@ void sc_json_null(struct sc_json *j);
  */
 void sc_json_write_string(FILE *f, const char *s);
 
+/*
+ * Write s with every valid UTF-8 multi-byte sequence as it is and every
+ * other byte (ASCII, or not part of valid UTF-8: c >= 0x80) through esc:
+ * its replacement text, NULL for the byte itself. buf (16 bytes) is there
+ * for esc to format into. The one UTF-8 check of the JSON and HTML writers.
+ */
+void sc_write_escaped(FILE *f, const char *s, const char *(*esc)(unsigned c, char *buf));
+
 #endif

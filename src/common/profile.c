@@ -583,12 +583,15 @@ static struct sc_thread *thread_by_seq(struct sc_image *im, uint32_t seq, size_t
  * removed), clamped to [0, est]; with ticks == 0 everything is self.
  */
 static void estimate(const struct sc_rec *r, uint64_t overhead_ticks,
-		     long double *incl, long double *self)
+		     long double *incl, long double *self, long double *attr,
+		     long double *block)
 {
 	long double wt, wc, est, s;
 
 	*incl = 0;
 	*self = 0;
+	*attr = 0;
+	*block = 0;
 	if (r->timed == 0)
 		return;
 	if (r->wcount > 0) {
@@ -605,7 +608,8 @@ static void estimate(const struct sc_rec *r, uint64_t overhead_ticks,
 	if (est < 0)
 		est = 0;
 	if (r->ticks > 0) {
-		s = est * (long double)r->self_ticks / (long double)r->ticks;
+		/* a signed sum: nested calls are charged as estimates */
+		s = est * (long double)(int64_t)r->self_ticks / (long double)r->ticks;
 		if (s < 0)
 			s = 0;
 		if (s > est)
@@ -615,6 +619,19 @@ static void estimate(const struct sc_rec *r, uint64_t overhead_ticks,
 	}
 	*incl = est;
 	*self = s;
+	/*
+	 * The parallel-clock and blocked sums are kept beside wticks, with
+	 * the same weights: each is est scaled by its fraction of wticks
+	 * (so the interceptor's cost comes off them in proportion).
+	 */
+	if (r->wticks > 0) {
+		*attr = est * (long double)r->wpticks / (long double)r->wticks;
+		*block = est * (long double)r->wblock / (long double)r->wticks;
+		if (*attr > est)
+			*attr = est;
+		if (*block > est)
+			*block = est;
+	}
 }
 
 static int load_thr(struct sc_profile *p, struct sc_image *im, int dirfd,
@@ -690,6 +707,9 @@ static int load_thr(struct sc_profile *p, struct sc_image *im, int dirfd,
 	t->start_tsc = h.start_tsc;
 	t->end_tsc = h.end_tsc;
 	t->last_tsc = h.last_tsc;
+	t->start_p = h.start_p;
+	t->end_p = h.end_p;
+	t->last_p = h.last_p;
 
 	/*
 	 * Record i counts calls through shadow entry idx i; entries are sorted
@@ -723,7 +743,8 @@ static int load_thr(struct sc_profile *p, struct sc_image *im, int dirfd,
 		for (k = 0; k < n; k++, i++) {
 			struct sc_rec rec;
 			struct sc_entry *e;
-			long double incl, self;
+			long double incl, self, attr, block, scale;
+			int b;
 
 			while (ei < im->nentries && im->entries[ei].idx < i)
 				ei++;
@@ -735,13 +756,32 @@ static int load_thr(struct sc_profile *p, struct sc_image *im, int dirfd,
 			memcpy(&rec, chunk + k * h.rec_size, sizeof(rec));
 			if (rec.count == 0)
 				continue;
-			estimate(&rec, im->hdr.overhead_ticks, &incl, &self);
+			estimate(&rec, im->hdr.overhead_ticks, &incl, &self, &attr, &block);
 			e->count += rec.count;
 			e->timed += rec.timed;
 			e->est_ticks += incl;
 			e->self_ticks += self;
-			if (e->flags & SC_ENT_WAIT)
+			e->attr_ticks += attr;
+			if (rec.max_ticks > e->max_ticks)
+				e->max_ticks = rec.max_ticks;
+			/* the histogram holds weighted timed calls: scale it to
+			 * the exact count, as the estimator does the time */
+			scale = rec.wcount > 0 ? (long double)rec.count / (long double)rec.wcount : 0;
+			for (b = 0; b < SC_REC_HIST; b++)
+				e->hist[b] += (long double)rec.hist[b] * scale;
+			if (e->flags & SC_ENT_WAIT) {
 				t->wait_ticks += incl;
+				/* exact: Wait APIs are always timed */
+				t->wait_p += (long double)rec.wpticks;
+				e->block_ticks += incl;
+			} else if (e->flags & SC_ENT_MAYBLOCK) {
+				t->wait_ticks += block;
+				e->block_ticks += block;
+				/* its thread stayed on the parallel clock while
+				 * blocked: keep only the unblocked share */
+				if (incl > 0)
+					e->attr_ticks -= attr * block / incl;
+			}
 		}
 		if (n < chunk_recs || ei >= im->nentries)
 			break;
@@ -760,7 +800,10 @@ struct call_in {
 	const char *caller, *callee, *api;
 	uint64_t count;
 	long double total_ns, self_ns;
+	long double attr_ns, wait_ns;
+	int64_t max_ns;
 	int wait;
+	long double hist[SC_HIST_BUCKETS];     /* by sc_hist_lo_ns */
 };
 
 /* Input of agg_build: threads of one component (or, with n == 0, just a
@@ -768,6 +811,7 @@ struct call_in {
 struct thr_in {
 	const char *name, *path;
 	int64_t ns;
+	int64_t attr_ns;
 	uint32_t n;
 };
 
@@ -828,6 +872,55 @@ static int64_t round_ns(long double ns)
 	return (int64_t)llroundl(ns);
 }
 
+/*
+ * The q-quantile of a latency histogram (bucket i = [2^i, 2^(i+1)) ns):
+ * the bucket where the cumulative count crosses q * total, and within it
+ * the point at the same fraction on a log scale (latencies inside a
+ * power-of-two bucket are closer to uniform in log than in linear terms).
+ * Clamped to the longest call seen. 0 for an empty histogram.
+ */
+static int64_t hist_quantile(const uint64_t *h, long double q, int64_t max_ns)
+{
+	long double total = 0, want, cum = 0, lo, v;
+	int i;
+
+	for (i = 0; i < SC_HIST_BUCKETS; i++)
+		total += (long double)h[i];
+	if (total <= 0)
+		return 0;
+	want = q * total;
+	for (i = 0; i < SC_HIST_BUCKETS; i++) {
+		if (h[i] == 0)
+			continue;
+		if (cum + (long double)h[i] >= want)
+			break;
+		cum += (long double)h[i];
+	}
+	if (i == SC_HIST_BUCKETS)
+		i = SC_HIST_BUCKETS - 1;
+	lo = i == 0 ? 0.5L : (long double)sc_hist_lo_ns(i);
+	v = lo * powl(2.0L, (want - cum) / (long double)(h[i] ? h[i] : 1));
+	if (max_ns > 0 && v > (long double)max_ns)
+		v = (long double)max_ns;
+	return round_ns(v);
+}
+
+/* Whether every count of h lies in the one bucket holding ns. */
+static int hist_one_bucket(const uint64_t *h, int64_t ns)
+{
+	int i, in = -1;
+
+	for (i = 0; i < SC_HIST_BUCKETS; i++) {
+		if (!h[i])
+			continue;
+		if (in >= 0)
+			return 0;
+		in = i;
+	}
+	return in >= 0 && (uint64_t)ns >= sc_hist_lo_ns(in) &&
+	       (in + 1 == SC_HIST_BUCKETS || (uint64_t)ns < sc_hist_lo_ns(in + 1));
+}
+
 /* Index of the component `name` in a, created if absent (so pointers
  * into a->comp are only valid until the next call). */
 static size_t comp_get(struct sc_agg *a, size_t *cap, const char *name,
@@ -850,6 +943,47 @@ static size_t comp_get(struct sc_agg *a, size_t *cap, const char *name,
 			break;
 		}
 	return a->ncomp++;
+}
+
+/*
+ * Exclusive times of the APIs of a component, made to agree with what the
+ * component is known to spend in other components. Per API, nested time
+ * (total - self) comes from timed calls that happened inside timed calls,
+ * which under adaptive timing are few: unbiased, but noisy. The total a
+ * component spends calling out (out_ns) is known well, and for a component
+ * without threads of its own all of it happens inside calls into it. So
+ * its APIs' nested times are scaled to add up to out_ns: the sampling only
+ * decides how it is split among them.
+ */
+static void calibrate_nesting(struct sc_agg *a)
+{
+	size_t i, k;
+
+	for (i = 0; i < a->ncomp; i++) {
+		const struct sc_component *c = &a->comp[i];
+		long double raw = 0, f;
+
+		if (c->nthreads || c->out_ns <= 0)
+			continue;
+		for (k = 0; k < a->ncalls; k++)
+			if (strcmp(a->calls[k].callee, c->name) == 0 &&
+			    strcmp(a->calls[k].caller, c->name) != 0)
+				raw += (long double)(a->calls[k].total_ns - a->calls[k].self_ns);
+		if (raw <= 0)
+			continue;
+		f = (long double)c->out_ns / raw;
+		for (k = 0; k < a->ncalls; k++) {
+			struct sc_call *x = &a->calls[k];
+			int64_t nested;
+
+			if (strcmp(x->callee, c->name) != 0 || strcmp(x->caller, c->name) == 0)
+				continue;
+			nested = round_ns((long double)(x->total_ns - x->self_ns) * f);
+			if (nested > x->total_ns)
+				nested = x->total_ns;
+			x->self_ns = x->total_ns - nested;
+		}
+	}
 }
 
 /*
@@ -877,15 +1011,23 @@ static void agg_build(struct sc_agg *a, struct call_in *in, size_t nin,
 	a->calls = xcalloc(nin, sizeof(*a->calls));
 	for (i = 0; i < nin; i = j) {
 		struct sc_call *c;
-		long double tot = 0, self = 0;
+		long double tot = 0, self = 0, attr = 0, waitns = 0;
+		long double hist[SC_HIST_BUCKETS] = {0};
 		uint64_t count = 0;
-		int wait = 0;
+		int64_t maxns = 0;
+		int wait = 0, b;
 
 		for (j = i; j < nin && cmp_call_key(&in[i], &in[j]) == 0; j++) {
 			wait |= in[j].wait;
 			tot += in[j].total_ns;
 			self += in[j].self_ns;
+			attr += in[j].attr_ns;
+			waitns += in[j].wait_ns;
 			count += in[j].count;
+			if (in[j].max_ns > maxns)
+				maxns = in[j].max_ns;
+			for (b = 0; b < SC_HIST_BUCKETS; b++)
+				hist[b] += in[j].hist[b];
 		}
 		if (count == 0)
 			continue;
@@ -899,6 +1041,27 @@ static void agg_build(struct sc_agg *a, struct call_in *in, size_t nin,
 		c->self_ns = round_ns(self);
 		if (c->self_ns > c->total_ns)
 			c->self_ns = c->total_ns;
+		c->attr_ns = round_ns(attr);
+		if (c->attr_ns > c->total_ns)
+			c->attr_ns = c->total_ns;
+		c->wait_ns = round_ns(waitns);
+		if (c->wait_ns > c->total_ns)
+			c->wait_ns = c->total_ns;
+		c->max_ns = maxns;
+		for (b = 0; b < SC_HIST_BUCKETS; b++)
+			c->hist[b] = (uint64_t)llroundl(hist[b]);
+		c->p50_ns = hist_quantile(c->hist, 0.50L, maxns);
+		c->p99_ns = hist_quantile(c->hist, 0.99L, maxns);
+		/*
+		 * All calls in one bucket (a uniform workload, the common
+		 * case): the mean is a better median than any point the
+		 * bucket alone can give, and p99 lies between it and the max.
+		 */
+		if (count && hist_one_bucket(c->hist, c->total_ns / (int64_t)count)) {
+			c->p50_ns = c->total_ns / (int64_t)count;
+			if (c->p99_ns < c->p50_ns)
+				c->p99_ns = c->p50_ns;
+		}
 		a->calls_count += count;
 	}
 	sort(a->calls, a->ncalls, sizeof(*a->calls), cmp_call_out);
@@ -913,7 +1076,10 @@ static void agg_build(struct sc_agg *a, struct call_in *in, size_t nin,
 		c = &a->comp[ci];
 		c->nthreads += thr[i].n;
 		c->threads_ns += thr[i].ns;
+		c->attr_total_ns += thr[i].attr_ns;
+		c->attr_threads_ns += thr[i].attr_ns;
 		a->threads_ns += thr[i].ns;
+		a->attr_ns += thr[i].attr_ns;
 	}
 	for (i = 0; i < a->ncalls; i++) {
 		const struct sc_call *k = &a->calls[i];
@@ -930,8 +1096,13 @@ static void agg_build(struct sc_agg *a, struct call_in *in, size_t nin,
 		to->in_calls += k->count;
 		from->out_ns += k->total_ns;
 		from->out_calls += k->count;
-		if (k->wait)
-			from->wait_ns += k->total_ns;
+		from->wait_ns += k->wait_ns;
+		/* the same arithmetic on the 1/k-weighted times; a Wait is no
+		 * part of the critical time (its thread was not running) */
+		if (!k->wait) {
+			to->attr_total_ns += k->attr_ns;
+			from->attr_self_ns -= k->attr_ns;
+		}
 		for (e = 0; e < from->nout; e++)
 			if (strcmp(from->out[e].callee, k->callee) == 0)
 				break;
@@ -945,11 +1116,14 @@ static void agg_build(struct sc_agg *a, struct call_in *in, size_t nin,
 		from->out[e].ns += k->total_ns;
 		from->out[e].calls += k->count;
 	}
+	calibrate_nesting(a);
 	for (i = 0; i < a->ncomp; i++) {
 		struct sc_component *c = &a->comp[i];
 
 		c->total_ns = c->threads_ns + c->in_ns;
 		c->self_ns = c->total_ns - c->out_ns;
+		/* attr_self_ns holds minus the attributed time of calls out */
+		c->attr_self_ns += c->attr_total_ns;
 		sort(c->out, c->nout, sizeof(*c->out), cmp_edge);
 	}
 	sort(a->comp, a->ncomp, sizeof(*a->comp), cmp_comp);
@@ -993,6 +1167,33 @@ static long double ticks_to_ns(const struct sc_image *im, long double ticks)
 	if (im->tsc_hz <= 0)
 		return 0;
 	return ticks * 1e9L / im->tsc_hz;
+}
+
+/*
+ * Tick bucket b of a record's histogram ([2^(b+3), 2^(b+4)) ticks, format.h)
+ * goes to the report's ns bucket (sc_hist_lo_ns) holding its geometric
+ * middle: both scales are powers of two, so this moves each count by less
+ * than one bucket.
+ */
+static void hist_to_ns(const struct sc_image *im, const long double *ticks,
+		       long double *ns)
+{
+	int b, i;
+
+	if (im->tsc_hz <= 0)
+		return;
+	for (b = 0; b < SC_REC_HIST; b++) {
+		long double mid, v;
+
+		if (ticks[b] <= 0)
+			continue;
+		mid = b == 0 ? 8.0L : powl(2.0L, (long double)b + 3.5L);
+		v = mid * 1e9L / im->tsc_hz;
+		i = v < 1 ? 0 : (int)floorl(log2l(v));
+		if (i >= SC_HIST_BUCKETS)
+			i = SC_HIST_BUCKETS - 1;
+		ns[i] += ticks[b];
+	}
 }
 
 /* Everything derived from one image's raw records. */
@@ -1083,11 +1284,29 @@ static void finish_image(struct sc_profile *p, struct sc_image *im)
 			     : round_ns(ticks_to_ns(im, t->wait_ticks));
 		if (t->wait_ns > t->wall_ns)
 			t->wait_ns = t->wall_ns;
+		/*
+		 * Attributed effective time: the parallel clock over the
+		 * thread's life less over its waits. A thread without an end
+		 * ends with the image (END), else at its latest timed return.
+		 */
+		if (im->timing_mode != SC_TIMING_NONE && t->has_file) {
+			uint64_t endp = t->end_tsc ? t->end_p
+					: im->has_end ? im->end.end_p : t->last_p;
+			long double a = endp > t->start_p ? (long double)(endp - t->start_p) : 0;
+
+			a -= t->wait_p;
+			t->attr_ns = round_ns(ticks_to_ns(im, a));
+			if (t->attr_ns > t->wall_ns - t->wait_ns)
+				t->attr_ns = t->wall_ns - t->wait_ns;
+			if (t->attr_ns < 0)
+				t->attr_ns = 0;
+		}
 		if (!t->routine)
 			t->routine = "";
 		thr[i].name = obj_name(p, im, t->obj);
 		thr[i].path = find_object(im, t->obj) ? find_object(im, t->obj)->path : "";
 		thr[i].ns = t->wall_ns;
+		thr[i].attr_ns = t->attr_ns;
 		thr[i].n = 1;
 	}
 	for (i = 0; i < im->nobjects; i++) {
@@ -1115,6 +1334,13 @@ static void finish_image(struct sc_profile *p, struct sc_image *im)
 		in[nin].total_ns = e->total_ns;
 		in[nin].self_ns = e->self_ns;
 		in[nin].wait = (e->flags & SC_ENT_WAIT) != 0;
+		if (im->timing_mode != SC_TIMING_NONE) {
+			in[nin].wait_ns = ticks_to_ns(im, e->block_ticks);
+			/* a Wait is no part of the critical time */
+			in[nin].attr_ns = in[nin].wait ? 0 : ticks_to_ns(im, e->attr_ticks);
+			in[nin].max_ns = round_ns(ticks_to_ns(im, (long double)e->max_ticks));
+			hist_to_ns(im, e->hist, in[nin].hist);
+		}
 		nin++;
 	}
 	agg_build(&im->agg, in, nin, thr, im->nthreads + im->nobjects);
@@ -1126,6 +1352,7 @@ static void finish_image(struct sc_profile *p, struct sc_image *im)
 static void finish_profile(struct sc_profile *p)
 {
 	size_t i, j, nin = 0, nthr = 0, capin = 0, capthr = 0;
+	int k;
 	struct call_in *in = NULL;
 	struct thr_in *thr = NULL;
 
@@ -1148,6 +1375,11 @@ static void finish_profile(struct sc_profile *p)
 			in[nin].total_ns = (long double)c->total_ns;
 			in[nin].self_ns = (long double)c->self_ns;
 			in[nin].wait = c->wait;
+			in[nin].attr_ns = (long double)c->attr_ns;
+			in[nin].wait_ns = (long double)c->wait_ns;
+			in[nin].max_ns = c->max_ns;
+			for (k = 0; k < SC_HIST_BUCKETS; k++)
+				in[nin].hist[k] = (long double)c->hist[k];
 			nin++;
 		}
 		for (j = 0; j < im->agg.ncomp; j++) {
@@ -1157,6 +1389,7 @@ static void finish_profile(struct sc_profile *p)
 			thr[nthr].name = c->name;
 			thr[nthr].path = c->path;
 			thr[nthr].ns = c->threads_ns;
+			thr[nthr].attr_ns = c->attr_threads_ns;
 			thr[nthr].n = c->nthreads;
 			nthr++;
 		}

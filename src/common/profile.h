@@ -44,6 +44,7 @@ struct sc_component {
 	 * component's share of the process's critical time. */
 	int64_t attr_total_ns;
 	int64_t attr_self_ns;
+	int64_t attr_threads_ns;    /* its threads' attributed effective time */
 	size_t nout;
 	struct sc_edge *out;    /* out_by_callee, by ns desc, calls desc, name */
 };
@@ -99,6 +100,10 @@ struct sc_entry {
 	uint64_t timed;
 	long double est_ticks;      /* estimated inclusive ticks, overhead removed */
 	long double self_ticks;     /* estimated exclusive ticks */
+	long double attr_ticks;     /* est_ticks weighted by 1/k (parallel clock) */
+	long double block_ticks;    /* part of est_ticks that blocked (Wait) */
+	long double hist[SC_REC_HIST]; /* estimated calls per tick bucket */
+	uint64_t max_ticks;
 	long double total_ns;
 	long double self_ns;
 };
@@ -120,6 +125,8 @@ struct sc_thread {
 	const char *routine;        /* start routine symbol, "" if unknown */
 	long double wait_ticks;     /* estimated time in Wait APIs */
 	int64_t wait_ns;
+	uint64_t start_p, end_p, last_p; /* parallel clock (format.h) */
+	long double wait_p;         /* parallel clock spent in Wait APIs */
 	int64_t attr_ns;            /* effective time weighted by 1/k running */
 };
 

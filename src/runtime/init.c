@@ -27,6 +27,9 @@ SC_HIDDEN uint32_t sc_period_min = 1, sc_period_max = 127;
 SC_HIDDEN uint64_t sc_slow_ticks = ~0ull;
 SC_HIDDEN uint32_t sc_xsave_size = 512;
 SC_HIDDEN int sc_have_xsave;
+/* What one timed call costs its timed caller: from outside, all of the
+ * interceptor's timed path and trampoline, less a plain call. */
+SC_HIDDEN uint64_t sc_nested_ticks;
 
 void sc_meta_set_clock(uint64_t tsc, uint64_t mono, uint64_t hz, uint64_t overhead) SC_HIDDEN;
 
@@ -36,11 +39,16 @@ _Static_assert(offsetof(struct sc_thread, sp) == TH_SP, "TH_SP");
 _Static_assert(offsetof(struct sc_thread, sp_end) == TH_SPEND, "TH_SPEND");
 _Static_assert(offsetof(struct sc_thread, sp_base) == TH_SPBASE, "TH_SPBASE");
 _Static_assert(offsetof(struct sc_thread, last_tsc) == TH_LAST, "TH_LAST");
+_Static_assert(offsetof(struct sc_frame, ovh) == FR_OVH, "FR_OVH");
+_Static_assert(offsetof(struct sc_frame, trec) == FR_TREC, "FR_TREC");
+_Static_assert(offsetof(struct sc_frame, ttsc) == FR_TTSC, "FR_TTSC");
 _Static_assert(offsetof(struct sc_frame, ret) == FR_RET, "FR_RET");
 _Static_assert(offsetof(struct sc_frame, slot) == FR_SLOT, "FR_SLOT");
 _Static_assert(offsetof(struct sc_frame, tsc) == FR_TSC, "FR_TSC");
 _Static_assert(offsetof(struct sc_frame, rec) == FR_REC, "FR_REC");
 _Static_assert(offsetof(struct sc_frame, child) == FR_CHILD, "FR_CHILD");
+_Static_assert(offsetof(struct sc_frame, p) == FR_P, "FR_P");
+_Static_assert(offsetof(struct sc_frame, flags) == FR_FLAGS, "FR_FLAGS");
 _Static_assert(sizeof(struct sc_frame) == FR_SIZE, "FR_SIZE");
 _Static_assert(offsetof(struct sc_rec, count) == RC_COUNT, "RC_COUNT");
 _Static_assert(offsetof(struct sc_rec, timed) == RC_TIMED, "RC_TIMED");
@@ -51,11 +59,19 @@ _Static_assert(offsetof(struct sc_rec, wticks) == RC_WTICKS, "RC_WTICKS");
 _Static_assert(offsetof(struct sc_rec, wcount) == RC_WCOUNT, "RC_WCOUNT");
 _Static_assert(offsetof(struct sc_rec, self_ticks) == RC_SELF, "RC_SELF");
 _Static_assert(offsetof(struct sc_rec, max_ticks) == RC_MAX, "RC_MAX");
+_Static_assert(offsetof(struct sc_rec, wpticks) == RC_WPTICKS, "RC_WPTICKS");
+_Static_assert(offsetof(struct sc_rec, wblock) == RC_WBLOCK, "RC_WBLOCK");
+_Static_assert(offsetof(struct sc_rec, span) == RC_SPAN, "RC_SPAN");
+_Static_assert(offsetof(struct sc_rec, hist) == RC_HIST, "RC_HIST");
+_Static_assert(SC_REC_HIST == RC_NHIST, "RC_NHIST");
 _Static_assert(sizeof(struct sc_rec) == (1u << RC_SHIFT), "RC_SHIFT");
+_Static_assert(offsetof(struct sc_thr_header, last_p) ==
+	       offsetof(struct sc_thr_header, last_tsc) + 8, "TH_LAST: last_p follows");
 _Static_assert(sizeof(struct sc_entry) == (1u << EN_SHIFT), "EN_SHIFT");
 _Static_assert(offsetof(struct sc_entry, target) == EN_TARGET, "EN_TARGET");
 _Static_assert(offsetof(struct sc_entry, flags) == EN_FLAGS, "EN_FLAGS");
-_Static_assert(SC_ENT_NOTIME == ASM_ENT_NOTIME && SC_ENT_UNWIND == ASM_ENT_UNWIND, "flags");
+_Static_assert(SC_ENT_NOTIME == ASM_ENT_NOTIME && SC_ENT_UNWIND == ASM_ENT_UNWIND &&
+	       SC_ENT_WAIT == ASM_ENT_WAIT, "flags");
 
 static void detect_xsave(void)
 {
@@ -101,20 +117,32 @@ static uint64_t calibrate_overhead(void)
 	t->cap = t->real_cap = (uint64_t)idx + 1;
 	t->sp = t->sp_base = t->frames;
 	t->sp_end = t->frames + SC_FRAMES;
-	t->last_tsc = &t->real_cap;             /* scratch: nobody reads it */
+	uint64_t last[2];                       /* last tsc, last P: scratch */
+	t->last_tsc = last;
 	uint32_t pmin = sc_period_min, pmax = sc_period_max;
 	sc_period_min = sc_period_max = 1;      /* time every call */
 	sc_tls_thread = t;
 	void (*fn)(void) = (void (*)(void))sc_entry_code((uint32_t)idx);
-	uint64_t best = ~0ull;
+	void (*volatile plain)(void) = sc_calib_nop;
+	uint64_t best = ~0ull, outside = ~0ull, direct = ~0ull;
 	for (int batch = 0; batch < 8; batch++) {
 		struct sc_rec *r = &recs[idx];
 		memset(r, 0, sizeof(*r));
+		uint64_t t0 = sc_rdtsc();
 		for (int i = 0; i < 256; i++)
 			fn();
+		uint64_t t1 = sc_rdtsc();
+		for (int i = 0; i < 256; i++)
+			plain();
+		uint64_t t2 = sc_rdtsc();
 		if (r->timed && r->ticks / r->timed < best)
 			best = r->ticks / r->timed;
+		if ((t1 - t0) / 256 < outside)
+			outside = (t1 - t0) / 256;
+		if ((t2 - t1) / 256 < direct)
+			direct = (t2 - t1) / 256;
 	}
+	sc_nested_ticks = outside > direct ? outside - direct : 0;
 	sc_tls_thread = NULL;
 	sc_period_min = pmin;
 	sc_period_max = pmax;
@@ -143,8 +171,10 @@ static void at_fork_parent(void) { sc_unlock(); }
 static void at_fork_child(void)
 {
 	sc_lock_reset_child();
-	if (sc_active)
+	if (sc_active) {
+		sc_pclock_after_fork();
 		sc_thread_after_fork();
+	}
 }
 
 __attribute__((constructor(101))) static void sc_init(void)
@@ -163,11 +193,13 @@ __attribute__((constructor(101))) static void sc_init(void)
 		sc_timing_mode = SC_TIMING_ALL;
 	else if (timing && !strcmp(timing, "none"))
 		sc_timing_mode = SC_TIMING_NONE;
+	sc_exec_init();
 	detect_xsave();
 	if (sc_shadow_init() != 0)
 		return;
-	uint64_t overhead = calibrate_overhead();
 	uint64_t hz = quick_tsc_hz();
+	sc_pclock_init(hz);
+	uint64_t overhead = calibrate_overhead();
 	switch (sc_timing_mode) {
 	case SC_TIMING_ALL: sc_period_min = sc_period_max = 1; break;
 	case SC_TIMING_NONE: sc_period_min = sc_period_max = 0x7fffffff; break;
@@ -198,7 +230,7 @@ void sc_record_end(int status, uint32_t how)
 		return;
 	uint64_t tsc = sc_rdtsc();
 	struct sc_m_end e = {.end_tsc = tsc, .end_mono_ns = sc_mono_ns(), .status = status,
-			     .how = how};
+			     .how = how, .end_p = sc_pclock_step(0, tsc)};
 	sc_threads_finish_all(tsc);
 	sc_meta_add(SC_M_END, &e, sizeof(e), NULL);
 }

@@ -62,6 +62,20 @@ struct sc_object *sc_object_of(uintptr_t a)
 	return NULL;
 }
 
+/* Bytes of readable code from a to the end of its segment (0: none). */
+size_t sc_object_code_len(uintptr_t a)
+{
+	struct sc_object *o = sc_object_of(a);
+	for (int p = 0; o && p < o->phnum; p++) {
+		const ElfW(Phdr) *ph = &o->phdr[p];
+		uintptr_t s = o->base + ph->p_vaddr;
+		if (ph->p_type == PT_LOAD && (ph->p_flags & PF_X) && (ph->p_flags & PF_R) &&
+		    a >= s && a < s + ph->p_filesz)
+			return s + ph->p_filesz - a;
+	}
+	return 0;
+}
+
 uint32_t sc_object_id_of(uintptr_t a)
 {
 	struct sc_object *o = sc_object_of(a);
@@ -489,6 +503,10 @@ struct self_patch {
 static int self_import_cb(void *p, const struct sc_import *imp)
 {
 	struct self_patch *c = p;
+	/* functions only: a variable such as environ lives where the loader
+	 * put it (the executable's copy), not where libc defines it */
+	if (imp->st_type == STT_OBJECT || imp->st_type == STT_TLS || imp->st_type == STT_COMMON)
+		return 0;
 	if (!imp->version || strncmp(imp->version, "GLIBC_", 6) != 0 || c->n == c->cap)
 		return 0;
 	void *r = dlvsym(c->libc, imp->name, imp->version);

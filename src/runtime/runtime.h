@@ -9,6 +9,8 @@
  *   thread.c   per-thread counter files and shadow stacks
  *   slow.c     the C side of the interceptor (sc_slow, sc_ret_lookup)
  *   wrap.c     wrappers placed in front of dlopen, dlsym, pthread_create, fork
+ *   exec.c     wrappers of exec* and posix_spawn: the runtime's variables
+ *              follow into a new image whatever environment it is given
  *   meta.c     the append-only metadata stream (format.h)
  */
 #ifndef SCALER_RUNTIME_H
@@ -39,7 +41,19 @@ struct sc_frame {
 	uint64_t tsc;
 	struct sc_rec *rec;
 	uint64_t child;
-	uint64_t pad;
+	uint64_t p;             /* parallel clock at entry */
+	uint32_t flags;         /* FRF_* */
+	uint32_t pad;
+	uint64_t ovh;           /* ticks its timed nested calls added to it */
+	struct sc_rec *trec;    /* an API it reached by a tail call (timed
+				   from the jump to this frame's return) */
+	uint64_t ttsc;
+};
+
+/* The parallel clock (pclock.c; offsets.h: PC_*). */
+struct sc_pclock {
+	uint64_t p;
+	uint64_t tk;
 };
 
 /* Per-thread state. The first six fields are read by shadow.S. */
@@ -96,6 +110,8 @@ extern SC_HIDDEN struct sc_entry *sc_entry_table;     /* shadow.S */
 extern SC_HIDDEN uint32_t sc_period_min, sc_period_max; /* shadow.S */
 extern SC_HIDDEN uint64_t sc_slow_ticks;               /* shadow.S */
 extern SC_HIDDEN uint32_t sc_xsave_size;               /* shadow.S */
+extern SC_HIDDEN uint64_t sc_block_ticks;              /* pclock.c, shadow.S */
+extern SC_HIDDEN uint64_t sc_nested_ticks;             /* init.c, shadow.S */
 extern SC_HIDDEN int sc_have_xsave;                     /* shadow.S */
 extern SC_HIDDEN int sc_active;   /* 1 once start-up succeeded */
 extern SC_HIDDEN char sc_dir[4096];
@@ -106,6 +122,11 @@ extern SC_HIDDEN struct sc_thread sc_idle_thread;
 void sc_shadow_common(void) SC_HIDDEN;
 void sc_return_trampoline(void) SC_HIDDEN;
 void sc_calib_nop(void) SC_HIDDEN;
+uint64_t sc_pclock_step(int64_t delta, uint64_t now) SC_HIDDEN;
+
+/* pclock.c */
+void sc_pclock_init(uint64_t tsc_hz) SC_HIDDEN;
+void sc_pclock_after_fork(void) SC_HIDDEN;
 
 /* util */
 void sc_warn(const char *fmt, ...) SC_HIDDEN __attribute__((format(printf, 1, 2)));
@@ -134,6 +155,7 @@ void sc_objects_prune(void) SC_HIDDEN;
 void sc_bind_self_to_libc(void) SC_HIDDEN;
 struct sc_object *sc_object_of(uintptr_t addr) SC_HIDDEN;
 uint32_t sc_object_id_of(uintptr_t addr) SC_HIDDEN;
+size_t sc_object_code_len(uintptr_t addr) SC_HIDDEN;
 void sc_lock(void) SC_HIDDEN;
 void sc_unlock(void) SC_HIDDEN;
 /* fork child: the lock was taken by the parent's thread in the prepare
@@ -153,6 +175,7 @@ extern SC_HIDDEN __thread uintptr_t sc_tls_start_routine;
 
 /* slow.c */
 void sc_unwind_prepare(struct sc_thread *t, uintptr_t rsp) SC_HIDDEN;
+void sc_tail_credit(struct sc_frame *f, uint64_t now) SC_HIDDEN;
 
 /* init.c: end of the image; status from exit()/_exit() when known */
 void sc_record_end(int status, uint32_t how) SC_HIDDEN;
@@ -161,7 +184,13 @@ extern SC_HIDDEN volatile int sc_in_signal;
 void sc_signals_init(void) SC_HIDDEN;
 void *sc_signal_wrapper(const char *name) SC_HIDDEN;
 
+/* exec.c */
+void sc_exec_init(void) SC_HIDDEN;
+void *sc_exec_wrapper(const char *name) SC_HIDDEN;
+
 /* wrap.c */
-void *sc_wrapper_for(const char *name) SC_HIDDEN;
+/* The wrapper for an API, or NULL. A wrapper runs untimed (it sees the
+ * program's return address) unless it sets *timed. */
+void *sc_wrapper_for(const char *name, bool *timed) SC_HIDDEN;
 
 #endif

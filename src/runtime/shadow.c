@@ -80,6 +80,10 @@ long sc_entry_new(void *target, uint32_t flags, uint32_t caller, uint32_t callee
 		sc_warn("cannot map shadow code: %s", strerror(errno));
 		return -1;
 	}
+	/* a callee that reads its return address must see its real caller */
+	size_t code = flags & SC_ENT_NOTIME ? 0 : sc_object_code_len((uintptr_t)target);
+	if (code && sc_arch_reads_return_address(target, code < 256 ? code : 256))
+		flags |= SC_ENT_NOTIME;
 	sc_entry_table[idx].target = target;
 	sc_entry_table[idx].flags = flags;
 	sc_entry_table[idx].caller = caller;
@@ -99,7 +103,9 @@ long sc_entry_new(void *target, uint32_t flags, uint32_t caller, uint32_t callee
  *   - never return: their frame would only be dropped later
  *   - unwinders: must see real return addresses (SC_ENT_UNWIND restores
  *     those of calls in flight before they run)
- *   - look at their caller: wrapped (wrap.c), so they see the real one
+ *   - look at their caller: wrapped (wrap.c), so they see the real one;
+ *     other functions that read their return address are found by their
+ *     code (arch peek.c, in sc_entry_new)
  */
 static const char *const notime_names[] = {
 	/* return twice */
@@ -120,6 +126,11 @@ static const char *const notime_names[] = {
 static const char *const unwind_names[] = {
 	"_Unwind_RaiseException", "_Unwind_Resume", "_Unwind_Resume_or_Rethrow",
 	"_Unwind_ForcedUnwind", "__cxa_rethrow", "__cxa_throw",
+	/* thread exit and cancellation unwind the thread's stack: glibc
+	 * reaches libgcc's unwinder through pointers, never a PLT, but the
+	 * unwinder asks the loader for each frame's FDE through its GOT
+	 * (wrap.c makes sure libgcc_s is hooked before a cancellation) */
+	"pthread_exit", "__pthread_unwind_next", "_dl_find_object",
 	/* stack walkers: they must see real return addresses too */
 	"backtrace", "_Unwind_Backtrace", NULL,
 };
@@ -127,8 +138,9 @@ static const char *const unwind_names[] = {
 /*
  * Blocking APIs: time in them is reported as Wait, apart from the work of
  * the component that waits (the paper's Wait slice). Condition variables,
- * barriers, joins, semaphores, sleeps, I/O multiplexing and child waits;
- * mutex locks are not here (contention is shown as lock time).
+ * barriers, joins, semaphores, sleeps, I/O multiplexing and child waits.
+ * Every call of them is timed (in adaptive mode too), and while one is in
+ * flight its thread does not count as running for the parallel clock.
  */
 static const char *const wait_names[] = {
 	"pthread_cond_wait", "pthread_cond_timedwait", "pthread_cond_clockwait",
@@ -139,6 +151,24 @@ static const char *const wait_names[] = {
 	"waitpid", "wait", "wait3", "wait4", "waitid", "sigwait", "sigwaitinfo",
 	"sigtimedwait", "pause", "sigsuspend", "msgrcv", "mq_receive",
 	"mq_timedreceive", NULL,
+};
+
+/*
+ * APIs that may or may not block: reads of pipes and sockets, accepting
+ * and connecting, mutex and rwlock acquisition. Whether a call blocked
+ * cannot be told before it returns, so the part of their time spent in
+ * calls longer than the blocking threshold (sc_block_ticks, 10 us: a
+ * wake-up alone takes a few) is reported as Wait, the rest as work. A
+ * read of a large cached file that takes over 10 us is misread as Wait;
+ * the thread is not taken off the parallel clock for them.
+ */
+static const char *const mayblock_names[] = {
+	"read", "readv", "recv", "recvfrom", "recvmsg", "recvmmsg", "accept",
+	"accept4", "connect", "pthread_mutex_lock", "pthread_mutex_timedlock",
+	"pthread_mutex_clocklock", "pthread_rwlock_rdlock", "pthread_rwlock_wrlock",
+	"pthread_rwlock_timedrdlock", "pthread_rwlock_timedwrlock",
+	"pthread_rwlock_clockrdlock", "pthread_rwlock_clockwrlock", "flock",
+	"lockf", NULL,
 };
 
 static bool in(const char *const *list, const char *name)
@@ -152,14 +182,17 @@ static bool in(const char *const *list, const char *name)
 uint32_t sc_entry_flags_for(const char *name, void **wrapper)
 {
 	uint32_t f = 0;
-	*wrapper = sc_wrapper_for(name);
+	bool timed = false;
+	*wrapper = sc_wrapper_for(name, &timed);
 	if (*wrapper)
-		f |= SC_ENT_WRAP | SC_ENT_NOTIME;
+		f |= SC_ENT_WRAP | (timed ? 0 : SC_ENT_NOTIME);
 	if (in(notime_names, name))
 		f |= SC_ENT_NOTIME;
 	if (in(unwind_names, name))
 		f |= SC_ENT_UNWIND | SC_ENT_NOTIME;
 	if (in(wait_names, name))
 		f |= SC_ENT_WAIT;
+	if (in(mayblock_names, name))
+		f |= SC_ENT_MAYBLOCK;
 	return f;
 }

@@ -48,12 +48,20 @@ uint64_t sc_mono_ns(void)
  * else is a frame a longjmp already abandoned. The calls keep their counts
  * and lose only their timing.
  */
+static void give_back(const struct sc_frame *f)
+{
+	*(uint64_t *)f->slot = f->ret;
+	/* a Wait left without returning: the thread runs again */
+	if (f->flags & FRF_WAIT)
+		sc_pclock_step(1, sc_rdtsc());
+}
+
 void sc_unwind_prepare(struct sc_thread *t, uintptr_t rsp)
 {
 	for (struct sc_frame *f = t->sp; f-- > t->sp_base;) {
 		uint64_t *slot = (uint64_t *)f->slot;
 		if (f->slot >= rsp && *slot == (uint64_t)(uintptr_t)sc_return_trampoline)
-			*slot = f->ret;
+			give_back(f);
 	}
 	t->sp = t->sp_base;
 }
@@ -110,6 +118,17 @@ SC_HIDDEN long sc_slow(uint64_t idx, int reason, void **entry_rsp)
 			return SLOW_REDISPATCH;
 		}
 		return SLOW_UNTIMED;
+	case SLOW_TAIL:
+		/* the timed call that jumped here gives its real return address
+		 * back (keeping its count, losing its time) */
+		if (t && t != &sc_idle_thread)
+			for (struct sc_frame *f = t->sp; f-- > t->sp_base;)
+				if (f->slot == (uintptr_t)entry_rsp) {
+					give_back(f);
+					t->sp = f;
+					break;
+				}
+		return SLOW_UNTIMED;
 	case SLOW_UNWIND:
 		if (t && t != &sc_idle_thread)
 			sc_unwind_prepare(t, (uintptr_t)entry_rsp);
@@ -154,4 +173,54 @@ SC_HIDDEN struct sc_frame *sc_ret_lookup(uint64_t slot)
 	 * address to return to. Say so and stop like a crash would. */
 	sc_warn("lost the return address of a timed call (slot %#lx)", (unsigned long)slot);
 	abort();
+}
+
+/*
+ * The timed call of frame f tail-called the API of f->trec at TSC
+ * f->ttsc, and that API has now returned (to f's caller, through the
+ * trampoline). This is a timed call of that API chosen by its own
+ * sampling (the jump found its countdown run out), so it is booked like
+ * the trampoline books one: weighted by its span, with its share of the
+ * parallel clock in proportion to f's, and the next span drawn. f loses
+ * it from its exclusive time like any nested call.
+ */
+void sc_tail_credit(struct sc_frame *f, uint64_t now)
+{
+	struct sc_rec *r = f->trec;
+	uint64_t t = now > f->ttsc ? now - f->ttsc : 0;
+	uint64_t w = r->span ? r->span : 1, el = now - f->tsc;
+	uint64_t p = sc_pclock_step(0, now);
+
+	f->trec = NULL;
+	r->timed++;
+	r->ticks += t;
+	r->wticks += t * w;
+	r->wcount += w;
+	r->self_ticks += t;
+	if (t > r->max_ticks)
+		r->max_ticks = t;
+	if (t >= sc_block_ticks)
+		r->wblock += t * w;
+	if (el > 0 && p > f->p)
+		r->wpticks += (uint64_t)((long double)t * (long double)(p - f->p) / (long double)el) * w;
+	int b = 63 - __builtin_clzll((t >> 3) | 1);
+	if (b >= SC_REC_HIST)
+		b = SC_REC_HIST - 1;
+	r->hist[b] = r->hist[b] + w < r->hist[b] ? UINT32_MAX : r->hist[b] + (uint32_t)w;
+	f->child += t * w;
+
+	/* the next span, as shadow.S draws it */
+	uint32_t per = t > sc_slow_ticks ? 1 : 2 * r->period + 1;
+	if (per > sc_period_max)
+		per = sc_period_max;
+	if (per < sc_period_min)
+		per = sc_period_min;
+	r->period = per;
+	uint32_t span = per;
+	if (per <= 0xffff) {
+		uint32_t u = ((uint32_t)now * 0x9e3779b1u) >> 16;
+		span = 1 + (uint32_t)(((uint64_t)u * (2 * per - 1)) >> 16);
+	}
+	r->span = span;
+	r->countdown = (int32_t)span;
 }

@@ -106,6 +106,10 @@ static struct sc_thread *thread_new(void)
 	t->hdr->tid = t->tid;
 	t->hdr->rec_size = sizeof(struct sc_rec);
 	t->hdr->start_tsc = sc_rdtsc();
+	t->hdr->block_ticks = sc_block_ticks;
+	/* one more thread running, until sc_thread_finish */
+	t->hdr->start_p = sc_pclock_step(1, t->hdr->start_tsc);
+	t->hdr->last_p = t->hdr->start_p;
 	prctl(PR_GET_NAME, t->hdr->name, 0, 0, 0);
 	t->recs = (struct sc_rec *)((char *)m + SC_THR_HEADER_SIZE);
 	t->last_tsc = &t->hdr->last_tsc;
@@ -187,8 +191,10 @@ void sc_thread_idle(struct sc_thread *t)
 
 void sc_thread_finish(struct sc_thread *t, uint64_t tsc)
 {
-	if (t && t->hdr && !t->hdr->end_tsc)
+	if (t && t->hdr && !t->hdr->end_tsc) {
+		t->hdr->end_p = sc_pclock_step(-1, tsc);
 		t->hdr->end_tsc = tsc;
+	}
 }
 
 /* At process exit: threads still running end now (the kernel keeps the

@@ -14,6 +14,7 @@
  *                   the caller", so it is resolved here object by object.
  *   pthread_create  note the start routine, so a thread can be attributed
  *                   to the component it runs.
+ *   pthread_cancel  hook libgcc_s first, so cancellation unwinds correctly.
  *   __libc_start_main  notes main's return value (the exit status).
  *   exit/_exit      keep the exit status for the end record; _exit skips
  *                   destructors, so it writes the record itself.
@@ -352,6 +353,30 @@ static int w_pthread_create(pthread_t *th, const pthread_attr_t *attr,
 	return r;
 }
 
+/*
+ * A cancelled thread is unwound by libgcc's forced unwind, which glibc
+ * loads on demand (dlopen of libgcc_s inside pthread_cancel) and calls
+ * through pointers: no PLT call the runtime could see. The unwinder does
+ * ask the loader for every frame's FDE through libgcc_s's GOT
+ * (_dl_find_object, an SC_ENT_UNWIND entry), so load and hook libgcc_s
+ * before the first cancellation; the target thread then gets its real
+ * return addresses back before its stack is walked, and its cleanup
+ * handlers run as they would without us.
+ */
+static int w_pthread_cancel(pthread_t th)
+{
+	static int hooked;
+	if (!__atomic_load_n(&hooked, __ATOMIC_ACQUIRE) && sc_active) {
+		struct sc_thread *t = sc_tls_thread;
+		sc_thread_busy(t);
+		if (dlopen("libgcc_s.so.1", RTLD_NOW))
+			sc_objects_scan(true);
+		sc_thread_idle(t);
+		__atomic_store_n(&hooked, 1, __ATOMIC_RELEASE);
+	}
+	return pthread_cancel(th);
+}
+
 /* ---- process exit: keep the status (the parent may not be scaler) ---- */
 
 static void w_exit(int status)
@@ -404,13 +429,21 @@ static const struct {
 	{"dlsym", (void *)w_dlsym},
 	{"dlvsym", (void *)w_dlvsym},
 	{"pthread_create", (void *)w_pthread_create},
+	{"pthread_cancel", (void *)w_pthread_cancel},
 };
 
-void *sc_wrapper_for(const char *name)
+void *sc_wrapper_for(const char *name, bool *timed)
 {
 	void *s = sc_signal_wrapper(name);
 	if (s)
 		return s;
+	/* exec.c's wrappers never need to see their caller: posix_spawn
+	 * stays timed (the exec family is never timed: no return) */
+	s = sc_exec_wrapper(name);
+	if (s) {
+		*timed = true;
+		return s;
+	}
 	for (size_t i = 0; i < sizeof(wrappers) / sizeof(wrappers[0]); i++)
 		if (!strcmp(name, wrappers[i].name))
 			return wrappers[i].fn;

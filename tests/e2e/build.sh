@@ -66,20 +66,35 @@ exe $CXX sc_cppcb cppcb/main.cc -lsc_lj
 exe $CC sc_coro coro/main.c -lsc_lj
 exe $CC sc_imbalance imbalance/main.c -lsc_lj -pthread
 exe $CC sc_spawn spawn/main.c -fno-builtin
+exe $CC sc_exec exec/main.c -lsc_b
+exe $CC sc_sighand sighand/main.c -lsc_b
+exe $CC sc_killtree killtree/main.c -lsc_b
 exe $CC sc_daemon daemon/main.c -ldl
 exe $CC sc_sigdef sigdef/main.c -fno-builtin
 
 lib $CC libsc_bt.so bt/sc_bt.c -fasynchronous-unwind-tables
 exe $CC sc_bt bt/main.c -lsc_bt
+exe $CC sc_gdbbt gdbbt/main.c -lsc_bt
 
 lib $CC libsc_wrap.so interpose/sc_wrap.c -ldl
 exe $CC sc_interpose interpose/main.c -fno-builtin -lsc_wrap
+
+lib $CC libsc_t3.so tail/sc_t3.c
+lib $CC libsc_t2.so tail/sc_t2.c -lsc_t3
+lib $CC libsc_t1.so tail/sc_t1.c -lsc_t2
+exe $CC sc_tail tail/main.c -lsc_t1 -lsc_t2 -lsc_t3 -ldl
 
 lib $CC libsc_abi.so abi/sc_abi.c
 exe $CC sc_abi abi/main.c -lsc_abi
 
 lib $CC libsc_thr.so threads/sc_thr.c
 exe $CC sc_threads threads/main.c -lsc_thr -pthread
+exe $CC sc_thrlife thrlife/main.c -lsc_thr -pthread -fexceptions
+
+lib $CC libsc_an2.so analysis/sc_an2.c
+lib $CC libsc_an.so analysis/sc_an.c -lsc_an2
+exe $CC sc_analysis analysis/main.c -lsc_an -pthread
 
 lib $CXX libsc_cpp.so cpp/sc_cpp.cpp
 exe $CXX sc_cpp cpp/main.cpp -lsc_cpp
+exe $CXX sc_nest nest/main.cpp

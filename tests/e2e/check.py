@@ -16,18 +16,26 @@ appear), ">0" or ">=N". Names may be fnmatch patterns (counts of all
 matching rows are summed).
 """
 import argparse
+import csv
 import fnmatch
+import html.parser
+import io
 import json
 import os
+import pty
+import re
+import struct
+import zlib
 import shutil
 import signal
 import subprocess
 import sys
 import tempfile
+import threading
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 TIMEOUT = 60
-PROGRAMS = ["basic", "dl", "reload", "longjmp", "cppcb", "interpose", "coro", "spawn", "daemon", "sigdef", "bt", "imbalance", "abi", "threads", "cpp", "fork"]
+PROGRAMS = ["analysis", "nest", "basic", "dl", "reload", "longjmp", "cppcb", "interpose", "coro", "spawn", "daemon", "sigdef", "bt", "imbalance", "abi", "threads", "cpp", "fork", "thrlife", "exec", "sighand", "tail", "gdbbt"]
 
 failures = 0
 
@@ -217,9 +225,24 @@ def guarded(name, variant, fn):
 
 # ---- e2e test programs ---------------------------------------------------
 
+def thread_records(want):
+    """An `extra` check: exactly `want` thread records, unique by (pid, gen,
+    seq) however the kernel reused tids."""
+    def check(rep):
+        keys = [(t["pid"], t.get("gen"), t.get("seq")) for t in rep.get("threads", [])]
+        if len(keys) != want or len(set(keys)) != want:
+            return ["%d thread records (%d unique), want %d" % (len(keys), len(set(keys)), want)]
+        return []
+    return check
+
+
+# per-program checks beyond the expect rows
+EXTRA = {"thrlife": thread_records(1008)}
+
+
 def cmd_e2e(a):
     bindir = os.path.join(a.bin, a.variant)
-    progs = a.only or PROGRAMS
+    progs = [p for p in (a.only or PROGRAMS) if p in PROGRAMS]
     for prog in progs:
         exe = os.path.join(bindir, "sc_" + prog)
         rows = parse_expect(os.path.join(HERE, prog, "expect"))
@@ -236,12 +259,193 @@ def cmd_e2e(a):
                     return ["not built: %s" % exe]
                 tmp = tempfile.mkdtemp(prefix="scaler-e2e-")
                 try:
-                    return compare_run(a.scaler, [exe], rows, tmp, timing=timing)
+                    return compare_run(a.scaler, [exe], rows, tmp, timing=timing,
+                                       extra=EXTRA.get(prog))
                 finally:
                     shutil.rmtree(tmp, ignore_errors=True)
             guarded(prog, variant, one)
+    if not a.only or "gdbbt" in a.only:
+        guarded("gdb-backtrace", a.variant, lambda: check_gdb(a, bindir))
+    if not a.only or "killtree" in a.only:
+        guarded("killtree", a.variant, lambda: check_killtree(a, bindir))
     if a.variant == "lazy" and (not a.only or "imbalance" in a.only):
         guarded("imbalance-flag", a.variant, lambda: check_imbalance(a, bindir))
+    if a.variant == "lazy" and (not a.only or "report" in a.only):
+        report_views(a, bindir)
+    if a.variant == "lazy" and (not a.only or "analysis" in a.only):
+        for timing in ("adaptive", "all"):
+            guarded("analysis-figures", a.variant + ",timing=" + timing,
+                    lambda: check_analysis(a, bindir, timing))
+    if a.variant == "lazy" and (not a.only or "nest" in a.only):
+        for timing in ("adaptive", "all"):
+            guarded("nest-figures", a.variant + ",timing=" + timing,
+                    lambda: check_nest(a, bindir, timing))
+
+
+def check_nest(a, bindir, timing):
+    """libstdc++-heavy loop: the program's calls into libstdc++ lose from
+    their exclusive time exactly what libstdc++ spends calling out (within
+    10 %), and _M_insert<double>, the only caller of vsnprintf, has at
+    least vsnprintf's time nested in it (80 %: vsnprintf is its bulk)."""
+    tmp = tempfile.mkdtemp(prefix="scaler-e2e-")
+    try:
+        bad, d = record_json(a.scaler, os.path.join(tmp, "d"),
+                             [os.path.join(bindir, "sc_nest")], timing=timing)
+        if bad:
+            return bad
+        std = [c for c in d["calls"] if c["callee"].startswith("libstdc++")
+               and c["caller"] == "sc_nest"]
+        out = sum(c["total_ns"] for c in d["calls"] if c["caller"].startswith("libstdc++"))
+        nested = sum(c["total_ns"] - c["self_ns"] for c in std)
+        bad = []
+        if any(c["self_ns"] > c["total_ns"] or c["self_ns"] < 0 for c in d["calls"]):
+            bad.append("a call with exclusive time outside [0, inclusive]")
+        if not out or abs(nested - out) > 0.10 * out:
+            bad.append("nested in libstdc++ calls %.1f ms, libstdc++ calls out %.1f ms" %
+                       (nested / 1e6, out / 1e6))
+        ins = [c for c in std if c["api"] == "_ZNSo9_M_insertIdEERSoT_"]
+        vs = [c for c in d["calls"] if c["api"] == "vsnprintf"
+              and c["caller"].startswith("libstdc++")]
+        if not ins or not vs or ins[0]["total_ns"] - ins[0]["self_ns"] < 0.8 * vs[0]["total_ns"]:
+            bad.append("_M_insert<double> %r vs vsnprintf %r" % (ins[:1], vs[:1]))
+        return bad
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def check_analysis(a, bindir, timing):
+    """The report's Wait, nesting and serial/parallel figures against the
+    truth the program measures itself (stderr name=us lines), within 10 %:
+    usleep Wait, pthread_mutex_lock Wait (blocked), an_outer inclusive and
+    exclusive, an_serial attributed = raw, an_parallel attributed = the
+    span of the parallel phase (its raw time is the sum of the calls); p50 of
+    usleep within the 5 ms sleeps' reach; Wait calls add no critical time."""
+    tmp = tempfile.mkdtemp(prefix="scaler-e2e-")
+    try:
+        out = os.path.join(tmp, "d")
+        rc, _, err = run([a.scaler, "record", "-o", out, "--timing=" + timing, "--",
+                          os.path.join(bindir, "sc_analysis")])
+        rc2, rep, err2 = run([a.scaler, "report", "-i", out, "--format", "json"])
+        if rc != 0 or rc2 != 0:
+            return ["record %d / report %d: %s" % (rc, rc2, (err + err2)[-300:])]
+        d = json.loads(rep)
+        truth = {}
+        for line in err.decode(errors="replace").splitlines():
+            k, eq, v = line.partition("=")
+            if eq and k.endswith("_us"):
+                truth[k] = int(v) * 1000
+        calls = {(c["caller"], c["callee"], c["api"]): c for c in d["calls"]}
+        exe, lib = "sc_analysis", "libsc_an.so"
+        bad = []
+
+        def near(what, got, want, tol=0.10):
+            if not want or abs(got - want) > tol * want:
+                bad.append("%s: %.1f ms, truth %.1f ms" % (what, got / 1e6, (want or 0) / 1e6))
+        try:
+            us = calls[(exe, "libc.so.6", "usleep")]
+            lock = calls[(exe, "libc.so.6", "pthread_mutex_lock")]
+            outer = calls[(exe, lib, "an_outer")]
+            ser = calls[(exe, lib, "an_serial")]
+            par = calls[(exe, lib, "an_parallel")]
+            join = calls[(exe, "libc.so.6", "pthread_join")]
+        except KeyError as e:
+            return ["no call row %s" % (e,)]
+        near("usleep Wait", us["wait_ns"], truth.get("sleep_us"))
+        if not us["wait"]:
+            bad.append("usleep not flagged as Wait")
+        near("pthread_mutex_lock Wait", lock["wait_ns"], truth.get("lock_wait_us"))
+        near("an_outer inclusive", outer["total_ns"], truth.get("outer_incl_us"))
+        near("an_outer exclusive", outer["self_ns"], truth.get("outer_self_us"))
+        near("an_serial attributed", ser["attr_ns"], truth.get("serial_us"))
+        near("an_parallel attributed", par["attr_ns"], truth.get("parallel_span_us"))
+        # raw is the sum of the four calls, attributed their union: the
+        # first is always larger (4x when they overlap fully)
+        if par["total_ns"] <= par["attr_ns"]:
+            bad.append("an_parallel raw %d ns not above its attributed %d ns" %
+                       (par["total_ns"], par["attr_ns"]))
+        if not 4e6 <= us["p50_ns"] <= 8.4e6 or us["p99_ns"] < us["p50_ns"] or \
+                us["max_ns"] < us["p99_ns"]:
+            bad.append("usleep p50 %d p99 %d max %d" % (us["p50_ns"], us["p99_ns"], us["max_ns"]))
+        if sum(n for b in us["hist"] for n in b[2:]) != 20:
+            bad.append("usleep histogram does not hold 20 calls: %r" % us["hist"])
+        if join["attr_ns"] != 0 or us["attr_ns"] != 0:
+            bad.append("a Wait has attributed time")
+        return bad
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def check_gdb(a, bindir):
+    """gdb, with scripts/scaler-gdb.py, stopped inside a timed call: the
+    backtrace passes the trampoline (a libscaler.so frame) and reaches
+    main."""
+    gdb = shutil.which("gdb")
+    if not gdb:
+        return skip("gdb-backtrace", "gdb not installed")
+    lib = os.path.join(os.path.dirname(os.path.dirname(a.scaler)), "lib", "libscaler.so")
+    script = os.path.join(os.path.dirname(os.path.dirname(HERE)), "scripts", "scaler-gdb.py")
+    tmp = tempfile.mkdtemp(prefix="scaler-e2e-")
+    try:
+        rc, out, err = run([gdb, "-nx", "-batch", "-x", script,
+                            "-ex", "set startup-with-shell off",
+                            "-ex", "set env LD_PRELOAD=" + lib,
+                            "-ex", "set env SCALER_DIR=" + tmp,
+                            "-ex", "break stop_here", "-ex", "run", "-ex", "bt",
+                            "-ex", "kill", os.path.join(bindir, "sc_gdbbt")])
+        text = out.decode(errors="replace")
+        frames = [l for l in text.splitlines() if l.startswith("#")]
+        if not frames and "ptrace" in err.decode(errors="replace"):
+            return skip("gdb-backtrace", "gdb cannot trace here: %s" % err.decode(errors="replace")[-100:])
+        tramp = [i for i, l in enumerate(frames) if "libscaler.so" in l]
+        main = [i for i, l in enumerate(frames) if " main (" in l]
+        if not tramp or not main or main[0] < tramp[0] or "stop_here" not in frames[0]:
+            return ["backtrace does not pass the trampoline to main: %r (stderr %r)"
+                    % (frames, err[-200:])]
+        return []
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def check_killtree(a, bindir):
+    """SIGKILL of a parent and its two fork children, each blocked after
+    exactly 1000 b_mul calls: every process is in the report with its 1000
+    calls, and scaler record exits 137."""
+    rows = parse_expect(os.path.join(HERE, "killtree", "expect"))
+    tmp = tempfile.mkdtemp(prefix="scaler-e2e-")
+    out = os.path.join(tmp, "d")
+    p = subprocess.Popen([a.scaler, "record", "-o", out, "--",
+                          os.path.join(bindir, "sc_killtree")],
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                         stdin=subprocess.DEVNULL, start_new_session=True)
+    watchdog = threading.Timer(TIMEOUT, lambda: os.killpg(p.pid, signal.SIGKILL))
+    watchdog.start()
+    try:
+        line = p.stdout.readline().decode(errors="replace").split()
+        if len(line) != 4 or line[0] != "ready":
+            return ["no ready line: %r" % line]
+        pids = [int(x) for x in line[1:]]
+        for pid in pids:
+            os.kill(pid, signal.SIGKILL)
+        rc = p.wait()
+        _, err = p.communicate()
+        bad = [] if rc == 137 else ["scaler record exited %d, want 137 (%s)" % (rc, err[-200:])]
+        rrc, rout, rerr = run([a.scaler, "report", "-i", out, "--format", "json"])
+        if rrc != 0:
+            return bad + ["report exited %d: %s" % (rrc, rerr[-200:])]
+        rep = json.loads(rout)
+        bad += check_rows(rep, rows)
+        got = {}
+        for pr in rep["processes"]:
+            got[pr["pid"]] = sum(c["count"] for c in pr.get("calls", []) if c["api"] == "b_mul")
+        if sorted(got) != sorted(pids) or any(got[pid] != 1000 for pid in pids):
+            bad.append("b_mul per process %r, want 1000 in each of %r" % (got, pids))
+        return bad
+    finally:
+        watchdog.cancel()
+        if p.poll() is None:
+            os.killpg(p.pid, signal.SIGKILL)
+            p.wait()
+        shutil.rmtree(tmp, ignore_errors=True)
 
 
 def check_imbalance(a, bindir):
@@ -261,6 +465,441 @@ def check_imbalance(a, bindir):
                 or flagged[1][0] < 2 * flagged[0][0] or not mains or mains[0]["imbalance"]:
             return ["thread groups %r" % groups]
         return []
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+# ---- report views: options, CSV, HTML, browser ----------------------------
+
+def report_cmd(scaler, prof, *args, env=None):
+    """scaler report -i prof ARGS; returns (rc, stdout text, stderr text)."""
+    rc, out, err = run([scaler, "report", "-i", prof] + list(args), env=env)
+    return rc, out.decode(errors="replace"), err.decode(errors="replace")
+
+
+def report_json_of(scaler, prof, *args):
+    rc, out, err = report_cmd(scaler, prof, "--format", "json", *args)
+    if rc != 0:
+        raise ValueError("report %s exited %d: %s" % (" ".join(args), rc, err[:200]))
+    return json.loads(out)
+
+
+def call_key(c):
+    return (c["caller"], c["callee"], c["api"])
+
+
+CSV_INT = ("count", "total_ns", "self_ns", "wait_ns", "attr_ns", "p50_ns", "p99_ns", "max_ns")
+
+
+def check_report_errors(scaler, prof):
+    """Bad options: one 'scaler:' line on stderr, nothing on stdout, exit 2."""
+    bad = []
+    cases = [
+        (["--format", "xml"], "unknown format"),
+        (["--sort", "bogus"], "sort"),
+        (["--sort"], "needs an argument"),
+        (["--min-percent", "abc"], "min-percent"),
+        (["--min-percent", "101"], "min-percent"),
+        (["--color=sometimes"], "color"),
+        (["--pid", "4294967295"], "no process"),
+        (["--pid", "12x"], "process id"),
+        (["--component", "no-such.so"], "components:"),
+        (["--bogus"], "unknown option"),
+        (["extra-arg"], "unexpected argument"),
+    ]
+    for args, want in cases:
+        rc, out, err = report_cmd(scaler, prof, *args)
+        lines = err.splitlines()
+        if rc != 2 or out or len(lines) != 1 or not lines[0].startswith("scaler:") \
+                or want not in lines[0]:
+            bad.append("%s: exit %d, stdout %r, stderr %r" % (" ".join(args), rc, out[:80], err[:200]))
+    # the component error lists the components there are
+    rc, _, err = report_cmd(scaler, prof, "--component", "no-such.so")
+    if "libc.so.6" not in err:
+        bad.append("--component error does not list the components: %r" % err[:200])
+    return bad
+
+
+def check_report_csv(scaler, prof):
+    """CSV parses with the csv module; its rows are the JSON calls."""
+    rc, out, err = report_cmd(scaler, prof, "--format", "csv")
+    if rc != 0:
+        return ["csv exited %d: %s" % (rc, err[:200])]
+    rows = list(csv.DictReader(io.StringIO(out, newline="")))
+    calls = report_json_of(scaler, prof)["calls"]
+    if len(rows) != len(calls) or not rows:
+        return ["%d CSV rows, %d JSON calls" % (len(rows), len(calls))]
+    for row, c in zip(rows, calls):
+        got = dict(row)
+        got.update({k: int(row[k]) for k in CSV_INT})
+        got["wait"] = {"true": True, "false": False}.get(row["wait"], row["wait"])
+        want = {k: v for k, v in c.items() if k != "hist"}
+        if got != want:
+            return ["CSV row %r != JSON call %r" % (got, want)]
+    return []
+
+
+def check_report_filters(scaler, prof, mp_prof):
+    bad = []
+    full = report_json_of(scaler, prof)
+    # --component: its rows only, in both directions
+    comp = "libc.so.6"
+    d = report_json_of(scaler, prof, "--component", comp)
+    want = sorted(call_key(c) for c in full["calls"] if comp in (c["caller"], c["callee"]))
+    got = sorted(call_key(c) for c in d["calls"])
+    if got != want or [c["name"] for c in d["components"]] != [comp]:
+        bad.append("--component %s: calls %r, components %r" % (comp, got[:5], d["components"]))
+    rc, text, _ = report_cmd(scaler, prof, "--component", comp)
+    if rc != 0 or ("CALLS FROM %s" % comp) not in text or "\n  %s:" % comp not in text:
+        bad.append("--component text: %r" % text[-400:])
+    others = [c["name"] for c in full["components"] if c["name"] != comp]
+    if any("\n  %s:" % o in text for o in others):
+        bad.append("--component text shows other components' API views")
+    # --min-percent: rows under P % of all threads' time go
+    total = sum(t["wall_ns"] for t in full["threads"])
+    d = report_json_of(scaler, prof, "--min-percent", "10")
+    want = sorted(call_key(c) for c in full["calls"] if c["total_ns"] * 100 >= 10 * total)
+    got = sorted(call_key(c) for c in d["calls"])
+    if got != want or not got:
+        bad.append("--min-percent 10: %r, want %r" % (got, want))
+    # --sort
+    for key, order in (("count", lambda c: -c["count"]), ("name", lambda c: c["api"]),
+                       ("self", lambda c: -c["self_ns"])):
+        d = report_json_of(scaler, prof, "--sort", key)
+        vals = [order(c) for c in d["calls"]]
+        if vals != sorted(vals) or len(d["calls"]) != len(full["calls"]):
+            bad.append("--sort %s: not in order: %r" % (key, vals[:8]))
+    # --pid: one process's numbers
+    mp = report_json_of(scaler, mp_prof)
+    if len(mp["processes"]) < 2:
+        bad.append("want several processes, got %d" % len(mp["processes"]))
+    for p in mp["processes"]:
+        sel = "%d.%d" % (p["pid"], p["gen"]) if p["gen"] else str(p["pid"])
+        d = report_json_of(scaler, mp_prof, "--pid", sel)
+        if [q["pid"] for q in d["processes"]] != [p["pid"]] or \
+                sorted((call_key(c), c["count"]) for c in d["calls"]) != \
+                sorted((call_key(c), c["count"]) for c in p["calls"]) or \
+                any(t["pid"] != p["pid"] for t in d["threads"]):
+            bad.append("--pid %s: processes %r" % (sel, [q["pid"] for q in d["processes"]]))
+    rc, text, _ = report_cmd(scaler, mp_prof)
+    for p in mp["processes"]:
+        line = [ln for ln in text.splitlines() if ln.split()[:2] == [str(p["pid"]), str(p["ppid"])]]
+        if not line:
+            bad.append("process list has no line for pid %d ppid %d" % (p["pid"], p["ppid"]))
+    return bad
+
+
+def check_report_text(scaler, prof, routine_fast, routine_slow):
+    """--threads, colour, -o, 120 columns."""
+    bad = []
+    rc, text, err = report_cmd(scaler, prof, "--threads")
+    if rc != 0:
+        return ["--threads exited %d: %s" % (rc, err[:200])]
+    flat = " ".join(text.split())
+    for want in ("THREADS (effective", "THREAD GROUPS", "threads of %s finish their work in half "
+                 "the time of %s's" % (routine_fast, routine_slow), "rebalance the stages"):
+        if want not in flat:
+            bad.append("--threads text lacks %r" % want)
+    wide = [ln for ln in text.splitlines() if len(ln) > 130]
+    if wide:
+        bad.append("%d lines over 130 columns, e.g. %r" % (len(wide), wide[0]))
+    if "\x1b[" in text:
+        bad.append("colour escapes in output to a pipe")
+    env = dict(os.environ, NO_COLOR="1")
+    if "\x1b[" not in report_cmd(scaler, prof, "--color=always", env=env)[1]:
+        bad.append("--color=always has no colour")
+    if "\x1b[" in report_cmd(scaler, prof, "--color=never")[1]:
+        bad.append("--color=never has colour")
+    # auto: colour on a terminal, unless NO_COLOR is set
+    for no_color, want in ((None, True), ("1", False)):
+        e = {k: v for k, v in os.environ.items() if k != "NO_COLOR"}
+        if no_color:
+            e["NO_COLOR"] = no_color
+        master, slave = pty.openpty()
+        p = subprocess.Popen([scaler, "report", "-i", prof], stdout=slave,
+                             stderr=subprocess.DEVNULL, env=e)
+        os.close(slave)
+        chunks = []
+        while True:
+            try:
+                b = os.read(master, 65536)
+            except OSError:
+                break
+            if not b:
+                break
+            chunks.append(b)
+        p.wait(timeout=TIMEOUT)
+        os.close(master)
+        got = b"\x1b[" in b"".join(chunks)
+        if got != want:
+            bad.append("on a terminal with NO_COLOR=%r: colour %s" % (no_color, got))
+    # -o FILE: the same bytes, nothing on stdout
+    out = os.path.join(os.path.dirname(prof), "out.txt")
+    rc, sout, _ = report_cmd(scaler, prof, "--threads", "-o", out)
+    if rc != 0 or sout or open(out, encoding="utf-8").read() != text:
+        bad.append("-o FILE: exit %d, stdout %r, file differs" % (rc, sout[:80]))
+    return bad
+
+
+class HtmlCheck(html.parser.HTMLParser):
+    """Well-formedness (every element closed in order), text, titles,
+    attributes of interest."""
+    VOID = {"meta", "br", "img", "hr", "input", "link", "rect", "circle", "line", "path"}
+
+    def __init__(self):
+        super().__init__(convert_charrefs=True)
+        self.stack, self.errors, self.text, self.titles = [], [], [], []
+        self.rect_fills, self.scripts, self.ids = [], 0, set()
+        self.in_chart = 0
+
+    def handle_starttag(self, tag, attrs):
+        a = dict(attrs)
+        if a.get("id"):
+            self.ids.add(a["id"])
+        if a.get("title"):
+            self.titles.append(a["title"])
+        for k, v in attrs:
+            if k in ("src", "href") or (v and ("http:" in v or "https:" in v) and k != "xmlns"):
+                self.errors.append("external reference %s=%r" % (k, v))
+        if tag == "svg" and a.get("id") == "component-chart":
+            self.in_chart = 1
+        if tag == "rect" and self.in_chart and float(a.get("width", "0")) >= 4:
+            self.rect_fills.append(a.get("fill"))
+        if tag == "script":
+            self.scripts += 1
+        if tag not in self.VOID:
+            self.stack.append(tag)
+
+    def handle_startendtag(self, tag, attrs):
+        self.handle_starttag(tag, attrs)
+        if tag not in self.VOID:
+            self.handle_endtag(tag)
+
+    def handle_endtag(self, tag):
+        if tag in self.VOID:
+            return
+        if tag == "svg":
+            self.in_chart = 0
+        if not self.stack or self.stack[-1] != tag:
+            self.errors.append("</%s> closes <%s>" % (tag, self.stack[-1] if self.stack else "nothing"))
+            if tag in self.stack:
+                while self.stack.pop() != tag:
+                    pass
+            return
+        self.stack.pop()
+
+    def handle_data(self, data):
+        self.text.append(data)
+
+
+def parse_html(text):
+    h = HtmlCheck()
+    h.feed(text)
+    h.close()
+    if h.stack:
+        h.errors.append("unclosed %r" % h.stack)
+    h.alltext = "".join(h.text)
+    return h
+
+
+def check_report_html(scaler, prof, tmp):
+    """Well-formed, offline, every component and API of the JSON in it."""
+    out = os.path.join(tmp, "report.html")
+    rc, sout, err = report_cmd(scaler, prof, "--format", "html", "-o", out)
+    if rc != 0:
+        return ["html exited %d: %s" % (rc, err[:200])], None
+    page = open(out, encoding="utf-8").read()
+    h = parse_html(page)
+    bad = list(h.errors[:5])
+    d = report_json_of(scaler, prof)
+    for c in d["components"]:
+        if c["name"] not in h.alltext:
+            bad.append("component %r not in the page" % c["name"])
+    for c in d["calls"]:
+        if c["api"] not in h.titles:
+            bad.append("api %r not in the page" % c["api"])
+    for i in ("component-chart", "component-table", "group-chart", "thread-table", "process-table"):
+        if i not in h.ids:
+            bad.append("no #%s" % i)
+    if h.scripts != 1 or not page.lstrip().startswith("<!DOCTYPE html>"):
+        bad.append("%d scripts / no doctype" % h.scripts)
+    if not h.rect_fills:
+        bad.append("component chart has no bars")
+    if "rebalance the stages" not in h.alltext:
+        bad.append("no imbalance explanation")
+    return bad, (out, h)
+
+
+def check_report_escaping(scaler, tmp):
+    """A component whose name has markup characters: escaped in HTML,
+    quoted in CSV, listed by name in JSON."""
+    d = os.path.join(tmp, "esc")
+    os.mkdir(d)
+    name = 'lib<b>&"q,x.so'
+    with open(os.path.join(d, "l.c"), "w") as f:
+        f.write("int esc_fn(int x) { return x + 1; }\n")
+    with open(os.path.join(d, "m.c"), "w") as f:
+        f.write("int esc_fn(int);\nint main(void) { int s = 0;"
+                " for (int i = 0; i < 100; i++) s = esc_fn(s); return s == 100 ? 0 : 1; }\n")
+    cc = os.environ.get("CC", "gcc")
+    lib = os.path.join(d, name)
+    for argv in ([cc, "-shared", "-fPIC", "-o", lib, os.path.join(d, "l.c"),
+                  "-Xlinker", "-soname", "-Xlinker", name],
+                 [cc, "-o", os.path.join(d, "m"), os.path.join(d, "m.c"), lib,
+                  "-Wl,-rpath," + d]):
+        rc, _, err = run(argv)
+        if rc != 0:
+            return ["%s: %s" % (" ".join(argv[:2]), err.decode(errors="replace")[-200:])]
+    prof = os.path.join(d, "prof")
+    bad, rep = record_json(scaler, prof, [os.path.join(d, "m")])
+    if bad:
+        return bad
+    if name not in [c["name"] for c in rep["components"]]:
+        return ["no component %r in %r" % (name, [c["name"] for c in rep["components"]])]
+    rc, page, _ = report_cmd(scaler, prof, "--format", "html")
+    h = parse_html(page)
+    if h.errors or name not in h.alltext or "<b>" in page:
+        bad.append("html: errors %r, name shown %s, raw '<b>' %s" % (h.errors[:3], name in h.alltext, "<b>" in page))
+    rc, out, _ = report_cmd(scaler, prof, "--format", "csv")
+    rows = [r for r in csv.DictReader(io.StringIO(out, newline="")) if r["api"] == "esc_fn"]
+    if len(rows) != 1 or rows[0]["callee"] != name or rows[0]["count"] != "100":
+        bad.append("csv rows for esc_fn: %r" % rows)
+    rc, _, err = report_cmd(scaler, prof, "--component", name)
+    if rc != 0:
+        bad.append("--component %r exited %d: %s" % (name, rc, err))
+    return bad
+
+
+def png_pixels(path):
+    """Decodes an 8-bit RGB/RGBA non-interlaced PNG (what chromium writes):
+    returns (width, height, channels, bytes of all rows, unfiltered)."""
+    data = open(path, "rb").read()
+    if data[:8] != b"\x89PNG\r\n\x1a\n":
+        raise ValueError("not a PNG")
+    pos, idat, hdr = 8, [], None
+    while pos < len(data):
+        n, kind = struct.unpack(">I4s", data[pos:pos + 8])
+        body = data[pos + 8:pos + 8 + n]
+        if kind == b"IHDR":
+            hdr = struct.unpack(">IIBBBBB", body)
+        elif kind == b"IDAT":
+            idat.append(body)
+        pos += 12 + n
+    w, h, depth, ctype, _, _, interlace = hdr
+    if depth != 8 or ctype not in (2, 6) or interlace:
+        raise ValueError("PNG depth %d type %d interlace %d not handled" % (depth, ctype, interlace))
+    ch = 3 if ctype == 2 else 4
+    raw = zlib.decompress(b"".join(idat))
+    stride = w * ch
+    out = bytearray(h * stride)
+    prev = bytearray(stride)
+    for y in range(h):
+        f = raw[y * (stride + 1)]
+        line = bytearray(raw[y * (stride + 1) + 1:(y + 1) * (stride + 1)])
+        if f == 1:
+            for i in range(ch, stride):
+                line[i] = (line[i] + line[i - ch]) & 255
+        elif f == 2:
+            line = bytearray((a + b) & 255 for a, b in zip(line, prev))
+        elif f == 3:
+            for i in range(stride):
+                left = line[i - ch] if i >= ch else 0
+                line[i] = (line[i] + ((left + prev[i]) >> 1)) & 255
+        elif f == 4:
+            for i in range(stride):
+                a = line[i - ch] if i >= ch else 0
+                b = prev[i]
+                c = prev[i - ch] if i >= ch else 0
+                p = a + b - c
+                pa, pb, pc = abs(p - a), abs(p - b), abs(p - c)
+                pr = a if pa <= pb and pa <= pc else (b if pb <= pc else c)
+                line[i] = (line[i] + pr) & 255
+        out[y * stride:(y + 1) * stride] = line
+        prev = line
+    return w, h, ch, bytes(out)
+
+
+def check_report_browser(html_path, h, tmp):
+    """Renders the page in headless chromium: the script ran (dump-dom) and
+    the screenshot has the chart's colours."""
+    chromium = shutil.which("chromium") or shutil.which("chromium-browser")
+    if not chromium:
+        return skip("report-html-browser", "chromium not installed")
+
+    def one():
+        base = [chromium, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
+                "--no-first-run", "--disable-background-networking", "--disable-component-update",
+                "--disable-sync", "--window-size=1280,2000"]
+        url = "file://" + html_path
+        # a copy of the page that clicks the thread table's "wall" header:
+        # the rows must come back sorted by wall time, longest first
+        clicked = os.path.join(tmp, "clicked.html")
+        page = open(html_path, encoding="utf-8").read()
+        with open(clicked, "w", encoding="utf-8") as f:
+            f.write(page.replace("</body>", "<script>document.querySelector("
+                                 "'#thread-table thead th:nth-child(5)').click();</script></body>"))
+        rc, dom, err = run(base + ["--user-data-dir=" + tempfile.mkdtemp(dir=tmp),
+                                   "--dump-dom", "file://" + clicked], timeout=120)
+        bad = []
+        dom = dom.decode(errors="replace")
+        if rc != 0 or 'data-sortable="ready"' not in dom:
+            bad.append("dump-dom: exit %d, no data-sortable marker (%s)" % (rc, err[-200:]))
+        table = re.search(r'<table[^>]*id="thread-table".*?</table>', dom, re.S)
+        walls = [float(re.findall(r'data-v="([^"]*)"', row)[2])
+                 for row in re.findall(r"<tr>(.*?)</tr>", table.group(0) if table else "", re.S)
+                 if row.count("data-v") >= 3]
+        if len(walls) < 2 or walls != sorted(walls, reverse=True) or \
+                'aria-sort="descending"' not in dom:
+            bad.append("clicking 'wall' did not sort the threads: %r" % walls)
+        png = os.path.join(tmp, "report.png")
+        rc, _, err = run(base + ["--user-data-dir=" + tempfile.mkdtemp(dir=tmp),
+                                 "--screenshot=" + png, url], timeout=120)
+        if rc != 0 or not os.path.exists(png):
+            return bad + ["screenshot: exit %d: %s" % (rc, err[-200:])]
+        w, hh, ch, px = png_pixels(png)
+        counts = {}
+        for i in range(0, len(px), ch * 2):   # every other pixel is plenty
+            k = px[i:i + 3]
+            counts[k] = counts.get(k, 0) + 1
+        for fill in sorted(set(h.rect_fills)):
+            rgb = bytes.fromhex(fill.lstrip("#"))
+            if counts.get(rgb, 0) < 20:
+                bad.append("chart colour %s: %d pixels in the %dx%d screenshot" %
+                           (fill, counts.get(rgb, 0), w, hh))
+        white = counts.get(b"\xff\xff\xff", 0) * 2
+        if white > 0.995 * w * hh:
+            bad.append("screenshot is blank")
+        return bad
+    guarded("report-html-browser", None, one)
+
+
+def report_views(a, bindir):
+    tmp = tempfile.mkdtemp(prefix="scaler-report-")
+    try:
+        prof = os.path.join(tmp, "imb")
+        bad, _ = record_json(a.scaler, prof, [os.path.join(bindir, "sc_imbalance")])
+        mp = os.path.join(tmp, "fork")
+        bad2, _ = record_json(a.scaler, mp, [os.path.join(bindir, "sc_fork")])
+        if bad or bad2:
+            return report_line(False, "report-views", a.variant, "; ".join(bad + bad2))
+        full = report_json_of(a.scaler, prof)
+        groups = sorted((g["effective_ns"] / g["threads"], g["start_routine"])
+                        for g in full["thread_groups"] if g["start_routine"] != "main")
+        guarded("report-options-errors", a.variant, lambda: check_report_errors(a.scaler, prof))
+        guarded("report-csv", a.variant, lambda: check_report_csv(a.scaler, prof))
+        guarded("report-filters", a.variant, lambda: check_report_filters(a.scaler, prof, mp))
+        guarded("report-text", a.variant, lambda: check_report_text(
+            a.scaler, prof, groups[0][1], groups[-1][1]))
+        res = []
+
+        def html():
+            bad, r = check_report_html(a.scaler, prof, tmp)
+            res.append(r)
+            return bad
+        guarded("report-html", a.variant, html)
+        guarded("report-html-escaping", a.variant, lambda: check_report_escaping(a.scaler, tmp))
+        if res and res[0]:
+            check_report_browser(res[0][0], res[0][1], tmp)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
 
@@ -322,9 +961,10 @@ def fresh_dirs(tmp, prefix):
     return fresh
 
 
-def record_json(scaler, out, cmd):
+def record_json(scaler, out, cmd, timing=None):
     """Records cmd into out and returns (problems, report as JSON)."""
-    rc, _, err = run([scaler, "record", "-o", out, "--"] + cmd)
+    rc, _, err = run([scaler, "record", "-o", out] +
+                     (["--timing=" + timing] if timing else []) + ["--"] + cmd)
     rc2, rep, err2 = run([scaler, "report", "-i", out, "--format", "json"])
     if rc != 0 or rc2 != 0:
         return ["record %d / report %d: %s" % (rc, rc2, (err + err2)[-200:])], None

@@ -117,7 +117,7 @@ static void m_thread(struct buf *b, uint32_t seq, uint32_t tid, uint32_t robj)
 static void m_end(struct buf *b, uint64_t end_tsc, uint64_t end_mono, int32_t status,
 		  uint32_t how)
 {
-	struct sc_m_end e = { end_tsc, end_mono, status, how };
+	struct sc_m_end e = { end_tsc, end_mono, status, how, 0 };
 
 	meta_rec(b, SC_M_END, &e, sizeof(e), NULL);
 }
@@ -421,7 +421,7 @@ static void test_errors(void)
 	basic_meta(&b);
 	((struct sc_meta_header *)(void *)b.b)->version = 7;
 	write_meta(dir, 5, 0, &b);
-	expect_error(dir, "p5-0.meta: format version 7, this scaler reads 1", "bad version");
+	expect_error(dir, "p5-0.meta: format version 7, this scaler reads 2", "bad version");
 
 	dir = mkdir_t("short");
 	basic_meta(&b);

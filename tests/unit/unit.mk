@@ -16,6 +16,22 @@ $(BUILD)/tests/test_reloc_noplt: tests/unit/test_reloc.c src/runtime/reloc.c src
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -fno-plt -DEXPECT_GOT -Itests/unit -Isrc/runtime -o $@ $< src/runtime/reloc.c -Wl,-z,now -ldl -lm
 
+# The prologue reader of the runtime's arch directory.
+$(BUILD)/tests/test_peek: tests/unit/test_peek.c arch/$(ARCH)/peek.c arch/$(ARCH)/arch.h
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -Itests/unit -o $@ $< arch/$(ARCH)/peek.c
+
+$(BUILD)/tests/asan/test_peek: tests/unit/test_peek.c arch/$(ARCH)/peek.c arch/$(ARCH)/arch.h
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(ASAN_FLAGS) -Itests/unit -o $@ $< arch/$(ARCH)/peek.c
+
+# The report writers (src/cli/report_*.c) on an in-memory profile.
+REPORT_SRC := $(wildcard src/cli/report_*.c)
+$(BUILD)/tests/test_report: tests/unit/test_report.c tests/unit/check.h $(COMMON_SRC) \
+		$(REPORT_SRC) src/cli/report.h $(wildcard src/common/*.h)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -Itests/unit -Isrc/cli -o $@ $< $(REPORT_SRC) $(COMMON_SRC) -ldl -lm
+
 $(BUILD)/tests/test_%: tests/unit/test_%.c tests/unit/check.h $(COMMON_SRC) \
 		$(wildcard src/common/*.h)
 	@mkdir -p $(@D)
@@ -30,6 +46,11 @@ ASAN_TESTS := $(patsubst tests/unit/%.c,$(BUILD)/tests/asan/%,$(UNIT_SRC)) $(BUI
 $(BUILD)/tests/asan/test_reloc: tests/unit/test_reloc.c src/runtime/reloc.c src/runtime/reloc.h
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(ASAN_FLAGS) -Itests/unit -Isrc/runtime -o $@ $< src/runtime/reloc.c -Wl,-z,now -ldl -lm
+
+$(BUILD)/tests/asan/test_report: tests/unit/test_report.c tests/unit/check.h $(COMMON_SRC) \
+		$(REPORT_SRC) src/cli/report.h $(wildcard src/common/*.h)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(ASAN_FLAGS) -Itests/unit -Isrc/cli -o $@ $< $(REPORT_SRC) $(COMMON_SRC) -ldl -lm
 
 $(BUILD)/tests/asan/test_%: tests/unit/test_%.c tests/unit/check.h $(COMMON_SRC) $(wildcard src/common/*.h)
 	@mkdir -p $(@D)

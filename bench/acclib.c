@@ -1,0 +1,23 @@
+/*
+ * acclib.c - libbenchacc.so for bench/accuracy.sh: library functions with
+ * known shapes of call length, to compare per-API times under adaptive
+ * timing with timing every call.
+ */
+static volatile unsigned sink;
+
+static void work(unsigned n)
+{
+	unsigned s = 0;
+	for (unsigned i = 0; i < n; i++)
+		s += i * 2654435761u;
+	sink += s;
+}
+
+/* a few ns: the common case of a cheap library call */
+unsigned acc_cheap(unsigned x) { return x * 3u + 1u; }
+/* short calls of varying length (4 .. 67 iterations) */
+void acc_short(unsigned i) { work(4 + (i * 7u) % 64); }
+/* mixed: 1 % long (~5 us), 9 % medium (~200 ns), 90 % short */
+void acc_mixed(unsigned i) { work(i % 100 == 0 ? 10000 : i % 10 == 0 ? 400 : 10); }
+/* a strict period: every 64th call is long, the rest very short */
+void acc_period(unsigned i) { work(i % 64 == 0 ? 3000 : 2); }

@@ -1,0 +1,124 @@
+/*
+ * report.h - what the writers of `scaler report` share: the selection the
+ * options make (one process, one component, a share threshold, a sort
+ * order), the thread groups, and the formatting helpers for people.
+ *
+ * cmd_report.c parses the options, loads the profile, builds a `struct
+ * report` with report_select() and hands it to one writer: report_text.c,
+ * report_csv.c, report_html.c, or its own JSON writer. Every writer shows the
+ * same rows: the filtering and ordering is done once, here.
+ */
+#ifndef SCALER_REPORT_H
+#define SCALER_REPORT_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "profile.h"
+
+enum report_sort {
+	SORT_TOTAL, SORT_SELF, SORT_COUNT, SORT_AVG, SORT_P99, SORT_NAME, SORT_ATTR,
+};
+
+/* Threads with the same start routine (report_model.c). */
+struct report_group {
+	const char *routine;
+	uint64_t threads;
+	int64_t wall_ns, wait_ns, attr_ns;
+	/* set on a group that waits while another group's effective time per
+	 * thread is at least twice its own; `slower` is then that other
+	 * group's index (the slowest one) */
+	int imbalance;
+	size_t slower;
+};
+
+struct report {
+	FILE *out;
+	const struct sc_profile *p;
+	const struct sc_image *only;    /* --pid: that image alone, else NULL */
+	const struct sc_agg *agg;       /* p->agg or only->agg */
+	const char *component;          /* --component NAME, else NULL */
+	enum report_sort sort;
+	double min_percent;             /* --min-percent; 0 shows every row */
+	int threads;                    /* --threads: the per-thread tables */
+	int color;                      /* ANSI colour in the text view */
+	int timed;                      /* the profile has times (not --timing=none) */
+	/* calls shown, in display order (the agg's own rows) */
+	size_t ncalls;
+	const struct sc_call **calls;
+	/* components shown, in display order */
+	size_t ncomp;
+	const struct sc_component **comp;
+	size_t ngroups;
+	struct report_group *groups;    /* of the selected images */
+};
+
+/* ---- report_model.c ---- */
+
+/* Parse a --sort key; -1 if unknown. */
+int report_sort_parse(const char *s);
+
+/* Fill r's rows from r->p, r->only, r->agg and the options. */
+void report_select(struct report *r);
+void report_release(struct report *r);
+
+/* Is image im part of the report (all of them unless --pid)? */
+int report_has_image(const struct report *r, const struct sc_image *im);
+
+/* Walking the threads (those with a .thr file) of all images, or of
+ * `only`: start with it zeroed; NULL at the end; *im is the thread's image. */
+struct report_iter {
+	size_t i, k;
+};
+const struct sc_thread *report_next_thread(const struct sc_profile *p, const struct sc_image *only,
+					   struct report_iter *it, const struct sc_image **im);
+
+/* Thread groups of all images (only == NULL) or of one; *out is malloc'd. */
+size_t report_groups(const struct sc_profile *p, const struct sc_image *only,
+		     struct report_group **out);
+
+/* "main" for the main thread, the routine symbol, or "?" if unknown. */
+const char *report_thread_routine(const struct sc_thread *t);
+
+/* Is a row of ns (timed) or count (untimed) under --min-percent? */
+int report_row_hidden(const struct report *r, int64_t ns, uint64_t count);
+
+/* Is a call / component row shown (--component, --min-percent)? The
+ * per-process lists of the JSON use these on their own rows. */
+int report_call_shown(const struct report *r, const struct sc_call *c);
+int report_comp_shown(const struct report *r, const struct sc_component *c);
+
+/* Does a call's latency histogram have any count? */
+int report_has_hist(const struct sc_call *c);
+
+/* A group's effective (not waiting) time per thread. */
+long double report_group_eff(const struct report_group *g);
+
+void *report_xcalloc(size_t n, size_t size);
+
+/* ---- report_fmt.c: text for people ---- */
+
+/* A demangled C++ name in buf, or sym itself. */
+const char *report_pretty(const char *sym, char *buf, size_t n);
+int report_text_width(const char *s);
+/* s cut to width columns with a trailing "…", control characters as '?' */
+void report_fit(char *dst, size_t n, const char *s, int width);
+void report_fmt_count(char *b, size_t n, uint64_t v);
+void report_fmt_ns(char *b, size_t n, long double ns);
+void report_fmt_pct(char *b, size_t n, long double part, long double whole);
+int64_t report_clamp0(int64_t v);
+const struct sc_image *report_root_image(const struct sc_profile *p);
+void report_fmt_command(char *b, size_t n, const struct sc_image *im);
+void report_status_label(char *b, size_t n, const struct sc_image *im);
+const char *report_timing_desc(uint32_t mode);
+/* The one-line explanation of an imbalanced group g (of r->groups). */
+void report_imbalance_text(char *b, size_t n, const struct report *r,
+			   const struct report_group *g);
+
+/* ---- the writers ---- */
+void report_text(const struct report *r);
+void report_json(const struct report *r);
+void report_csv(const struct report *r);
+void report_html(const struct report *r);
+
+#endif

@@ -1,0 +1,48 @@
+/*
+ * report_csv.c - `scaler report --format csv`: one header row, then one
+ * row per (caller, callee, api) call as the report selected them (the
+ * fields of the JSON calls[] rows without the histogram), RFC 4180: CRLF
+ * line ends, a field with a comma, quote, CR or LF quoted, quotes doubled.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "report.h"
+
+static void field(FILE *f, const char *s)
+{
+	if (!s[strcspn(s, ",\"\r\n")]) {
+		fputs(s, f);
+		return;
+	}
+	fputc('"', f);
+	for (; *s; s++) {
+		if (*s == '"')
+			fputc('"', f);
+		fputc(*s, f);
+	}
+	fputc('"', f);
+}
+
+void report_csv(const struct report *r)
+{
+	FILE *f = r->out;
+	size_t i;
+
+	fputs("caller,callee,api,count,total_ns,self_ns,wait,wait_ns,attr_ns,"
+	      "p50_ns,p99_ns,max_ns\r\n", f);
+	for (i = 0; i < r->ncalls; i++) {
+		const struct sc_call *c = r->calls[i];
+
+		field(f, c->caller);
+		fputc(',', f);
+		field(f, c->callee);
+		fputc(',', f);
+		field(f, c->api);
+		fprintf(f, ",%" PRIu64 ",%" PRId64 ",%" PRId64 ",%s,%" PRId64 ",%" PRId64
+			",%" PRId64 ",%" PRId64 ",%" PRId64 "\r\n",
+			c->count, c->total_ns, c->self_ns, c->wait ? "true" : "false",
+			c->wait_ns, c->attr_ns, c->p50_ns, c->p99_ns, c->max_ns);
+	}
+}

@@ -1,0 +1,238 @@
+/*
+ * report_json.c - `scaler report --format json`: the "scaler-report"
+ * document, version 1 (keys documented in README.md). Top-level lists are
+ * the report's selection (report_model.c) in display order; each process's
+ * own lists get the same --component / --min-percent filters.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "json.h"
+#include "report.h"
+
+/* Latency histogram: [lo_ns, hi_ns, count] per non-empty bucket, hi_ns
+ * null for the open-ended last one. */
+static void json_hist(struct sc_json *j, const struct sc_call *c)
+{
+	int i;
+
+	sc_json_key(j, "hist");
+	sc_json_begin_array(j);
+	for (i = 0; i < SC_HIST_BUCKETS; i++) {
+		if (!c->hist[i])
+			continue;
+		sc_json_begin_array(j);
+		sc_json_uint(j, sc_hist_lo_ns(i));
+		if (i + 1 < SC_HIST_BUCKETS)
+			sc_json_uint(j, sc_hist_lo_ns(i + 1));
+		else
+			sc_json_null(j);
+		sc_json_uint(j, c->hist[i]);
+		sc_json_end_array(j);
+	}
+	sc_json_end_array(j);
+}
+
+static void json_call(struct sc_json *j, const struct sc_call *c)
+{
+	sc_json_begin_object(j);
+	sc_json_key(j, "caller");
+	sc_json_string(j, c->caller);
+	sc_json_key(j, "callee");
+	sc_json_string(j, c->callee);
+	sc_json_key(j, "api");
+	sc_json_string(j, c->api);
+	sc_json_key(j, "count");
+	sc_json_uint(j, c->count);
+	sc_json_key(j, "total_ns");
+	sc_json_int(j, c->total_ns);
+	sc_json_key(j, "self_ns");
+	sc_json_int(j, c->self_ns);
+	sc_json_key(j, "wait");
+	sc_json_bool(j, c->wait);
+	sc_json_key(j, "wait_ns");
+	sc_json_int(j, c->wait_ns);
+	sc_json_key(j, "attr_ns");
+	sc_json_int(j, c->attr_ns);
+	sc_json_key(j, "p50_ns");
+	sc_json_int(j, c->p50_ns);
+	sc_json_key(j, "p99_ns");
+	sc_json_int(j, c->p99_ns);
+	sc_json_key(j, "max_ns");
+	sc_json_int(j, c->max_ns);
+	json_hist(j, c);
+	sc_json_end_object(j);
+}
+
+static void json_component(struct sc_json *j, const struct sc_component *c)
+{
+	sc_json_begin_object(j);
+	sc_json_key(j, "name");
+	sc_json_string(j, c->name);
+	sc_json_key(j, "path");
+	sc_json_string(j, c->path);
+	sc_json_key(j, "total_ns");
+	sc_json_int(j, c->total_ns);
+	sc_json_key(j, "self_ns");
+	sc_json_int(j, report_clamp0(c->self_ns));
+	sc_json_key(j, "wait_ns");
+	sc_json_int(j, c->wait_ns);
+	sc_json_key(j, "attr_total_ns");
+	sc_json_int(j, c->attr_total_ns);
+	sc_json_key(j, "attr_self_ns");
+	sc_json_int(j, report_clamp0(c->attr_self_ns));
+	sc_json_end_object(j);
+}
+
+/* components and calls: the report's selection for the top level (a ==
+ * r->agg, in display order), the same filters on a process's own rows */
+static void json_agg(struct sc_json *j, const struct report *r, const struct sc_agg *a)
+{
+	size_t i;
+
+	sc_json_key(j, "components");
+	sc_json_begin_array(j);
+	if (a == r->agg)
+		for (i = 0; i < r->ncomp; i++)
+			json_component(j, r->comp[i]);
+	else
+		for (i = 0; i < a->ncomp; i++)
+			if (report_comp_shown(r, &a->comp[i]))
+				json_component(j, &a->comp[i]);
+	sc_json_end_array(j);
+	sc_json_key(j, "calls");
+	sc_json_begin_array(j);
+	if (a == r->agg)
+		for (i = 0; i < r->ncalls; i++)
+			json_call(j, r->calls[i]);
+	else
+		for (i = 0; i < a->ncalls; i++)
+			if (report_call_shown(r, &a->calls[i]))
+				json_call(j, &a->calls[i]);
+	sc_json_end_array(j);
+}
+
+static void json_thread(struct sc_json *j, const struct sc_image *im, const struct sc_thread *t)
+{
+	sc_json_begin_object(j);
+	sc_json_key(j, "pid");
+	sc_json_uint(j, im->pid);
+	/* (pid, gen, seq) is unique even when the kernel reuses tids */
+	sc_json_key(j, "gen");
+	sc_json_uint(j, im->gen);
+	sc_json_key(j, "seq");
+	sc_json_uint(j, t->seq);
+	sc_json_key(j, "tid");
+	sc_json_uint(j, t->tid);
+	sc_json_key(j, "name");
+	sc_json_string(j, t->name);
+	sc_json_key(j, "start_routine");
+	sc_json_string(j, report_thread_routine(t));
+	sc_json_key(j, "wall_ns");
+	sc_json_int(j, t->wall_ns);
+	sc_json_key(j, "wait_ns");
+	sc_json_int(j, t->wait_ns);
+	sc_json_key(j, "effective_ns");
+	sc_json_int(j, t->wall_ns - t->wait_ns);
+	sc_json_key(j, "attr_ns");
+	sc_json_int(j, t->attr_ns);
+	sc_json_end_object(j);
+}
+
+static void json_threads(struct sc_json *j, const struct sc_profile *p, const struct sc_image *only)
+{
+	struct report_iter it = { 0, 0 };
+	const struct sc_thread *t;
+	const struct sc_image *im;
+
+	sc_json_key(j, "threads");
+	sc_json_begin_array(j);
+	while ((t = report_next_thread(p, only, &it, &im)))
+		json_thread(j, im, t);
+	sc_json_end_array(j);
+}
+
+/* Thread groups (report_groups: same start routine, imbalance flag). */
+static void json_groups(struct sc_json *j, const struct report_group *g, size_t ng)
+{
+	size_t i;
+
+	sc_json_key(j, "thread_groups");
+	sc_json_begin_array(j);
+	for (i = 0; i < ng; i++) {
+		sc_json_begin_object(j);
+		sc_json_key(j, "start_routine");
+		sc_json_string(j, g[i].routine);
+		sc_json_key(j, "threads");
+		sc_json_uint(j, g[i].threads);
+		sc_json_key(j, "wall_ns");
+		sc_json_int(j, g[i].wall_ns);
+		sc_json_key(j, "wait_ns");
+		sc_json_int(j, g[i].wait_ns);
+		sc_json_key(j, "effective_ns");
+		sc_json_int(j, g[i].wall_ns - g[i].wait_ns);
+		sc_json_key(j, "imbalance");
+		sc_json_bool(j, g[i].imbalance);
+		sc_json_end_object(j);
+	}
+	sc_json_end_array(j);
+}
+
+void report_json(const struct report *r)
+{
+	const struct sc_profile *p = r->p;
+	struct sc_json j;
+	size_t i, k;
+
+	sc_json_init(&j, r->out);
+	sc_json_begin_object(&j);
+	sc_json_key(&j, "format");
+	sc_json_string(&j, "scaler-report");
+	sc_json_key(&j, "version");
+	sc_json_int(&j, 1);
+	sc_json_key(&j, "timing");
+	sc_json_string(&j, sc_timing_name(p->timing_mode));
+	sc_json_key(&j, "critical_ns");
+	sc_json_int(&j, r->agg->attr_ns);
+	json_agg(&j, r, r->agg);
+	json_threads(&j, p, r->only);
+	json_groups(&j, r->groups, r->ngroups);
+	sc_json_key(&j, "processes");
+	sc_json_begin_array(&j);
+	for (i = 0; i < p->nimages; i++) {
+		const struct sc_image *im = &p->images[i];
+		struct report_group *g;
+		size_t ng;
+
+		if (!report_has_image(r, im))
+			continue;
+		sc_json_begin_object(&j);
+		sc_json_key(&j, "pid");
+		sc_json_uint(&j, im->pid);
+		sc_json_key(&j, "ppid");
+		sc_json_uint(&j, im->ppid);
+		sc_json_key(&j, "gen");
+		sc_json_uint(&j, im->gen);
+		sc_json_key(&j, "command");
+		sc_json_begin_array(&j);
+		for (k = 0; k < im->argc; k++)
+			sc_json_string(&j, im->argv[k]);
+		sc_json_end_array(&j);
+		sc_json_key(&j, "exit_status");
+		sc_json_int(&j, im->exit_status);
+		sc_json_key(&j, "wall_ns");
+		sc_json_int(&j, im->wall_ns);
+		sc_json_key(&j, "critical_ns");
+		sc_json_int(&j, im->agg.attr_ns);
+		json_agg(&j, r, &im->agg);
+		/* per thread: effective = wall - Wait (the paper's §3.5 view) */
+		json_threads(&j, p, im);
+		ng = report_groups(p, im, &g);
+		json_groups(&j, g, ng);
+		free(g);
+		sc_json_end_object(&j);
+	}
+	sc_json_end_array(&j);
+	sc_json_end_object(&j);
+	fputc('\n', r->out);
+}

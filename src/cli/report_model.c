@@ -1,0 +1,258 @@
+/*
+ * report_model.c - the rows every writer of `scaler report` shows (report.h):
+ * calls and components of the selected process(es), filtered by
+ * --component and --min-percent and ordered by --sort, and the thread groups
+ * with the paper's imbalance flag. One place, so text, JSON, CSV and HTML
+ * never disagree.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report.h"
+
+void *report_xcalloc(size_t n, size_t size)
+{
+	void *p = calloc(n ? n : 1, size ? size : 1);
+
+	if (!p) {
+		fputs("scaler: out of memory\n", stderr);
+		exit(1);
+	}
+	return p;
+}
+
+static const char *const sort_names[] = {
+	[SORT_TOTAL] = "total", [SORT_SELF] = "self", [SORT_COUNT] = "count",
+	[SORT_AVG] = "avg", [SORT_P99] = "p99", [SORT_NAME] = "name", [SORT_ATTR] = "attr",
+};
+
+int report_sort_parse(const char *s)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(sort_names) / sizeof(sort_names[0]); i++)
+		if (!strcmp(s, sort_names[i]))
+			return (int)i;
+	return -1;
+}
+
+const char *report_thread_routine(const struct sc_thread *t)
+{
+	return t->seq == 0 ? "main" : t->routine[0] ? t->routine : "?";
+}
+
+int report_has_image(const struct report *r, const struct sc_image *im)
+{
+	return !r->only || r->only == im;
+}
+
+int report_has_hist(const struct sc_call *c)
+{
+	int i;
+
+	for (i = 0; i < SC_HIST_BUCKETS; i++)
+		if (c->hist[i])
+			return 1;
+	return 0;
+}
+
+const struct sc_thread *report_next_thread(const struct sc_profile *p, const struct sc_image *only,
+					   struct report_iter *it, const struct sc_image **im)
+{
+	for (; it->i < p->nimages; it->i++, it->k = 0) {
+		const struct sc_image *m = &p->images[it->i];
+
+		if (only && m != only)
+			continue;
+		while (it->k < m->nthreads) {
+			const struct sc_thread *t = &m->threads[it->k++];
+
+			if (t->has_file) {
+				*im = m;
+				return t;
+			}
+		}
+	}
+	return NULL;
+}
+
+long double report_group_eff(const struct report_group *g)
+{
+	return g->threads ? (long double)(g->wall_ns - g->wait_ns) / (long double)g->threads : 0;
+}
+
+/*
+ * Thread groups: threads with the same start routine (across processes
+ * unless `only`). A group is flagged imbalanced when another group's
+ * effective (not waiting) time per thread is at least twice its own while
+ * it waits — the pattern of ferret and dedup in the Scaler paper (§4.2.3):
+ * threads of the fast stage sit waiting for the slow one. The main thread
+ * coordinates (joins) and is never a stage of its own.
+ */
+size_t report_groups(const struct sc_profile *p, const struct sc_image *only,
+		     struct report_group **out)
+{
+	struct report_group *g;
+	struct report_iter it = { 0, 0 };
+	const struct sc_thread *t;
+	const struct sc_image *im;
+	size_t ng = 0, cap = 0, i, k;
+
+	for (i = 0; i < p->nimages; i++)
+		cap += p->images[i].nthreads;
+	g = report_xcalloc(cap, sizeof(*g));
+	while ((t = report_next_thread(p, only, &it, &im))) {
+		const char *routine = report_thread_routine(t);
+		size_t x;
+
+		for (x = 0; x < ng; x++)
+			if (!strcmp(g[x].routine, routine))
+				break;
+		if (x == ng)
+			g[ng++].routine = routine;
+		g[x].threads++;
+		g[x].wall_ns += t->wall_ns;
+		g[x].wait_ns += t->wait_ns;
+		g[x].attr_ns += t->attr_ns;
+	}
+	for (i = 0; i < ng; i++) {
+		long double eff = report_group_eff(&g[i]), best = 0;
+
+		if (g[i].wait_ns <= 0 || !strcmp(g[i].routine, "main"))
+			continue;
+		for (k = 0; k < ng; k++) {
+			long double other = report_group_eff(&g[k]);
+
+			if (k != i && other >= 2 * eff && other > best) {
+				best = other;
+				g[i].imbalance = 1;
+				g[i].slower = k;
+			}
+		}
+	}
+	*out = g;
+	return ng;
+}
+
+/* Share threshold: rows whose time (or, untimed, count) is under
+ * min_percent of all threads' time (all calls) are hidden. */
+int report_row_hidden(const struct report *r, int64_t ns, uint64_t count)
+{
+	if (r->min_percent <= 0)
+		return 0;
+	if (r->timed)
+		return (long double)ns * 100 < (long double)r->min_percent *
+						(long double)r->agg->threads_ns;
+	return (long double)count * 100 < (long double)r->min_percent *
+					  (long double)r->agg->calls_count;
+}
+
+/* ---- ordering ---------------------------------------------------------- */
+
+static int cmp_i64(int64_t a, int64_t b) { return a > b ? -1 : a < b ? 1 : 0; }
+static int cmp_ld(long double a, long double b) { return a > b ? -1 : a < b ? 1 : 0; }
+
+static long double call_avg(const struct sc_call *c)
+{
+	return c->count ? (long double)c->total_ns / (long double)c->count : 0;
+}
+
+static int cmp_call(const void *x, const void *y, void *arg)
+{
+	const struct sc_call *a = *(const struct sc_call *const *)x;
+	const struct sc_call *b = *(const struct sc_call *const *)y;
+	const struct report *r = arg;
+	int d = 0;
+
+	switch (r->sort) {
+	case SORT_TOTAL: d = r->timed ? cmp_i64(a->total_ns, b->total_ns) : 0; break;
+	case SORT_SELF: d = cmp_i64(a->self_ns, b->self_ns); break;
+	case SORT_COUNT: d = cmp_i64((int64_t)a->count, (int64_t)b->count); break;
+	case SORT_AVG: d = cmp_ld(call_avg(a), call_avg(b)); break;
+	case SORT_P99: d = cmp_i64(a->p99_ns, b->p99_ns); break;
+	case SORT_ATTR: d = cmp_i64(a->attr_ns, b->attr_ns); break;
+	case SORT_NAME: d = strcmp(a->api, b->api); break;
+	}
+	if (!d)
+		d = cmp_i64(a->total_ns, b->total_ns);
+	if (!d)
+		d = cmp_i64((int64_t)a->count, (int64_t)b->count);
+	if (!d)
+		d = strcmp(a->api, b->api);
+	if (!d)
+		d = strcmp(a->caller, b->caller);
+	if (!d)
+		d = strcmp(a->callee, b->callee);
+	return d;
+}
+
+static int cmp_comp(const void *x, const void *y, void *arg)
+{
+	const struct sc_component *a = *(const struct sc_component *const *)x;
+	const struct sc_component *b = *(const struct sc_component *const *)y;
+	const struct report *r = arg;
+	int d = 0;
+
+	switch (r->sort) {
+	case SORT_SELF: d = cmp_i64(a->self_ns, b->self_ns); break;
+	case SORT_ATTR: d = cmp_i64(a->attr_total_ns, b->attr_total_ns); break;
+	case SORT_NAME: d = strcmp(a->name, b->name); break;
+	case SORT_COUNT:
+		d = cmp_i64((int64_t)(a->in_calls + a->out_calls),
+			    (int64_t)(b->in_calls + b->out_calls));
+		break;
+	default: break;
+	}
+	if (!d)
+		d = cmp_i64(a->total_ns, b->total_ns);
+	if (!d)
+		d = strcmp(a->name, b->name);
+	return d;
+}
+
+int report_call_shown(const struct report *r, const struct sc_call *c)
+{
+	if (r->component && strcmp(c->caller, r->component) && strcmp(c->callee, r->component))
+		return 0;
+	return !report_row_hidden(r, c->total_ns, c->count);
+}
+
+int report_comp_shown(const struct report *r, const struct sc_component *c)
+{
+	if (r->component && strcmp(c->name, r->component))
+		return 0;
+	return !report_row_hidden(r, c->total_ns, c->in_calls + c->out_calls);
+}
+
+void report_select(struct report *r)
+{
+	const struct sc_agg *a = r->agg;
+	size_t i;
+
+	r->calls = report_xcalloc(a->ncalls, sizeof(*r->calls));
+	r->ncalls = 0;
+	for (i = 0; i < a->ncalls; i++)
+		if (report_call_shown(r, &a->calls[i]))
+			r->calls[r->ncalls++] = &a->calls[i];
+	qsort_r(r->calls, r->ncalls, sizeof(*r->calls), cmp_call, r);
+
+	r->comp = report_xcalloc(a->ncomp, sizeof(*r->comp));
+	r->ncomp = 0;
+	for (i = 0; i < a->ncomp; i++)
+		if (report_comp_shown(r, &a->comp[i]))
+			r->comp[r->ncomp++] = &a->comp[i];
+	qsort_r(r->comp, r->ncomp, sizeof(*r->comp), cmp_comp, r);
+
+	r->ngroups = report_groups(r->p, r->only, &r->groups);
+}
+
+void report_release(struct report *r)
+{
+	free(r->calls);
+	free(r->comp);
+	free(r->groups);
+	r->calls = NULL;
+	r->comp = NULL;
+	r->groups = NULL;
+}

@@ -1,0 +1,602 @@
+/*
+ * report_text.c - the text view of `scaler report` (report.h): the header
+ * and process list, the component view (raw and 1/k-attributed times side
+ * by side, as in the paper's Figure 1), the API view of each component,
+ * and the threads and thread groups. Lines stay within about 120 columns;
+ * ANSI colour only when r->color.
+ */
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report.h"
+
+#define LINE_COLS 120
+#define NAME_COLS 40            /* component column */
+#define API_COLS 24             /* api column of the API view */
+#define API_ROWS 30             /* API view rows per component by default */
+#define T 8                     /* a time column */
+
+/* SGR codes */
+#define C_HEAD "1"
+#define C_WARN "1;33"
+#define C_DIM "2"
+
+static void sgr(const struct report *r, const char *code)
+{
+	if (r->color)
+		fprintf(r->out, "\033[%sm", code);
+}
+
+static void heading(const struct report *r, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static void heading(const struct report *r, const char *fmt, ...)
+{
+	va_list ap;
+
+	fputc('\n', r->out);
+	sgr(r, C_HEAD);
+	va_start(ap, fmt);
+	vfprintf(r->out, fmt, ap);
+	va_end(ap);
+	sgr(r, "0");
+	fputc('\n', r->out);
+}
+
+/* Print s padded to `width` columns (right-aligned if right). */
+static void col(const struct report *r, const char *s, int width, int right)
+{
+	int pad = width - report_text_width(s);
+
+	if (right)
+		while (pad-- > 0)
+			fputc(' ', r->out);
+	fputs(s, r->out);
+	if (!right)
+		while (pad-- > 0)
+			fputc(' ', r->out);
+}
+
+/* A table's header line: labels at their column widths. */
+struct colspec {
+	const char *label;
+	int width, right;
+};
+
+static void header_row(const struct report *r, const struct colspec *c, size_t n)
+{
+	size_t i;
+
+	fputs("  ", r->out);
+	for (i = 0; i < n; i++)
+		col(r, c[i].label, c[i].width, c[i].right);
+	fputc('\n', r->out);
+}
+
+/* A time column: "-" when the value is not known (known == 0). */
+static void col_ns(const struct report *r, long double ns, int known, int width)
+{
+	char b[32];
+
+	if (known)
+		report_fmt_ns(b, sizeof(b), ns);
+	else
+		snprintf(b, sizeof(b), "-");
+	col(r, b, width, 1);
+}
+
+static void col_pct(const struct report *r, long double part, long double whole, int width)
+{
+	char b[32];
+
+	report_fmt_pct(b, sizeof(b), part, whole);
+	col(r, b, width, 1);
+}
+
+static void col_count(const struct report *r, uint64_t v, int width)
+{
+	char b[32];
+
+	report_fmt_count(b, sizeof(b), v);
+	col(r, b, width, 1);
+}
+
+/* Word-wrap s to LINE_COLS with `indent` spaces before every line. */
+static void wrapped(const struct report *r, const char *s, int indent)
+{
+	int first = 1;
+
+	while (*s) {
+		int room = LINE_COLS - indent, len = (int)strlen(s), cut = len;
+
+		if (report_text_width(s) > room) {
+			for (cut = room; cut > 0 && s[cut] != ' '; cut--)
+				;
+			if (cut == 0)
+				cut = room;
+		}
+		fprintf(r->out, "%*s%.*s\n", indent, "", cut, s);
+		s += cut;
+		while (*s == ' ')
+			s++;
+		if (first)
+			indent += 2;    /* continuation lines */
+		first = 0;
+	}
+}
+
+/* ---- header and processes ---------------------------------------------- */
+
+static void text_processes(const struct report *r)
+{
+	const struct sc_profile *p = r->p;
+	char cmd[4096];
+	size_t i;
+
+	static const struct colspec cols[] = {
+		{ "pid", 18, 0 }, { "ppid", 8, 0 }, { "status", 12, 0 }, { "wall", 10, 1 },
+		{ "  command", 0, 0 },
+	};
+
+	heading(r, "PROCESSES");
+	header_row(r, cols, sizeof(cols) / sizeof(cols[0]));
+	for (i = 0; i < p->nimages; i++) {
+		const struct sc_image *im = &p->images[i];
+		char id[64], pp[16], st[32], c[512];
+
+		snprintf(id, sizeof(id), "%u", im->pid);
+		if (im->gen)
+			snprintf(id, sizeof(id), "%u (exec %u)", im->pid, im->gen);
+		snprintf(pp, sizeof(pp), "%u", im->ppid);
+		report_status_label(st, sizeof(st), im);
+		report_fmt_command(cmd, sizeof(cmd), im);
+		report_fit(c, sizeof(c), cmd, LINE_COLS - 2 - 18 - 8 - 12 - 10 - 2);
+		fputs("  ", r->out);
+		col(r, id, 18, 0);
+		col(r, pp, 8, 0);
+		col(r, st, 12, 0);
+		col_ns(r, (long double)im->wall_ns, im->wall_ns > 0, 10);
+		fprintf(r->out, "  %s\n", c);
+	}
+	for (i = 0; i < p->nimages; i++)
+		if (p->images[i].incomplete)
+			fprintf(r->out, "(incomplete: process %u did not finish normally)\n",
+				p->images[i].pid);
+}
+
+static void text_header(const struct report *r)
+{
+	const struct sc_profile *p = r->p;
+	const struct sc_image *root = r->only ? r->only : report_root_image(p);
+	char cmd[4096], cmdfit[512], wall[32], tail[200], st[32];
+	int64_t wall_ns = r->only ? r->only->wall_ns : p->wall_ns;
+
+	report_fmt_command(cmd, sizeof(cmd), root);
+	if (wall_ns > 0)
+		report_fmt_ns(wall, sizeof(wall), (long double)wall_ns);
+	else
+		snprintf(wall, sizeof(wall), "unknown");
+	if (r->only) {
+		report_status_label(st, sizeof(st), r->only);
+		snprintf(tail, sizeof(tail), " (process %u, one of %zu, %s, wall %s)",
+			 r->only->pid, p->nimages, st, wall);
+	} else if (p->nimages == 1) {
+		report_status_label(st, sizeof(st), &p->images[0]);
+		snprintf(tail, sizeof(tail), " (1 process, %s, wall %s)", st, wall);
+	} else {
+		snprintf(tail, sizeof(tail), " (%zu processes, wall %s)", p->nimages, wall);
+	}
+	report_fit(cmdfit, sizeof(cmdfit), cmd,
+		   LINE_COLS - (int)strlen("scaler report: ") - report_text_width(tail));
+	sgr(r, C_HEAD);
+	fprintf(r->out, "scaler report: %s%s", cmdfit, tail);
+	sgr(r, "0");
+	fprintf(r->out, "\n%s", report_timing_desc(p->timing_mode));
+	/* the interceptor's own share of each timed call was measured at
+	 * start-up and taken off every call's time: say how much */
+	if (p->timing_mode != SC_TIMING_NONE && root && root->tsc_hz > 0 &&
+	    root->hdr.overhead_ticks) {
+		char b[32];
+
+		report_fmt_ns(b, sizeof(b), (long double)root->hdr.overhead_ticks * 1e9L /
+						    root->tsc_hz);
+		fprintf(r->out, "; %s/call own cost subtracted", b);
+	}
+	fputc('\n', r->out);
+	if (r->component)
+		fprintf(r->out, "component %s only\n", r->component);
+	if (r->min_percent > 0)
+		fprintf(r->out, "rows under %g%% hidden\n", r->min_percent);
+
+	if (r->only || p->nimages == 1) {
+		if (root && root->incomplete)
+			fprintf(r->out, "(incomplete: process did not finish normally)\n");
+	} else {
+		text_processes(r);
+	}
+}
+
+/* ---- component view ---------------------------------------------------- */
+
+/* Attributed time of the calls from one component into another. */
+static int64_t edge_attr(const struct sc_agg *a, const char *from, const char *to)
+{
+	int64_t ns = 0;
+	size_t i;
+
+	for (i = 0; i < a->ncalls; i++)
+		if (!strcmp(a->calls[i].caller, from) && !strcmp(a->calls[i].callee, to))
+			ns += a->calls[i].attr_ns;
+	return ns;
+}
+
+static void text_components(const struct report *r)
+{
+	const struct sc_agg *a = r->agg;
+	long double all = (long double)a->threads_ns, crit = (long double)a->attr_ns;
+	int attr = a->attr_ns > 0;
+	char b1[64], b2[64], name[256];
+	size_t i, e;
+
+	report_fmt_ns(b1, sizeof(b1), all);
+	if (attr) {
+		report_fmt_ns(b2, sizeof(b2), crit);
+		heading(r, "COMPONENT VIEW: where the threads' time goes (all threads: %s; "
+			"attributed, each call / running threads: %s)", b1, b2);
+	} else {
+		heading(r, "COMPONENT VIEW: where the threads' time goes (all threads: %s)", b1);
+	}
+	if (r->timed) {
+		fprintf(r->out, "  %*s  %s  %s\n", NAME_COLS, "",
+			"-------------- raw ---------------",
+			"----------- attributed -----------");
+	}
+	fputs("  ", r->out);
+	col(r, "component", NAME_COLS, 0);
+	if (r->timed) {
+		col(r, "total", 11, 1);
+		col(r, "%", 7, 1);
+		col(r, "self", 11, 1);
+		col(r, "%", 7, 1);
+		col(r, "total", 11, 1);
+		col(r, "%", 7, 1);
+		col(r, "self", 11, 1);
+		col(r, "%", 7, 1);
+	} else {
+		col(r, "threads", 11, 1);
+		col(r, "%", 7, 1);
+		col(r, "calls out", 14, 1);
+		col(r, "calls in", 14, 1);
+	}
+	fputc('\n', r->out);
+	if (r->ncomp == 0)
+		fprintf(r->out, "  (no %s recorded)\n", r->component || r->min_percent > 0
+			? "component selected" : "threads or calls");
+	for (i = 0; i < r->ncomp; i++) {
+		const struct sc_component *c = r->comp[i];
+
+		report_fit(name, sizeof(name), c->name, NAME_COLS - 1);
+		fputs("  ", r->out);
+		col(r, name, NAME_COLS, 0);
+		if (r->timed) {
+			col_ns(r, (long double)c->total_ns, 1, 11);
+			col_pct(r, (long double)c->total_ns, all, 7);
+			col_ns(r, (long double)report_clamp0(c->self_ns), 1, 11);
+			col_pct(r, (long double)report_clamp0(c->self_ns), all, 7);
+			col_ns(r, (long double)c->attr_total_ns, attr, 11);
+			col_pct(r, (long double)c->attr_total_ns, crit, 7);
+			col_ns(r, (long double)report_clamp0(c->attr_self_ns), attr, 11);
+			col_pct(r, (long double)report_clamp0(c->attr_self_ns), crit, 7);
+		} else {
+			col_ns(r, (long double)c->threads_ns, 1, 11);
+			col_pct(r, (long double)c->threads_ns, all, 7);
+			col_count(r, c->out_calls, 14);
+			col_count(r, c->in_calls, 14);
+		}
+		fputc('\n', r->out);
+		for (e = 0; e < c->nout; e++) {
+			const struct sc_edge *ed = &c->out[e];
+			char arrow[300];
+
+			if (report_row_hidden(r, ed->ns, ed->calls))
+				continue;
+			report_fit(name, sizeof(name), ed->callee, NAME_COLS - 7);
+			snprintf(arrow, sizeof(arrow), "    \xe2\x86\x92 %s", name);
+			fputs("  ", r->out);
+			col(r, arrow, NAME_COLS, 0);
+			if (r->timed) {
+				int64_t at = edge_attr(a, c->name, ed->callee);
+
+				col_ns(r, (long double)ed->ns, 1, 11);
+				col_pct(r, (long double)ed->ns, all, 7);
+				col(r, "", 18, 0);
+				col_ns(r, (long double)at, attr, 11);
+				col_pct(r, (long double)at, crit, 7);
+			} else {
+				col(r, "", 18, 1);
+				col_count(r, ed->calls, 14);
+			}
+			fputc('\n', r->out);
+		}
+		/* the paper's Wait slice: time its threads spent blocked in
+		 * waiting APIs (already inside the arrows above), not working */
+		if (r->timed && c->wait_ns > 0) {
+			fputs("  ", r->out);
+			sgr(r, C_DIM);
+			col(r, "    (of which Wait: blocked)", NAME_COLS, 0);
+			col_ns(r, (long double)c->wait_ns, 1, 11);
+			col_pct(r, (long double)c->wait_ns, all, 7);
+			sgr(r, "0");
+			fputc('\n', r->out);
+		}
+	}
+}
+
+/* ---- API view ---------------------------------------------------------- */
+
+static int cmp_in(const void *x, const void *y, void *arg)
+{
+	const struct sc_component *a = *(const struct sc_component *const *)x;
+	const struct sc_component *b = *(const struct sc_component *const *)y;
+	const struct report *r = arg;
+
+	if (r->sort == SORT_NAME)
+		return strcmp(a->name, b->name);
+	if (a->in_ns != b->in_ns)
+		return a->in_ns > b->in_ns ? -1 : 1;
+	if (a->in_calls != b->in_calls)
+		return a->in_calls > b->in_calls ? -1 : 1;
+	return strcmp(a->name, b->name);
+}
+
+/*
+ * One component's table: the calls into it (into != 0, with the calling
+ * component) or the calls it makes (with the called one). c is the
+ * component (for the share of its incoming time), name its name.
+ */
+static void api_table(const struct report *r, const struct sc_component *c, int into)
+{
+	size_t k, shown = 0, more = 0;
+	uint64_t more_calls = 0;
+	int64_t more_ns = 0;
+	int attr = r->agg->attr_ns > 0;
+	int limit = !r->component && r->min_percent <= 0;
+	char name[512], dem[512], b1[64], b2[64], b3[64];
+
+	fputs("    ", r->out);
+	col(r, "api", API_COLS, 0);
+	col(r, "calls", 11, 1);
+	if (r->timed) {
+		col(r, "total", T, 1);
+		col(r, "%in", 7, 1);
+		col(r, "self", T, 1);
+		col(r, "attr", T, 1);
+		col(r, "avg", T, 1);
+		col(r, "p50", T, 1);
+		col(r, "p99", T, 1);
+		col(r, "max", T, 1);
+	} else {
+		col(r, "%in", 7, 1);
+	}
+	fprintf(r->out, "  %s\n", into ? "from" : "to");
+	for (k = 0; k < r->ncalls; k++) {
+		const struct sc_call *call = r->calls[k];
+		const char *other = into ? call->caller : call->callee;
+		int internal = !strcmp(call->caller, call->callee), used;
+		int hist = report_has_hist(call);
+
+		if (strcmp(into ? call->callee : call->caller, c->name))
+			continue;
+		if (limit && shown == API_ROWS) {
+			more++;
+			more_calls += call->count;
+			more_ns += call->total_ns;
+			continue;
+		}
+		shown++;
+		report_fit(name, sizeof(name), report_pretty(call->api, dem, sizeof(dem)),
+			   API_COLS - 1);
+		fputs("    ", r->out);
+		if (call->wait)
+			sgr(r, C_DIM);
+		col(r, name, API_COLS, 0);
+		col_count(r, call->count, 11);
+		used = 4 + API_COLS + 11;
+		if (r->timed) {
+			col_ns(r, (long double)call->total_ns, 1, T);
+			if (internal || !into)
+				col(r, "-", 7, 1);
+			else
+				col_pct(r, (long double)call->total_ns, (long double)c->in_ns, 7);
+			col_ns(r, (long double)call->self_ns, 1, T);
+			col_ns(r, (long double)call->attr_ns, attr, T);
+			col_ns(r, (long double)call->total_ns / (long double)call->count, 1, T);
+			col_ns(r, (long double)call->p50_ns, hist, T);
+			col_ns(r, (long double)call->p99_ns, hist, T);
+			col_ns(r, (long double)call->max_ns, call->max_ns > 0, T);
+			used += 7 + 7 * T;
+		} else {
+			if (internal || !into)
+				snprintf(b3, sizeof(b3), "-");
+			else
+				report_fmt_pct(b3, sizeof(b3), (long double)call->count,
+					       (long double)c->in_calls);
+			col(r, b3, 7, 1);
+			used += 7;
+		}
+		report_fit(name, sizeof(name), other,
+			   LINE_COLS - used - 2 - 9 > 20 ? LINE_COLS - used - 2 - 9 : 20);
+		fprintf(r->out, "  %s%s", name, internal ? " (itself)" : "");
+		if (call->wait)
+			sgr(r, "0");
+		fputc('\n', r->out);
+	}
+	if (more) {
+		report_fmt_count(b1, sizeof(b1), more);
+		report_fmt_count(b2, sizeof(b2), more_calls);
+		if (r->timed) {
+			report_fmt_ns(b3, sizeof(b3), (long double)more_ns);
+			fprintf(r->out, "    \xe2\x80\xa6 %s more (%s calls, %s; all of them: "
+				"--component %s)\n", b1, b2, b3, c->name);
+		} else {
+			fprintf(r->out, "    \xe2\x80\xa6 %s more (%s calls)\n", b1, b2);
+		}
+	}
+	if (shown == 0)
+		fprintf(r->out, "    (none shown)\n");
+}
+
+static void text_apis(const struct report *r)
+{
+	const struct sc_agg *a = r->agg;
+	const struct sc_component **by_in;
+	char b1[64], b2[64], name[256];
+	size_t i, k, n = 0;
+
+	by_in = report_xcalloc(a->ncomp, sizeof(*by_in));
+	for (i = 0; i < a->ncomp; i++) {
+		/* listed if any shown call goes into it, even from itself */
+		for (k = 0; k < r->ncalls; k++)
+			if (!strcmp(r->calls[k]->callee, a->comp[i].name))
+				break;
+		if (k < r->ncalls && (!r->component || !strcmp(a->comp[i].name, r->component)))
+			by_in[n++] = &a->comp[i];
+	}
+	if (n > 1)
+		qsort_r(by_in, n, sizeof(*by_in), cmp_in, (void *)r);
+
+	heading(r, "API VIEW: calls into each component");
+	if (n == 0)
+		fprintf(r->out, "  (no calls %s)\n", r->ncalls ? "into it" : "recorded");
+	for (i = 0; i < n; i++) {
+		const struct sc_component *c = by_in[i];
+
+		report_fmt_count(b2, sizeof(b2), c->in_calls);
+		report_fit(name, sizeof(name), c->name, 50);
+		fputs("\n  ", r->out);
+		sgr(r, C_HEAD);
+		fputs(name, r->out);
+		sgr(r, "0");
+		if (r->timed) {
+			report_fmt_ns(b1, sizeof(b1), (long double)c->in_ns);
+			fprintf(r->out, ": %s in %s calls from other components\n", b1, b2);
+		} else {
+			fprintf(r->out, ": %s calls from other components\n", b2);
+		}
+		api_table(r, c, 1);
+	}
+	free(by_in);
+
+	/* --component: the other direction too, the calls it makes */
+	if (r->component) {
+		const struct sc_component *c = sc_agg_component(a, r->component);
+
+		if (c) {
+			heading(r, "CALLS FROM %s", r->component);
+			api_table(r, c, 0);
+		}
+	}
+}
+
+/* ---- threads ----------------------------------------------------------- */
+
+static void text_imbalance(const struct report *r)
+{
+	char b[1024];
+	size_t i;
+
+	for (i = 0; i < r->ngroups; i++) {
+		if (!r->groups[i].imbalance)
+			continue;
+		report_imbalance_text(b, sizeof(b), r, &r->groups[i]);
+		sgr(r, C_WARN);
+		wrapped(r, b, 2);
+		sgr(r, "0");
+	}
+}
+
+static void text_threads(const struct report *r)
+{
+	int attr = r->agg->attr_ns > 0;
+	struct report_iter it = { 0, 0 };
+	const struct sc_thread *t;
+	const struct sc_image *im;
+	size_t i;
+	char name[256], b[32];
+
+	static const struct colspec tcols[] = {
+		{ "pid", 8, 0 }, { "tid", 8, 0 }, { "name", 17, 0 }, { "start routine", 30, 0 },
+		{ "wall", 10, 1 }, { "effective", 11, 1 }, { "wait", 10, 1 }, { "attributed", 12, 1 },
+	};
+	static const struct colspec gcols[] = {
+		{ "start routine", 30, 0 }, { "threads", 8, 1 }, { "wall", 10, 1 },
+		{ "effective", 11, 1 }, { "per thread", 12, 1 }, { "wait", 10, 1 },
+		{ "wait %", 8, 1 }, { "attributed", 12, 1 },
+	};
+
+	heading(r, "THREADS (effective = wall - Wait)");
+	header_row(r, tcols, sizeof(tcols) / sizeof(tcols[0]));
+	while ((t = report_next_thread(r->p, r->only, &it, &im))) {
+		fputs("  ", r->out);
+		snprintf(b, sizeof(b), "%u", im->pid);
+		col(r, b, 8, 0);
+		snprintf(b, sizeof(b), "%u", t->tid);
+		col(r, b, 8, 0);
+		report_fit(name, sizeof(name), t->name, 16);
+		col(r, name, 17, 0);
+		report_fit(name, sizeof(name), report_thread_routine(t), 29);
+		col(r, name, 30, 0);
+		col_ns(r, (long double)t->wall_ns, 1, 10);
+		col_ns(r, (long double)(t->wall_ns - t->wait_ns), 1, 11);
+		col_ns(r, (long double)t->wait_ns, r->timed, 10);
+		col_ns(r, (long double)t->attr_ns, attr, 12);
+		fputc('\n', r->out);
+	}
+
+	heading(r, "THREAD GROUPS (threads with the same start routine)");
+	header_row(r, gcols, sizeof(gcols) / sizeof(gcols[0]));
+	for (i = 0; i < r->ngroups; i++) {
+		const struct report_group *g = &r->groups[i];
+
+		fputs("  ", r->out);
+		report_fit(name, sizeof(name), g->routine, 29);
+		col(r, name, 30, 0);
+		snprintf(b, sizeof(b), "%" PRIu64, g->threads);
+		col(r, b, 8, 1);
+		col_ns(r, (long double)g->wall_ns, 1, 10);
+		col_ns(r, (long double)(g->wall_ns - g->wait_ns), 1, 11);
+		col_ns(r, report_group_eff(g), 1, 12);
+		col_ns(r, (long double)g->wait_ns, r->timed, 10);
+		col_pct(r, (long double)g->wait_ns, (long double)g->wall_ns, 8);
+		col_ns(r, (long double)g->attr_ns, attr, 12);
+		if (g->imbalance) {
+			sgr(r, C_WARN);
+			fputs("  imbalance", r->out);
+			sgr(r, "0");
+		}
+		fputc('\n', r->out);
+	}
+	text_imbalance(r);
+}
+
+void report_text(const struct report *r)
+{
+	size_t i;
+	int imbalance = 0;
+
+	text_header(r);
+	text_components(r);
+	text_apis(r);
+	for (i = 0; i < r->ngroups; i++)
+		imbalance |= r->groups[i].imbalance;
+	if (r->threads) {
+		text_threads(r);
+	} else if (imbalance) {
+		/* worth saying even unasked: the paper's ferret finding */
+		heading(r, "THREAD IMBALANCE (scaler report --threads for the tables)");
+		text_imbalance(r);
+	}
+}

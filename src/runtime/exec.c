@@ -1,0 +1,253 @@
+/*
+ * exec.c - wrappers of the exec family and posix_spawn: a new image is
+ * profiled into the same directory even when the program hands it an
+ * environment of its own (execve with a small envp, execle, `env -i`,
+ * clearenv then execv, posix_spawn with envp).
+ *
+ * `scaler record` tells the runtime what to do through three variables
+ * (LD_PRELOAD, SCALER_DIR, SCALER_TIMING). Each wrapper looks at the
+ * environment the new image would get and, only if one of them is
+ * missing, passes a copy with it put back: a missing variable is appended
+ * with the value this image started with, an LD_PRELOAD of the program's
+ * own gets the runtime prepended. Every other variable, and their order,
+ * is unchanged; a SCALER_DIR that is present (a nested `scaler record`) is
+ * left alone.
+ *
+ * These run in vfork children too, which share the parent's memory: the
+ * copy lives on the wrapper's stack (mmap for an environment of more than
+ * 8192 variables), nothing is allocated with malloc, no lock is taken and
+ * no runtime state is touched.
+ */
+#include <dlfcn.h>
+#include <limits.h>
+#include <spawn.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "runtime.h"
+
+extern char **environ;
+
+static char kv_preload[PATH_MAX + 16];  /* LD_PRELOAD=<this library> */
+static char kv_dir[sizeof(sc_dir) + 16];
+static char kv_timing[32];
+static const char *self_path;           /* points into kv_preload */
+static size_t self_len;
+
+/* Called at start-up, once the settings are read. */
+void sc_exec_init(void)
+{
+	Dl_info di;
+	const char *timing = sc_timing_mode == SC_TIMING_ALL    ? "all"
+			     : sc_timing_mode == SC_TIMING_NONE ? "none"
+								: "adaptive";
+	if (!dladdr((void *)sc_exec_init, &di) || !di.dli_fname || !di.dli_fname[0] ||
+	    snprintf(kv_preload, sizeof(kv_preload), "LD_PRELOAD=%s", di.dli_fname) >=
+		    (int)sizeof(kv_preload)) {
+		kv_preload[0] = 0;
+		return;
+	}
+	self_path = kv_preload + 11;
+	self_len = strlen(self_path);
+	snprintf(kv_dir, sizeof(kv_dir), "SCALER_DIR=%s", sc_dir);
+	snprintf(kv_timing, sizeof(kv_timing), "SCALER_TIMING=%s", timing);
+}
+
+/* Does the LD_PRELOAD value v (':' or ' ' separated) name this library? */
+static bool preloads_us(const char *v)
+{
+	for (const char *p = v; (p = strstr(p, self_path)); p++)
+		if ((p == v || p[-1] == ':' || p[-1] == ' ') &&
+		    (p[self_len] == 0 || p[self_len] == ':' || p[self_len] == ' '))
+			return true;
+	return false;
+}
+
+#define ENV_STACK_MAX 8192
+
+/* One exec-like call, with the environment it passes. */
+enum exec_kind { EX_EXECVE, EX_EXECVPE, EX_FEXECVE, EX_EXECVEAT, EX_SPAWN, EX_SPAWNP };
+struct exec_call {
+	enum exec_kind kind;
+	const char *path;
+	int fd, flags;
+	char *const *argv;
+	char *const *envp;
+	pid_t *pid;
+	const posix_spawn_file_actions_t *fa;
+	const posix_spawnattr_t *attr;
+};
+
+static int call_real(const struct exec_call *c, char *const *envp)
+{
+	switch (c->kind) {
+	case EX_EXECVE: return execve(c->path, c->argv, envp);
+	case EX_EXECVPE: return execvpe(c->path, c->argv, envp);
+	case EX_FEXECVE: return fexecve(c->fd, c->argv, envp);
+	case EX_EXECVEAT: return execveat(c->fd, c->path, c->argv, envp, c->flags);
+	case EX_SPAWN: return posix_spawn(c->pid, c->path, c->fa, c->attr, c->argv, envp);
+	case EX_SPAWNP: return posix_spawnp(c->pid, c->path, c->fa, c->attr, c->argv, envp);
+	}
+	return -1;
+}
+
+static int exec_fixed(const struct exec_call *c)
+{
+	char *const *env = c->envp;
+	size_t n = 0;
+	int pre = -1;
+	bool dir = false, timing = false;
+	if (!sc_active || !kv_preload[0])
+		return call_real(c, env);
+	for (; env && env[n]; n++) {
+		if (!strncmp(env[n], "LD_PRELOAD=", 11))
+			pre = (int)n;
+		else if (!strncmp(env[n], "SCALER_DIR=", 11))
+			dir = true;
+		else if (!strncmp(env[n], "SCALER_TIMING=", 14))
+			timing = true;
+	}
+	bool pre_ok = pre >= 0 && preloads_us(env[pre] + 11);
+	if (pre_ok && dir && timing)
+		return call_real(c, env);
+	size_t cap = n + 4, bytes = cap * sizeof(char *);
+	char *small[cap <= ENV_STACK_MAX ? cap : 1];
+	char **v = small;
+	if (cap > ENV_STACK_MAX) {
+		v = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (v == MAP_FAILED)
+			return call_real(c, env);
+	}
+	/* "LD_PRELOAD=<us>:<theirs>", when they have one without us */
+	size_t plen = pre >= 0 && !pre_ok ? strlen(env[pre]) + self_len + 2 : 1;
+	char joined[plen <= 65536 ? plen : 1];
+	size_t k = 0;
+	for (size_t i = 0; i < n; i++)
+		v[k++] = env[i];
+	if (pre >= 0 && !pre_ok && plen <= 65536) {
+		snprintf(joined, plen, "LD_PRELOAD=%s:%s", self_path, env[pre] + 11);
+		v[pre] = joined;
+	} else if (pre < 0) {
+		v[k++] = kv_preload;
+	}
+	if (!dir)
+		v[k++] = kv_dir;
+	if (!timing)
+		v[k++] = kv_timing;
+	v[k] = NULL;
+	int r = call_real(c, v);
+	if (v != small)
+		munmap(v, bytes);
+	return r;
+}
+
+static int w_execve(const char *path, char *const argv[], char *const envp[])
+{
+	return exec_fixed(&(struct exec_call){.kind = EX_EXECVE, .path = path, .argv = argv,
+					      .envp = envp});
+}
+
+static int w_execv(const char *path, char *const argv[])
+{
+	return w_execve(path, argv, environ);
+}
+
+static int w_execvpe(const char *file, char *const argv[], char *const envp[])
+{
+	return exec_fixed(&(struct exec_call){.kind = EX_EXECVPE, .path = file, .argv = argv,
+					      .envp = envp});
+}
+
+static int w_execvp(const char *file, char *const argv[])
+{
+	return w_execvpe(file, argv, environ);
+}
+
+static int w_fexecve(int fd, char *const argv[], char *const envp[])
+{
+	return exec_fixed(&(struct exec_call){.kind = EX_FEXECVE, .fd = fd, .argv = argv,
+					      .envp = envp});
+}
+
+static int w_execveat(int dirfd, const char *path, char *const argv[], char *const envp[],
+		      int flags)
+{
+	return exec_fixed(&(struct exec_call){.kind = EX_EXECVEAT, .fd = dirfd, .path = path,
+					      .argv = argv, .envp = envp, .flags = flags});
+}
+
+static int w_posix_spawn(pid_t *pid, const char *path, const posix_spawn_file_actions_t *fa,
+			 const posix_spawnattr_t *attr, char *const argv[], char *const envp[])
+{
+	return exec_fixed(&(struct exec_call){.kind = EX_SPAWN, .pid = pid, .path = path,
+					      .fa = fa, .attr = attr, .argv = argv, .envp = envp});
+}
+
+static int w_posix_spawnp(pid_t *pid, const char *file, const posix_spawn_file_actions_t *fa,
+			  const posix_spawnattr_t *attr, char *const argv[], char *const envp[])
+{
+	return exec_fixed(&(struct exec_call){.kind = EX_SPAWNP, .pid = pid, .path = file,
+					      .fa = fa, .attr = attr, .argv = argv, .envp = envp});
+}
+
+/*
+ * execl, execlp, execle: the argument list becomes an argv on the stack.
+ * Returns the number of arguments after arg0 up to the NULL; fills v
+ * (n + 1 pointers) when it is given; *envp gets what follows the NULL.
+ */
+static size_t list_args(const char *arg0, va_list ap, char **v, char *const **envp)
+{
+	size_t n = 0;
+	if (v)
+		v[0] = (char *)arg0;
+	for (char *a; (a = va_arg(ap, char *)); n++)
+		if (v)
+			v[n + 1] = a;
+	if (v)
+		v[n + 1] = NULL;
+	if (envp)
+		*envp = va_arg(ap, char *const *);
+	return n;
+}
+
+#define LIST_WRAPPER(name, how, has_env)                                                   \
+	static int name(const char *path, const char *arg0, ...)                            \
+	{                                                                                    \
+		va_list ap;                                                                  \
+		va_start(ap, arg0);                                                          \
+		size_t n = list_args(arg0, ap, NULL, NULL);                                  \
+		va_end(ap);                                                                  \
+		char *argv[n + 2];                                                           \
+		char *const *envp = environ;                                                 \
+		va_start(ap, arg0);                                                          \
+		list_args(arg0, ap, argv, has_env ? &envp : NULL);                           \
+		va_end(ap);                                                                  \
+		return exec_fixed(&(struct exec_call){.kind = how, .path = path, .argv = argv,  \
+						      .envp = envp});                        \
+	}
+LIST_WRAPPER(w_execl, EX_EXECVE, 0)
+LIST_WRAPPER(w_execle, EX_EXECVE, 1)
+LIST_WRAPPER(w_execlp, EX_EXECVPE, 0)
+
+static const struct {
+	const char *name;
+	void *fn;
+} exec_wrappers[] = {
+	{"execve", (void *)w_execve},     {"execv", (void *)w_execv},
+	{"execvpe", (void *)w_execvpe},   {"execvp", (void *)w_execvp},
+	{"fexecve", (void *)w_fexecve},   {"execveat", (void *)w_execveat},
+	{"execl", (void *)w_execl},       {"execle", (void *)w_execle},
+	{"execlp", (void *)w_execlp},     {"posix_spawn", (void *)w_posix_spawn},
+	{"posix_spawnp", (void *)w_posix_spawnp},
+};
+
+void *sc_exec_wrapper(const char *name)
+{
+	for (size_t i = 0; i < sizeof(exec_wrappers) / sizeof(exec_wrappers[0]); i++)
+		if (!strcmp(name, exec_wrappers[i].name))
+			return exec_wrappers[i].fn;
+	return NULL;
+}

@@ -1,0 +1,55 @@
+/*
+ * pclock.c - the parallel clock: how much of the process's critical time
+ * has passed (the paper's serial vs parallel attribution, section 3.4).
+ *
+ * P advances at 1/k of the TSC rate while k threads of the process are
+ * running, i.e. alive and not blocked in a Wait API (the wait_names table
+ * in shadow.c), and stands still while none is. The P interval of a call
+ * is then its share of the critical time: a call made while four threads
+ * run counts a quarter of its length, one made alone counts fully. Per
+ * thread, P over its life minus P over its waits is its attributed
+ * effective time; summed over threads that is the critical time.
+ *
+ * The state and its lock-free update live in arch/x86_64/shadow.S
+ * (sc_pclock_step, PREAD); this file owns the globals, the reciprocal
+ * table and the changes of k that C code makes (threads starting and
+ * ending, a fork child starting with one thread).
+ */
+#include <string.h>
+
+#include "runtime.h"
+
+/* {P, tk}, replaced whole by cmpxchg16b: must be 16-byte aligned. */
+SC_HIDDEN struct sc_pclock sc_pclock __attribute__((aligned(16)));
+SC_HIDDEN uint64_t sc_pclock_base;
+/* sc_recip[k] = 2^16 / k: a multiply instead of a divide on the hot path.
+ * Beyond PC_RECIP_MAX threads k is taken as PC_RECIP_MAX. */
+SC_HIDDEN uint32_t sc_recip[PC_RECIP_MAX + 1];
+/* Calls of may-block APIs longer than this are counted as blocked. */
+SC_HIDDEN uint64_t sc_block_ticks = ~0ull;
+
+_Static_assert(offsetof(struct sc_pclock, p) == PC_P, "PC_P");
+_Static_assert(offsetof(struct sc_pclock, tk) == PC_TK, "PC_TK");
+
+void sc_pclock_init(uint64_t tsc_hz)
+{
+	sc_recip[0] = 0;
+	for (uint32_t k = 1; k <= PC_RECIP_MAX; k++)
+		sc_recip[k] = (1u << 16) / k;
+	sc_pclock_base = sc_rdtsc();
+	sc_pclock.p = 0;
+	sc_pclock.tk = 0;
+	/* 10 us: longer than any call of read/recv/lock that did not sleep
+	 * (a wake-up alone costs a few us), shorter than most that did */
+	sc_block_ticks = tsc_hz / 100000;
+}
+
+/* fork child: only the forking thread exists now. P goes on from where
+ * it was, so the child's frames of calls in flight keep their meaning. */
+void sc_pclock_after_fork(void)
+{
+	uint64_t now = sc_rdtsc();
+	uint64_t p = sc_pclock_step(0, now);
+	sc_pclock.p = p;
+	sc_pclock.tk = ((now - sc_pclock_base) >> PC_TSHIFT) << 16;
+}

@@ -1,0 +1,218 @@
+/*
+ * test_report.c - unit test of the report writers (src/cli/report_*.c) on
+ * a profile built in memory, with the numbers a recording may not have
+ * yet (attributed times, percentiles, histograms, Wait of read-like calls)
+ * and names full of markup and CSV metacharacters: checks what the text,
+ * JSON, CSV and HTML views make of them, the selection (--sort,
+ * --min-percent, --component) and the thread-group imbalance flag.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "profile.h"
+#include "report.h"
+#include "check.h"
+
+#define MS 1000000LL
+
+static struct sc_edge edges_main[2] = {
+	{ "libc.so.6", 60 * MS, 1000 },
+	{ "lib<x>&\"y\",z.so", 20 * MS, 10 },
+};
+static struct sc_component comps[3] = {
+	{ .name = "app", .path = "/bin/app", .nthreads = 3, .threads_ns = 300 * MS,
+	  .out_ns = 80 * MS, .total_ns = 300 * MS, .self_ns = 220 * MS, .wait_ns = 40 * MS,
+	  .attr_total_ns = 150 * MS, .attr_self_ns = 110 * MS, .nout = 2, .out = edges_main },
+	{ .name = "libc.so.6", .path = "/lib/libc.so.6", .in_ns = 60 * MS, .total_ns = 60 * MS,
+	  .self_ns = 60 * MS, .attr_total_ns = 30 * MS, .attr_self_ns = 30 * MS, .in_calls = 1000 },
+	{ .name = "lib<x>&\"y\",z.so", .path = "/lib/x.so", .in_ns = 20 * MS, .total_ns = 20 * MS,
+	  .self_ns = 20 * MS, .attr_total_ns = 10 * MS, .attr_self_ns = 10 * MS, .in_calls = 10 },
+};
+static struct sc_call calls[3] = {
+	{ .caller = "app", .callee = "libc.so.6", .api = "read", .count = 600,
+	  .total_ns = 20 * MS, .self_ns = 20 * MS, .wait_ns = 5 * MS, .attr_ns = 10 * MS,
+	  .max_ns = 900000, .p50_ns = 1500, .p99_ns = 250000 },
+	{ .caller = "app", .callee = "libc.so.6", .api = "pthread_cond_wait", .count = 400,
+	  .total_ns = 40 * MS, .self_ns = 40 * MS, .wait = 1, .wait_ns = 40 * MS,
+	  .attr_ns = 20 * MS, .max_ns = 2 * MS, .p50_ns = 90000, .p99_ns = 1900000 },
+	{ .caller = "app", .callee = "lib<x>&\"y\",z.so", .api = "f<int>&\"q\"", .count = 10,
+	  .total_ns = 20 * MS, .self_ns = 19 * MS, .attr_ns = 10 * MS, .max_ns = 3 * MS },
+};
+static struct sc_thread threads[3] = {
+	{ .seq = 0, .tid = 100, .name = "app", .has_file = 1, .routine = "",
+	  .wall_ns = 100 * MS, .wait_ns = 90 * MS, .attr_ns = 5 * MS },
+	{ .seq = 1, .tid = 101, .name = "app", .has_file = 1, .routine = "stage_fast",
+	  .wall_ns = 100 * MS, .wait_ns = 80 * MS, .attr_ns = 10 * MS },
+	{ .seq = 2, .tid = 102, .name = "app", .has_file = 1, .routine = "stage_slow",
+	  .wall_ns = 100 * MS, .wait_ns = 0, .attr_ns = 50 * MS },
+};
+static const char *argv0[] = { "app", "--in", "a<b>" };
+
+static void build(struct sc_profile *p, struct sc_image *im)
+{
+	int i;
+
+	/* read: 1 µs calls, a few slow ones; the last bucket open-ended */
+	calls[0].hist[10] = 500;
+	calls[0].hist[17] = 99;
+	calls[0].hist[SC_HIST_BUCKETS - 1] = 1;
+	for (i = 16; i < 21; i++)
+		calls[1].hist[i] = 80;
+	memset(im, 0, sizeof(*im));
+	im->pid = 42;
+	im->ppid = 1;
+	im->argc = 3;
+	im->argv = argv0;
+	im->has_exit = 1;
+	im->wall_ns = 110 * MS;
+	im->nthreads = 3;
+	im->threads = threads;
+	im->agg.ncomp = 3;
+	im->agg.comp = comps;
+	im->agg.ncalls = 3;
+	im->agg.calls = calls;
+	im->agg.threads_ns = 300 * MS;
+	im->agg.attr_ns = 150 * MS;   /* the attributed self times add up to it */
+	im->agg.calls_count = 1010;
+	memset(p, 0, sizeof(*p));
+	p->dir = "mem";
+	p->nimages = 1;
+	p->images = im;
+	p->timing_mode = SC_TIMING_ALL;
+	p->wall_ns = im->wall_ns;
+	p->agg = im->agg;
+}
+
+/* Run one writer into a string (free it). */
+static char *render(struct report *r, void (*writer)(const struct report *))
+{
+	char *buf = NULL;
+	size_t n = 0;
+
+	r->out = open_memstream(&buf, &n);
+	report_select(r);
+	writer(r);
+	fclose(r->out);
+	report_release(r);
+	return buf;
+}
+
+static void init(struct report *r, const struct sc_profile *p)
+{
+	memset(r, 0, sizeof(*r));
+	r->p = p;
+	r->agg = &p->agg;
+	r->timed = 1;
+	r->sort = SORT_TOTAL;
+}
+
+int main(void)
+{
+	struct sc_profile p;
+	struct sc_image im;
+	struct report r;
+	char *s;
+
+	build(&p, &im);
+
+	/* thread groups: the fast stage waits while the slow one's effective
+	 * time per thread is 5x its own; main never counts as a stage */
+	init(&r, &p);
+	report_select(&r);
+	CHECK_EQ(r.ngroups, 3, "groups");
+	CHECK(!strcmp(r.groups[1].routine, "stage_fast") && r.groups[1].imbalance &&
+	      r.groups[1].slower == 2, "stage_fast flagged, slower is stage_slow");
+	CHECK(!r.groups[0].imbalance && !r.groups[2].imbalance, "main and stage_slow not flagged");
+	CHECK(r.ncalls == 3 && r.calls[0]->api == calls[1].api, "default order: total");
+	report_release(&r);
+
+	r.sort = SORT_P99;
+	report_select(&r);
+	CHECK(r.calls[0] == &calls[1] && r.calls[1] == &calls[0], "--sort p99");
+	report_release(&r);
+	r.sort = SORT_NAME;
+	report_select(&r);
+	CHECK(r.calls[0] == &calls[2] && r.calls[2] == &calls[0], "--sort name");
+	report_release(&r);
+	r.sort = SORT_TOTAL;
+	r.min_percent = 10;     /* 30 ms of 300: the 20 ms rows go */
+	report_select(&r);
+	CHECK(r.ncalls == 1 && r.calls[0] == &calls[1], "--min-percent 10 keeps the 40 ms row");
+	CHECK(r.ncomp == 2, "--min-percent 10 keeps app and libc");
+	report_release(&r);
+
+	/* text: attributed, percentiles, max; the imbalance sentence */
+	init(&r, &p);
+	r.threads = 1;
+	s = render(&r, report_text);
+	CHECK(strstr(s, "attributed, each call / running threads: 150 ms") != NULL,
+	      "text: critical time in the component view heading");
+	CHECK(strstr(s, "150 ms 100.0%     110 ms  73.3%") != NULL, "text: app's attributed total and share");
+	CHECK(strstr(s, "1.50 µs") && strstr(s, "250 µs") && strstr(s, "900 µs"),
+	      "text: read's p50, p99, max");
+	CHECK(strstr(s, "threads of stage_fast finish their work in half the time of stage_slow's")
+	      != NULL, "text: imbalance explained");
+	CHECK(strstr(s, "\033[") == NULL, "text: no colour unless asked");
+	if (getenv("SHOW"))
+		fputs(s, stdout);
+	free(s);
+
+	/* JSON: the new keys, hist buckets with an open last one */
+	init(&r, &p);
+	s = render(&r, report_json);
+	CHECK(strstr(s, "\"critical_ns\":150000000") != NULL, "json: critical_ns");
+	CHECK(strstr(s, "\"hist\":[[1024,2048,500],[131072,262144,99],[549755813888,null,1]]")
+	      != NULL, "json: hist of read");
+	CHECK(strstr(s, "\"wait_ns\":5000000,\"attr_ns\":10000000,\"p50_ns\":1500,"
+			"\"p99_ns\":250000,\"max_ns\":900000") != NULL, "json: read's numbers");
+	CHECK(strstr(s, "\"attr_total_ns\":150000000,\"attr_self_ns\":110000000") != NULL,
+	      "json: component attributed times");
+	CHECK(strstr(s, "\"api\":\"f<int>&\\\"q\\\"\"") != NULL, "json: name escaped");
+	CHECK(strstr(s, "\"start_routine\":\"stage_fast\",\"threads\":1,\"wall_ns\":100000000,"
+			"\"wait_ns\":80000000,\"effective_ns\":20000000,\"imbalance\":true") != NULL,
+	      "json: group flagged");
+	free(s);
+
+	/* CSV: RFC 4180 quoting */
+	init(&r, &p);
+	s = render(&r, report_csv);
+	CHECK(strstr(s, "app,\"lib<x>&\"\"y\"\",z.so\",\"f<int>&\"\"q\"\"\",10,20000000,19000000,"
+			"false,0,10000000,0,0,3000000\r\n") != NULL, "csv: quoted row");
+	free(s);
+
+	/* HTML: escaped names, sparklines for the calls with histograms */
+	init(&r, &p);
+	s = render(&r, report_html);
+	CHECK(strstr(s, "lib&lt;x&gt;&amp;&quot;y&quot;,z.so") != NULL, "html: component escaped");
+	CHECK(strstr(s, "lib<x>") == NULL && strstr(s, "f<int>") == NULL, "html: no raw markup");
+	CHECK(strstr(s, "a&lt;b&gt;") != NULL, "html: command escaped");
+	{
+		int spark = 0;
+		const char *q = s;
+
+		while ((q = strstr(q, "class=\"spark\"")) != NULL) {
+			spark++;
+			q++;
+		}
+		CHECK_EQ(spark, 2, "html: sparklines (calls with a histogram)");
+	}
+	CHECK(strstr(s, "rebalance the stages") != NULL, "html: imbalance explained");
+	if (getenv("REPORT_HTML")) {    /* to look at it in a browser */
+		FILE *f = fopen(getenv("REPORT_HTML"), "w");
+
+		if (f) {
+			fputs(s, f);
+			fclose(f);
+		}
+	}
+	free(s);
+
+	/* --component: its API view and the calls it makes */
+	init(&r, &p);
+	r.component = "libc.so.6";
+	s = render(&r, report_text);
+	CHECK(strstr(s, "pthread_cond_wait") && !strstr(s, "f<int>"), "text --component libc.so.6");
+	free(s);
+	return check_summary();
+}
