@@ -74,6 +74,9 @@ def check(app, rep, client, kv):
         m = re.search(r"(\d+) requests in", client)
         req = int(m.group(1)) if m else 0
         need(bad, "wrk requests", req, 1)
+        if "Non-2xx" in client or "Socket errors" in client:
+            bad.append("wrk saw errors: %s" % " ".join(l.strip() for l in client.splitlines()
+                                                      if "Non-2xx" in l or "Socket errors" in l))
         if len(kids) != 2 or len(procs) != 3:
             bad.append("processes %r, want the master and 2 workers" %
                        [(p["pid"], p["ppid"]) for p in procs])
@@ -96,6 +99,9 @@ def check(app, rep, client, kv):
         m = re.search(r"number of transactions actually processed: (\d+)", client)
         tx = int(m.group(1)) if m else 0
         need(bad, "pgbench transactions", tx, 1)
+        m = re.search(r"number of failed transactions: (\d+)", client)
+        if not m or m.group(1) != "0":
+            bad.append("pgbench failed transactions: %s" % (m.group(1) if m else "not reported"))
         backends = [k for k in kids if calls(k["calls"], "postgres", "libc.so.6", "send") > 0]
         # pgbench -i, pgbench's first connection, 4 clients, psql
         need(bad, "backends (children that answered a client)", len(backends), 6)
