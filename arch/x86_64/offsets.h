@@ -15,8 +15,7 @@
 #define TH_SP       16  /* next free shadow frame */
 #define TH_SPEND    24  /* one past the last shadow frame */
 #define TH_SPBASE   32  /* first shadow frame */
-#define TH_LAST     40  /* uint64_t *: last_tsc in the thread file header,
-			   followed by last_p */
+#define TH_LAST     40  /* uint64_t *: last_tsc in the thread file header */
 
 /* struct sc_frame: one per timed call in flight */
 #define FR_RET      0   /* the caller's real return address */
@@ -24,13 +23,15 @@
 #define FR_TSC      16  /* TSC when the API was entered */
 #define FR_REC      24  /* struct sc_rec * to charge */
 #define FR_CHILD    32  /* ticks of timed calls nested inside this one */
-#define FR_P        40  /* parallel clock when the API was entered */
+#define FR_P        40  /* parallel clock state (see FR_TK) at entry */
 #define FR_FLAGS    48  /* uint32 FRF_*: what the return must undo */
 #define FR_PAD      52
 #define FR_OVH      56  /* what timing its nested calls cost inside it */
 #define FR_TREC     64  /* struct sc_rec * of an API it tail-called, or 0 */
 #define FR_TTSC     72  /* TSC of that tail call */
-#define FR_SIZE     80
+#define FR_TK       80  /* clock state at entry (FR_P: its P), 0 for a Wait,
+			   whose FR_P is the clock itself */
+#define FR_SIZE     88
 #define FRF_WAIT    64  /* a Wait API: the thread stopped running
 			   (= ASM_ENT_WAIT, copied from the entry) */
 

@@ -189,6 +189,7 @@ ENTRY(sc_shadow_common)
 	movl	%edi, FR_FLAGS(%rcx)
 	movq	$0, FR_OVH(%rcx)
 	movq	$0, FR_TREC(%rcx)
+	movq	$0, FR_TK(%rcx)
 	leaq	sc_return_trampoline(%rip), %rdx
 	movq	%rdx, RA(%rsp)
 	movq	EN_TARGET(%rax), %r11
@@ -199,21 +200,31 @@ ENTRY(sc_shadow_common)
 	movq	%rax, %rsi			/* now */
 	testl	$ASM_ENT_WAIT, %edi
 	jnz	.Lwait_enter
-	PREAD
-.Lentered:
+	/*
+	 * The clock's state as it is now: the return works the call's share
+	 * out from it (a multiply at most, when k has not changed meanwhile).
+	 */
+1:	movq	sc_pclock+PC_TK(%rip), %rdi
+	movq	sc_pclock+PC_P(%rip), %rax
+	cmpq	sc_pclock+PC_TK(%rip), %rdi
+	jne	1b
 	movq	%rax, FR_P(%rcx)
+	movq	%rdi, FR_TK(%rcx)
 	POP6
 	jmpq	*%r11
 
 	/*
 	 * A Wait API: this thread stops running for the parallel clock until
-	 * the call returns (the trampoline gives it back).
+	 * the call returns (the trampoline gives it back). FR_P holds the
+	 * clock itself at entry.
 	 */
 	.cfi_adjust_cfa_offset 48
 .Lwait_enter:
 	movq	$-1, %rdi
 	call	sc_pclock_step
-	jmp	.Lentered
+	movq	%rax, FR_P(%rcx)
+	POP6
+	jmpq	*%r11
 
 	/*
 	 * Tail call from the timed call whose frame is on top (its return
@@ -434,12 +445,30 @@ sc_return_trampoline:
 	movq	%rdx, %rsi			/* rsi = now */
 	testl	$ASM_ENT_WAIT, FR_FLAGS(%rcx)
 	jnz	.Lwait_leave
-	PREAD					/* rax = P(now) */
-.Lp_have:
+	/*
+	 * The call's share of the parallel clock. While the clock's state
+	 * is the one seen at entry, k was constant: the share is elapsed/k
+	 * (elapsed itself when k = 1, the usual case). Otherwise both ends
+	 * are worked out in full.
+	 */
+	movq	sc_pclock+PC_TK(%rip), %rdi
+	cmpq	FR_TK(%rcx), %rdi
+	jne	.Lp_changed
+	movq	%rsi, %rax
+	subq	FR_TSC(%rcx), %rax
+	cmpw	$1, %di
+	je	.Lp_have
+	movzwl	%di, %edx
+	cmpl	$PC_RECIP_MAX, %edx
+	jbe	1f
+	movl	$PC_RECIP_MAX, %edx
+1:	leaq	sc_recip(%rip), %r8
+	movl	(%r8,%rdx,4), %edx
+	mulq	%rdx
+	shrdq	$16, %rdx, %rax
+.Lp_have:					/* rax = the call's P interval */
 	movq	TH_LAST(%r10), %rdi		/* in the file: outlives a kill */
 	movq	%rsi, (%rdi)
-	movq	%rax, 8(%rdi)
-	subq	FR_P(%rcx), %rax		/* rax = P interval */
 	movq	%rsi, %rdx
 	subq	FR_TSC(%rcx), %rdx		/* rdx = elapsed ticks, */
 	subq	FR_OVH(%rcx), %rdx		/* less timing nested calls */
@@ -554,6 +583,8 @@ sc_return_trampoline:
 	 * short ones. The draw hashes the TSC (Fibonacci hashing, top 16
 	 * bits of the low word). p = 1 gives 1; "none" (p >= 2^16) takes p.
 	 */
+	cmpl	$1, %eax
+	je	5f
 	cmpl	$0xffff, %eax
 	ja	5f
 	leal	-1(%rax,%rax), %edi		/* 2p - 1 */
@@ -572,6 +603,40 @@ sc_return_trampoline:
 .Lwait_leave:					/* the waiting thread runs again */
 	movq	$1, %rdi
 	call	sc_pclock_step
+	subq	FR_P(%rcx), %rax
+	jmp	.Lp_have
+
+	/*
+	 * k changed during the call: P(now) less P at entry, which is the
+	 * state seen then ({FR_P, FR_TK}) carried forward to FR_TSC.
+	 */
+.Lp_changed:
+	PREAD					/* rax = P(now) */
+	pushq	%rax
+	movq	FR_TSC(%rcx), %rax
+	subq	sc_pclock_base(%rip), %rax
+	shrq	$PC_TSHIFT, %rax
+	shlq	$16, %rax
+	movq	FR_TK(%rcx), %rdi
+	movzwl	%di, %edx
+	subq	%rdi, %rax
+	addq	%rdx, %rax
+	jns	1f
+	xorl	%eax, %eax
+1:	shrq	$(16 - PC_TSHIFT), %rax
+	cmpl	$PC_RECIP_MAX, %edx
+	jbe	1f
+	movl	$PC_RECIP_MAX, %edx
+1:	leaq	sc_recip(%rip), %r8
+	movl	(%r8,%rdx,4), %edx
+	mulq	%rdx
+	shrdq	$16, %rdx, %rax
+	addq	FR_P(%rcx), %rax		/* P at entry */
+	movq	%rax, %rdx
+	popq	%rax
+	subq	%rdx, %rax
+	jae	.Lp_have
+	xorl	%eax, %eax
 	jmp	.Lp_have
 
 	/* an API this one tail-called ends now: sc_tail_credit(frame, now),

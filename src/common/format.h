@@ -145,8 +145,8 @@ struct sc_thr_header {
 	uint64_t last_tsc;      /* latest timed return: the end of a thread
 				   that was killed without notice */
 	/* The parallel clock (see struct sc_rec.wpticks) at the thread's
-	 * latest timed return, start and end (0 while running). */
-	uint64_t last_p;        /* must follow last_tsc: shadow.S stores both */
+	 * start and end (0 while running). */
+	uint64_t reserved_p;    /* 0 */
 	uint64_t start_p;
 	uint64_t end_p;
 	uint64_t block_ticks;   /* the blocking threshold in force (wblock) */

@@ -709,7 +709,6 @@ static int load_thr(struct sc_profile *p, struct sc_image *im, int dirfd,
 	t->last_tsc = h.last_tsc;
 	t->start_p = h.start_p;
 	t->end_p = h.end_p;
-	t->last_p = h.last_p;
 
 	/*
 	 * Record i counts calls through shadow entry idx i; entries are sorted
@@ -762,6 +761,10 @@ static int load_thr(struct sc_profile *p, struct sc_image *im, int dirfd,
 			e->est_ticks += incl;
 			e->self_ticks += self;
 			e->attr_ticks += attr;
+			if (!(e->flags & SC_ENT_WAIT)) {
+				t->calls_ticks += incl;
+				t->calls_attr += attr;
+			}
 			if (rec.max_ticks > e->max_ticks)
 				e->max_ticks = rec.max_ticks;
 			/* the histogram holds weighted timed calls: scale it to
@@ -1287,15 +1290,23 @@ static void finish_image(struct sc_profile *p, struct sc_image *im)
 		/*
 		 * Attributed effective time: the parallel clock over the
 		 * thread's life less over its waits. A thread without an end
-		 * ends with the image (END), else at its latest timed return.
+		 * ends with the image (END). Without either (killed), the
+		 * clock's reading at its end is lost: its effective time is
+		 * scaled by the share its own timed calls got.
 		 */
 		if (im->timing_mode != SC_TIMING_NONE && t->has_file) {
-			uint64_t endp = t->end_tsc ? t->end_p
-					: im->has_end ? im->end.end_p : t->last_p;
-			long double a = endp > t->start_p ? (long double)(endp - t->start_p) : 0;
+			long double a;
 
-			a -= t->wait_p;
-			t->attr_ns = round_ns(ticks_to_ns(im, a));
+			if (t->end_tsc || im->has_end) {
+				uint64_t endp = t->end_tsc ? t->end_p : im->end.end_p;
+
+				a = endp > t->start_p ? (long double)(endp - t->start_p) : 0;
+				a -= t->wait_p;
+				t->attr_ns = round_ns(ticks_to_ns(im, a));
+			} else {
+				a = t->calls_ticks > 0 ? t->calls_attr / t->calls_ticks : 1;
+				t->attr_ns = round_ns((long double)(t->wall_ns - t->wait_ns) * a);
+			}
 			if (t->attr_ns > t->wall_ns - t->wait_ns)
 				t->attr_ns = t->wall_ns - t->wait_ns;
 			if (t->attr_ns < 0)

@@ -125,7 +125,8 @@ struct sc_thread {
 	const char *routine;        /* start routine symbol, "" if unknown */
 	long double wait_ticks;     /* estimated time in Wait APIs */
 	int64_t wait_ns;
-	uint64_t start_p, end_p, last_p; /* parallel clock (format.h) */
+	uint64_t start_p, end_p;    /* parallel clock (format.h) */
+	long double calls_ticks, calls_attr; /* its timed calls, raw and 1/k */
 	long double wait_p;         /* parallel clock spent in Wait APIs */
 	int64_t attr_ns;            /* effective time weighted by 1/k running */
 };

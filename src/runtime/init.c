@@ -42,6 +42,7 @@ _Static_assert(offsetof(struct sc_thread, last_tsc) == TH_LAST, "TH_LAST");
 _Static_assert(offsetof(struct sc_frame, ovh) == FR_OVH, "FR_OVH");
 _Static_assert(offsetof(struct sc_frame, trec) == FR_TREC, "FR_TREC");
 _Static_assert(offsetof(struct sc_frame, ttsc) == FR_TTSC, "FR_TTSC");
+_Static_assert(offsetof(struct sc_frame, tk) == FR_TK, "FR_TK");
 _Static_assert(offsetof(struct sc_frame, ret) == FR_RET, "FR_RET");
 _Static_assert(offsetof(struct sc_frame, slot) == FR_SLOT, "FR_SLOT");
 _Static_assert(offsetof(struct sc_frame, tsc) == FR_TSC, "FR_TSC");
@@ -65,8 +66,6 @@ _Static_assert(offsetof(struct sc_rec, span) == RC_SPAN, "RC_SPAN");
 _Static_assert(offsetof(struct sc_rec, hist) == RC_HIST, "RC_HIST");
 _Static_assert(SC_REC_HIST == RC_NHIST, "RC_NHIST");
 _Static_assert(sizeof(struct sc_rec) == (1u << RC_SHIFT), "RC_SHIFT");
-_Static_assert(offsetof(struct sc_thr_header, last_p) ==
-	       offsetof(struct sc_thr_header, last_tsc) + 8, "TH_LAST: last_p follows");
 _Static_assert(sizeof(struct sc_entry) == (1u << EN_SHIFT), "EN_SHIFT");
 _Static_assert(offsetof(struct sc_entry, target) == EN_TARGET, "EN_TARGET");
 _Static_assert(offsetof(struct sc_entry, flags) == EN_FLAGS, "EN_FLAGS");
@@ -117,8 +116,8 @@ static uint64_t calibrate_overhead(void)
 	t->cap = t->real_cap = (uint64_t)idx + 1;
 	t->sp = t->sp_base = t->frames;
 	t->sp_end = t->frames + SC_FRAMES;
-	uint64_t last[2];                       /* last tsc, last P: scratch */
-	t->last_tsc = last;
+	uint64_t last;                          /* scratch */
+	t->last_tsc = &last;
 	uint32_t pmin = sc_period_min, pmax = sc_period_max;
 	sc_period_min = sc_period_max = 1;      /* time every call */
 	sc_tls_thread = t;

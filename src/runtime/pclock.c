@@ -53,3 +53,19 @@ void sc_pclock_after_fork(void)
 	sc_pclock.p = p;
 	sc_pclock.tk = ((now - sc_pclock_base) >> PC_TSHIFT) << 16;
 }
+
+/* P when the call of frame f began: a Wait keeps it in f->p, any other
+ * call the clock's state then ({p, tk}), carried forward to f->tsc. */
+uint64_t sc_pclock_entry(const struct sc_frame *f)
+{
+	if (f->tk == 0)
+		return f->p;
+	uint64_t t = f->tk >> 16, k = f->tk & 0xffff;
+	uint64_t now_t = (f->tsc - sc_pclock_base) >> PC_TSHIFT;
+	uint64_t dt = ((now_t - t) & ((1ull << 48) - 1)) << PC_TSHIFT;
+	if ((now_t - t) & (1ull << 47))
+		dt = 0;                 /* the state is newer than the entry */
+	if (k > PC_RECIP_MAX)
+		k = PC_RECIP_MAX;
+	return f->p + (uint64_t)(((unsigned __int128)dt * sc_recip[k]) >> 16);
+}

@@ -41,13 +41,14 @@ struct sc_frame {
 	uint64_t tsc;
 	struct sc_rec *rec;
 	uint64_t child;
-	uint64_t p;             /* parallel clock at entry */
+	uint64_t p;             /* parallel clock at entry (see tk) */
 	uint32_t flags;         /* FRF_* */
 	uint32_t pad;
 	uint64_t ovh;           /* ticks its timed nested calls added to it */
 	struct sc_rec *trec;    /* an API it reached by a tail call (timed
 				   from the jump to this frame's return) */
 	uint64_t ttsc;
+	uint64_t tk;            /* clock state at entry, p its P (0: p is P) */
 };
 
 /* The parallel clock (pclock.c; offsets.h: PC_*). */
@@ -127,6 +128,7 @@ uint64_t sc_pclock_step(int64_t delta, uint64_t now) SC_HIDDEN;
 /* pclock.c */
 void sc_pclock_init(uint64_t tsc_hz) SC_HIDDEN;
 void sc_pclock_after_fork(void) SC_HIDDEN;
+uint64_t sc_pclock_entry(const struct sc_frame *f) SC_HIDDEN;
 
 /* util */
 void sc_warn(const char *fmt, ...) SC_HIDDEN __attribute__((format(printf, 1, 2)));

@@ -201,8 +201,9 @@ void sc_tail_credit(struct sc_frame *f, uint64_t now)
 		r->max_ticks = t;
 	if (t >= sc_block_ticks)
 		r->wblock += t * w;
-	if (el > 0 && p > f->p)
-		r->wpticks += (uint64_t)((long double)t * (long double)(p - f->p) / (long double)el) * w;
+	uint64_t pe = sc_pclock_entry(f);
+	if (el > 0 && p > pe)
+		r->wpticks += (uint64_t)((long double)t * (long double)(p - pe) / (long double)el) * w;
 	int b = 63 - __builtin_clzll((t >> 3) | 1);
 	if (b >= SC_REC_HIST)
 		b = SC_REC_HIST - 1;

@@ -109,7 +109,6 @@ static struct sc_thread *thread_new(void)
 	t->hdr->block_ticks = sc_block_ticks;
 	/* one more thread running, until sc_thread_finish */
 	t->hdr->start_p = sc_pclock_step(1, t->hdr->start_tsc);
-	t->hdr->last_p = t->hdr->start_p;
 	prctl(PR_GET_NAME, t->hdr->name, 0, 0, 0);
 	t->recs = (struct sc_rec *)((char *)m + SC_THR_HEADER_SIZE);
 	t->last_tsc = &t->hdr->last_tsc;
