@@ -83,6 +83,8 @@ struct exec_call {
 
 static int call_real(const struct exec_call *c, char *const *envp)
 {
+	if (c->kind != EX_SPAWN && c->kind != EX_SPAWNP)
+		sc_record_exec();
 	switch (c->kind) {
 	case EX_EXECVE: return execve(c->path, c->argv, envp);
 	case EX_EXECVPE: return execvpe(c->path, c->argv, envp);

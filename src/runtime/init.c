@@ -230,8 +230,22 @@ void sc_record_end(int status, uint32_t how)
 	uint64_t tsc = sc_rdtsc();
 	struct sc_m_end e = {.end_tsc = tsc, .end_mono_ns = sc_mono_ns(), .status = status,
 			     .how = how, .end_p = sc_pclock_step(0, tsc)};
-	sc_threads_finish_all(tsc);
+	if (how != SC_END_EXEC)
+		sc_threads_finish_all(tsc);
 	sc_meta_add(SC_M_END, &e, sizeof(e), NULL);
+}
+
+/*
+ * About to exec: the image ends here if the exec succeeds. Its threads are
+ * left running (an exec that fails, as a shell's search of PATH does time
+ * after time, goes on; the last END record is the one that counts). A
+ * vfork child shares this image's memory and descriptors but is another
+ * process: it must not end the parent's image.
+ */
+void sc_record_exec(void)
+{
+	if (sc_active && (uint32_t)getpid() == sc_meta_pid())
+		sc_record_end(-1, SC_END_EXEC);
 }
 
 __attribute__((destructor)) static void sc_fini(void)

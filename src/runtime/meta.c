@@ -200,3 +200,9 @@ void sc_meta_reopen_child(void)
 	if (copy_len)
 		write_all(meta_fd, copy, copy_len);
 }
+
+/* The pid this image's meta file belongs to. */
+uint32_t sc_meta_pid(void)
+{
+	return meta_hdr.pid;
+}

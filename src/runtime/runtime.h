@@ -139,6 +139,7 @@ uint64_t sc_mono_ns(void) SC_HIDDEN;
 int sc_meta_open(void) SC_HIDDEN;
 void sc_meta_add(uint32_t type, const void *a, size_t alen, const char *str) SC_HIDDEN;
 void sc_meta_reopen_child(void) SC_HIDDEN;
+uint32_t sc_meta_pid(void) SC_HIDDEN;
 int sc_fd_still(int fd, const char *path, dev_t dev, ino_t ino, int flags) SC_HIDDEN;
 extern SC_HIDDEN uint32_t sc_gen;
 
@@ -181,6 +182,7 @@ void sc_tail_credit(struct sc_frame *f, uint64_t now) SC_HIDDEN;
 
 /* init.c: end of the image; status from exit()/_exit() when known */
 void sc_record_end(int status, uint32_t how) SC_HIDDEN;
+void sc_record_exec(void) SC_HIDDEN;
 extern SC_HIDDEN int sc_exit_status;
 extern SC_HIDDEN volatile int sc_in_signal;
 void sc_signals_init(void) SC_HIDDEN;

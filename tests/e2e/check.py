@@ -1065,6 +1065,27 @@ def cli_checks(scaler, tmp):
         return []
     guarded("report-fork-child-wall", None, fork_wall)
 
+    def exec_end():
+        # an image replaced by exec ends there: it has its wall time, no
+        # exit status, and its text status says so
+        out = os.path.join(tmp, "xe")
+        bad, d = record_json(scaler, out, ["sh", "-c", "sleep 0.05; exec true"])
+        if bad:
+            return bad
+        # the shell's pid: the one that is not a child of another image
+        pids = {p["pid"] for p in d["processes"]}
+        sh = [p["pid"] for p in d["processes"] if p["ppid"] not in pids]
+        imgs = sorted((p for p in d["processes"] if sh and p["pid"] == sh[0]),
+                      key=lambda p: p.get("gen", 0))
+        if len(imgs) != 2:
+            return ["want two images of one pid: %r" % imgs]
+        if imgs[0]["exit_status"] != -1 or not 40e6 <= imgs[0]["wall_ns"] <= 2e9:
+            return ["the shell's image: exit %r wall %r" % (imgs[0]["exit_status"],
+                                                             imgs[0]["wall_ns"])]
+        rc, txt, _ = run([scaler, "report", "-i", out])
+        return [] if b"exec'd" in txt else ["text report does not say exec'd"]
+    guarded("report-exec-end", None, exec_end)
+
     guarded("report-signal-status", None, lambda: statuses(
         "ss", "perl -e 'kill q(TERM), $$; sleep 2'; perl -e 'kill q(SEGV), $$; sleep 2'; exit 0",
         [0, 128 + 11, 128 + 15]))
