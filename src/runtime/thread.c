@@ -40,6 +40,8 @@ static pthread_once_t key_once = PTHREAD_ONCE_INIT;
 
 #define GROW_STEP 4096u
 
+static void register_thread(struct sc_thread *t);
+
 static void on_thread_exit(void *p)
 {
 	struct sc_thread *t = p;
@@ -143,6 +145,7 @@ static struct sc_thread *thread_new(void)
 		}
 	}
 	sc_meta_add(SC_M_THREAD, &fixed, sizeof(fixed), routine);
+	register_thread(t);
 	pthread_once(&key_once, make_key);
 	pthread_setspecific(exit_key, t);
 	return t;
@@ -196,10 +199,86 @@ void sc_thread_finish(struct sc_thread *t, uint64_t tsc)
 	}
 }
 
-/* At process exit: threads still running end now (the kernel keeps the
- * pages; the files stay mapped for calls made by later destructors). */
+/*
+ * Every thread's state, for the end of the image. Threads only ever join
+ * (an ended thread's state stays, its hdr->end_tsc set); the array is
+ * reserved once and committed as it fills. Read without the lock: n is
+ * published after the slot is written.
+ */
+#define MAX_THREADS (1u << 20)
+static struct sc_thread **all_threads;
+static uint32_t n_threads;
+
+static void register_thread(struct sc_thread *t)
+{
+	sc_lock();
+	if (!all_threads) {
+		void *m = mmap(NULL, MAX_THREADS * sizeof(*all_threads), PROT_READ | PROT_WRITE,
+			       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+		all_threads = m == MAP_FAILED ? NULL : m;
+	}
+	if (all_threads && n_threads < MAX_THREADS) {
+		all_threads[n_threads] = t;
+		__atomic_store_n(&n_threads, n_threads + 1, __ATOMIC_RELEASE);
+	}
+	sc_unlock();
+}
+
+/*
+ * Calls still in flight when the image ends (an event loop that never
+ * returns, a worker blocked in epoll_wait at shutdown) would otherwise
+ * never be booked, while every call made inside them was: each is booked
+ * now as a timed call that lasted until `now`, standing for itself,
+ * innermost first so each caller loses its nested calls' time as at a
+ * return. Other threads are still running: their records may miss an
+ * increment they make meanwhile, nothing of theirs is changed otherwise.
+ */
+static void credit_in_flight(struct sc_thread *t, uint64_t now, uint64_t pnow)
+{
+	struct sc_frame *top = __atomic_load_n(&t->sp, __ATOMIC_ACQUIRE);
+	if (top < t->sp_base || top > t->sp_end)
+		return;
+	for (struct sc_frame *f = top; f-- > t->sp_base;) {
+		struct sc_rec *r = f->rec;
+		if (!r || f->tsc > now)
+			continue;
+		uint64_t el = now - f->tsc, pe = sc_pclock_entry(f);
+		uint64_t t_own = el > f->ovh ? el - f->ovh : 0;
+		r->timed++;
+		r->ticks += t_own;
+		r->wticks += t_own;
+		r->wcount += 1;
+		r->self_ticks += t_own - f->child;
+		if (t_own > r->max_ticks)
+			r->max_ticks = t_own;
+		if (t_own >= sc_block_ticks)
+			r->wblock += t_own;
+		if (pnow > pe)
+			r->wpticks += pnow - pe;
+		int b = 63 - __builtin_clzll((t_own >> 3) | 1);
+		if (b >= SC_REC_HIST)
+			b = SC_REC_HIST - 1;
+		if (r->hist[b] != UINT32_MAX)
+			r->hist[b]++;
+		if (f > t->sp_base)
+			(f - 1)->child += t_own;
+	}
+}
+
+/* At process exit: calls in flight are booked, threads still running end
+ * now (the kernel keeps the pages; the files stay mapped for calls made
+ * by later destructors). */
 void sc_threads_finish_all(uint64_t tsc)
 {
+	uint32_t n = __atomic_load_n(&n_threads, __ATOMIC_ACQUIRE);
+	uint64_t pnow = sc_pclock_step(0, tsc);
+	for (uint32_t i = 0; i < n; i++) {
+		struct sc_thread *t = all_threads[i];
+		if (t && t->hdr && !t->hdr->end_tsc && t->sp > t->sp_base) {
+			credit_in_flight(t, tsc, pnow);
+			t->sp = t->sp_base;     /* booked: a late return finds nothing */
+		}
+	}
 	struct sc_thread *t = sc_tls_thread;
 	if (t && t != &sc_idle_thread)
 		sc_thread_finish(t, tsc);
@@ -215,6 +294,7 @@ void sc_thread_after_fork(void)
 {
 	struct sc_thread *t = sc_tls_thread;
 	next_seq = 0;
+	n_threads = 0;                  /* the parent's threads are not ours */
 	sc_meta_reopen_child();
 	if (!t || t == &sc_idle_thread)
 		return;

@@ -98,3 +98,6 @@ exe $CC sc_analysis analysis/main.c -lsc_an -pthread
 lib $CXX libsc_cpp.so cpp/sc_cpp.cpp
 exe $CXX sc_cpp cpp/main.cpp -lsc_cpp
 exe $CXX sc_nest nest/main.cpp
+
+lib $CC libsc_ev.so inflight/sc_ev.c
+exe $CC sc_inflight inflight/main.c -lsc_ev -pthread

@@ -35,7 +35,7 @@ import threading
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 TIMEOUT = 60
-PROGRAMS = ["analysis", "nest", "basic", "dl", "reload", "longjmp", "cppcb", "interpose", "coro", "spawn", "daemon", "sigdef", "bt", "imbalance", "abi", "threads", "cpp", "fork", "thrlife", "exec", "sighand", "tail", "gdbbt"]
+PROGRAMS = ["analysis", "nest", "inflight", "basic", "dl", "reload", "longjmp", "cppcb", "interpose", "coro", "spawn", "daemon", "sigdef", "bt", "imbalance", "abi", "threads", "cpp", "fork", "thrlife", "exec", "sighand", "tail", "gdbbt"]
 
 failures = 0
 
@@ -276,10 +276,39 @@ def cmd_e2e(a):
         for timing in ("adaptive", "all"):
             guarded("analysis-figures", a.variant + ",timing=" + timing,
                     lambda: check_analysis(a, bindir, timing))
+    if a.variant == "lazy" and (not a.only or "inflight" in a.only):
+        guarded("inflight-figures", a.variant, lambda: check_inflight(a, bindir))
     if a.variant == "lazy" and (not a.only or "nest" in a.only):
         for timing in ("adaptive", "all"):
             guarded("nest-figures", a.variant + ",timing=" + timing,
                     lambda: check_nest(a, bindir, timing))
+
+
+def check_inflight(a, bindir):
+    """Calls still in flight when the process ends are booked to the end:
+    ev_loop (never returns) spans the calls made inside it, pause (blocked
+    at the end) is Wait of ~250 ms, and the worker thread is mostly Wait."""
+    tmp = tempfile.mkdtemp(prefix="scaler-e2e-")
+    try:
+        bad, d = record_json(a.scaler, os.path.join(tmp, "d"),
+                             [os.path.join(bindir, "sc_inflight")])
+        if bad:
+            return bad
+        calls = {(c["caller"], c["api"]): c for c in d["calls"]}
+        loop = calls.get(("sc_inflight", "ev_loop"))
+        pause = calls.get(("libsc_ev.so", "pause"))
+        inner = sum(c["total_ns"] for c in d["calls"] if c["caller"] == "libsc_ev.so")
+        bad = []
+        if not loop or loop["total_ns"] < 0.95 * inner or loop["total_ns"] < 250e6:
+            bad.append("ev_loop %r, calls inside it %d ns" % (loop, inner))
+        if not pause or not pause["wait"] or not 150e6 <= pause["wait_ns"] <= 400e6:
+            bad.append("pause %r" % (pause,))
+        workers = [t for t in d["threads"] if t["start_routine"] != "main"]
+        if len(workers) != 1 or workers[0]["wait_ns"] < 0.8 * workers[0]["wall_ns"]:
+            bad.append("worker thread %r" % (workers,))
+        return bad
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
 
 
 def check_nest(a, bindir, timing):
