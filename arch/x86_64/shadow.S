@@ -489,17 +489,19 @@ sc_return_trampoline:
 	cmpl	$1, %edi
 	adcl	$0, %edi			/* rdi = w = max(span, 1) */
 	/*
-	 * An outlier stands only for itself: a call over the slow threshold
-	 * and over 256 times this record's mean so far (elapsed/256 * wcount
-	 * > wticks, in 128 bits) was most likely preempted or faulted, and
-	 * weighting that by its span would add milliseconds that the calls
-	 * let through never spent. The reader's count/wcount scaling fills
-	 * the rest of its span at the mean. Genuinely mixed call lengths
-	 * (a 5 us call among 50 ns ones) stay under 256 times the mean.
+	 * An outlier stands only for itself: a call over 1 ms
+	 * (sc_outlier_ticks, a scheduler time slice is a few) and over 256
+	 * times this record's mean so far (elapsed/256 * wcount > wticks, in
+	 * 128 bits) was most likely preempted, and weighting that by its span
+	 * would add milliseconds that the calls let through never spent. The
+	 * reader's count/wcount scaling fills the rest of its span at the
+	 * mean. Mixed call lengths below a millisecond (a 5 us call among
+	 * 3 ns ones) keep their weight: judged against a mean that is still
+	 * low, they would otherwise hold it low.
 	 */
 	cmpl	$1, %edi
 	jbe	3f
-	cmpq	sc_slow_ticks(%rip), %rdx
+	cmpq	sc_outlier_ticks(%rip), %rdx
 	jbe	3f
 	movq	%rax, %r8			/* the P interval, kept */
 	pushq	%rdx

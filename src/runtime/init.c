@@ -99,9 +99,11 @@ static uint64_t quick_tsc_hz(void)
 /*
  * What a timed call of an empty function costs inside the measured
  * interval (entry rdtsc to return rdtsc): the smallest per-call average of
- * a few batches through a private entry on a scratch thread state.
+ * a few batches through a private entry on a scratch thread state, timing
+ * calls as often as the mode will (period: 1 for all, the longest for
+ * adaptive).
  */
-static uint64_t calibrate_overhead(void)
+static uint64_t calibrate_overhead(uint32_t period)
 {
 	long idx = sc_entry_new((void *)sc_calib_nop, 0, 0, 0, NULL);
 	if (idx < 0)
@@ -142,6 +144,26 @@ static uint64_t calibrate_overhead(void)
 			direct = (t2 - t1) / 256;
 	}
 	sc_nested_ticks = outside > direct ? outside - direct : 0;
+	/*
+	 * Under adaptive timing a timed call is a rare one: the timed path
+	 * and the trampoline run cold (mispredicted branches, lines not in
+	 * L1), and what that adds is multiplied by each sample's weight. So
+	 * the cost to subtract is measured the same way: calls at the
+	 * longest sampling period, batches of 32 timed ones, the smallest
+	 * batch mean.
+	 */
+	if (period > 1) {
+		sc_period_min = sc_period_max = period;
+		best = ~0ull;
+		for (int batch = 0; batch < 8; batch++) {
+			struct sc_rec *r = &recs[idx];
+			memset(r, 0, sizeof(*r));
+			for (uint32_t i = 0; i < 32 * 2 * period && r->timed < 32; i++)
+				fn();
+			if (r->timed && r->ticks / r->timed < best)
+				best = r->ticks / r->timed;
+		}
+	}
 	sc_tls_thread = NULL;
 	sc_period_min = pmin;
 	sc_period_max = pmax;
@@ -198,7 +220,7 @@ __attribute__((constructor(101))) static void sc_init(void)
 		return;
 	uint64_t hz = quick_tsc_hz();
 	sc_pclock_init(hz);
-	uint64_t overhead = calibrate_overhead();
+	uint64_t overhead = calibrate_overhead(sc_timing_mode == SC_TIMING_ADAPTIVE ? 127 : 1);
 	switch (sc_timing_mode) {
 	case SC_TIMING_ALL: sc_period_min = sc_period_max = 1; break;
 	case SC_TIMING_NONE: sc_period_min = sc_period_max = 0x7fffffff; break;

@@ -27,6 +27,9 @@ SC_HIDDEN uint64_t sc_pclock_base;
 SC_HIDDEN uint32_t sc_recip[PC_RECIP_MAX + 1];
 /* Calls of may-block APIs longer than this are counted as blocked. */
 SC_HIDDEN uint64_t sc_block_ticks = ~0ull;
+/* A sampled call longer than this (and far above its API's mean) is
+ * taken as preempted: it stands only for itself (shadow.S). */
+SC_HIDDEN uint64_t sc_outlier_ticks = ~0ull;
 
 _Static_assert(offsetof(struct sc_pclock, p) == PC_P, "PC_P");
 _Static_assert(offsetof(struct sc_pclock, tk) == PC_TK, "PC_TK");
@@ -42,6 +45,7 @@ void sc_pclock_init(uint64_t tsc_hz)
 	/* 10 us: longer than any call of read/recv/lock that did not sleep
 	 * (a wake-up alone costs a few us), shorter than most that did */
 	sc_block_ticks = tsc_hz / 100000;
+	sc_outlier_ticks = tsc_hz / 1000;
 }
 
 /* fork child: only the forking thread exists now. P goes on from where

@@ -113,6 +113,7 @@ extern SC_HIDDEN uint64_t sc_slow_ticks;               /* shadow.S */
 extern SC_HIDDEN uint32_t sc_xsave_size;               /* shadow.S */
 extern SC_HIDDEN uint64_t sc_block_ticks;              /* pclock.c, shadow.S */
 extern SC_HIDDEN uint64_t sc_nested_ticks;             /* init.c, shadow.S */
+extern SC_HIDDEN uint64_t sc_outlier_ticks;            /* pclock.c, shadow.S */
 extern SC_HIDDEN int sc_have_xsave;                     /* shadow.S */
 extern SC_HIDDEN int sc_active;   /* 1 once start-up succeeded */
 extern SC_HIDDEN char sc_dir[4096];
