@@ -24,6 +24,7 @@
 #include <dlfcn.h>
 #include <elf.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <pthread.h>
 #include <stdlib.h>
@@ -278,12 +279,84 @@ static void scan_for(const struct sc_object *o, struct got_use *u, size_t n, int
 	}
 }
 
+/*
+ * The scan reads every page of an object's code once, and each page read
+ * is then mapped in the process: RSS grew by whole libraries' text that
+ * the program itself never runs (4-5 MB in redis-server). So the pages of
+ * the code segments that were not mapped before the scan (present bit of
+ * /proc/self/pagemap) are unmapped again after it with MADV_DONTNEED: they
+ * are read-only file pages, still in the page cache, faulted back in if
+ * the program ever runs them. An object with text relocations (written
+ * code) is left as it is. PAGES_MAX pages per segment are looked at.
+ */
+#define PAGES_MAX 65536u
+static uint8_t was_present[PAGES_MAX];
+
+static bool has_textrel(const struct sc_object *o)
+{
+	for (const ElfW(Dyn) *d = o->dyn; d && d->d_tag != DT_NULL; d++)
+		if (d->d_tag == DT_TEXTREL || (d->d_tag == DT_FLAGS && (d->d_un.d_val & DF_TEXTREL)))
+			return true;
+	return false;
+}
+
+/* For each whole page of [lo, lo + npages * page): 1 if mapped now. */
+static bool pages_present(int fd, uintptr_t lo, size_t npages, size_t page)
+{
+	uint64_t buf[512];
+	for (size_t i = 0; i < npages; i += 512) {
+		size_t k = npages - i < 512 ? npages - i : 512;
+		off_t off = (off_t)((lo / page + i) * sizeof(uint64_t));
+		if (pread(fd, buf, k * sizeof(uint64_t), off) != (ssize_t)(k * sizeof(uint64_t)))
+			return false;
+		for (size_t j = 0; j < k; j++)
+			was_present[i + j] = (uint8_t)(buf[j] >> 63);
+	}
+	return true;
+}
+
+static void scan_keep_rss(const struct sc_object *o, struct got_use *u, size_t n, int pass)
+{
+	size_t page = (size_t)sysconf(_SC_PAGESIZE), np = 0;
+	const ElfW(Phdr) *x = NULL;
+	int nx = 0, fd = -1;
+	uintptr_t lo = 0, hi = 0;
+	for (int p = 0; p < o->phnum; p++)
+		if (o->phdr[p].p_type == PT_LOAD && (o->phdr[p].p_flags & PF_X)) {
+			x = &o->phdr[p];
+			nx++;
+		}
+	/* the usual case only: one code segment, never writable */
+	if (nx == 1 && !(x->p_flags & PF_W) && !has_textrel(o)) {
+		lo = (o->base + x->p_vaddr + page - 1) & ~(page - 1);
+		hi = (o->base + x->p_vaddr + x->p_filesz) & ~(page - 1);
+		np = hi > lo ? (hi - lo) / page : 0;
+		if (np && np <= PAGES_MAX)
+			fd = open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC);
+	}
+	bool know = fd >= 0 && pages_present(fd, lo, np, page);
+	if (fd >= 0)
+		close(fd);
+	scan_for(o, u, n, pass);
+	for (size_t i = 0; know && i < np;) {
+		if (was_present[i]) {
+			i++;
+			continue;
+		}
+		size_t j = i;
+		while (j < np && !was_present[j])
+			j++;
+		madvise((void *)(lo + i * page), (j - i) * page, MADV_DONTNEED);
+		i = j;
+	}
+}
+
 static void classify(const struct sc_object *o, struct got_use *u, size_t n)
 {
-	scan_for(o, u, n, 0);
+	scan_keep_rss(o, u, n, 0);
 	for (size_t i = 0; i < n; i++)
 		if (u[i].calls) {
-			scan_for(o, u, n, 1);
+			scan_keep_rss(o, u, n, 1);
 			return;
 		}
 }
