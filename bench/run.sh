@@ -13,6 +13,9 @@
 #             with many threads x many APIs
 #   accuracy  adaptive vs all vs the program's own time (bench/accuracy.sh)
 #   report    time of `scaler report` on a 64-thread profile (bench/report.sh)
+#   floor     what an interposed call costs at the least on this machine,
+#             piece by piece (bench/floor.c): extra jumps, counting, two
+#             rdtsc, a redirected return; median of CALL_REPS runs
 # Servers, clients and their start/stop code are tests/apps/lib.sh (shared
 # with `make check-apps`); missing tools and servers are installed from
 # Debian's packages. Prints markdown tables (doc/performance.md holds the
@@ -21,7 +24,7 @@
 set -eu
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 . "$ROOT/tests/apps/lib.sh"
-PARTS=${PARTS:-callrate servers memory accuracy report}
+PARTS=${PARTS:-callrate floor servers memory accuracy report}
 REPS=${REPS:-3}
 CALL_REPS=${CALL_REPS:-5}
 N=${N:-20000000}
@@ -256,4 +259,31 @@ fi
 if [[ " $PARTS " == *" report "* ]]; then
 	echo
 	sh "$ROOT/bench/report.sh"
+fi
+if [[ " $PARTS " == *" floor "* ]]; then
+	echo
+	cc -O2 -fPIC -shared -o "$out/libbenchempty.so" "$ROOT/bench/empty.c"
+	cc -O2 -o "$out/floor" "$ROOT/bench/floor.c" -L"$out" -lbenchempty -Wl,-rpath,"$out"
+	for i in $(seq "$CALL_REPS"); do "$out/floor" "$N"; done > "$out/floor.txt"
+	python3 - "$out/floor.txt" <<'EOF'
+import statistics, sys
+rows = {}
+for line in open(sys.argv[1]):
+    k, v = line.split()
+    rows.setdefault(k, []).append(float(v))
+base = statistics.median(rows["direct"])
+print("### (d) the floor: what interposing costs at the least here (bench/floor.c)")
+print()
+print("| path | ns/call | added ns/call |")
+print("|---|---:|---:|")
+what = {"direct": "call through the function pointer (as the PLT does)",
+        "+jmp": "+ one indirect jump (any GOT-patching interposer)",
+        "+entry": "+ shadow entry and dispatch jump (scaler's path, no counting)",
+        "+count": "+ scaler's counting (TLS, count++, countdown--)",
+        "+2rdtsc": "direct call between two rdtsc (any timed call)",
+        "+2rdtsc+ret": "+ the return redirected through a trampoline"}
+for k in ["direct", "+jmp", "+entry", "+count", "+2rdtsc", "+2rdtsc+ret"]:
+    v = statistics.median(rows[k])
+    print("| %s | %.2f | %.2f |" % (what[k], v, v - base))
+EOF
 fi

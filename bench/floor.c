@@ -1,0 +1,114 @@
+/*
+ * floor.c - what an interposed call costs at the least on this machine,
+ * piece by piece, for bench/run.sh (`make bench` part "floor"). Calls an
+ * empty function in a shared library (libbenchempty.so) N times through:
+ *   direct     the function pointer itself (what the PLT's jmp *GOT does)
+ *   +jmp       one more indirect jump (a GOT slot aimed at a stub that
+ *              jumps on: the least any GOT-patching interposer adds)
+ *   +entry     a 16-byte shadow entry (mov $idx; jmp *common) and a common
+ *              stub that jumps through a table: scaler's path, no counting
+ *   +count     the same with scaler's counting (TLS load, count++ and
+ *              countdown-- in the record): the counted path
+ *   +2 rdtsc   direct call between two rdtsc: the least a timed call adds
+ *   +ret       +2 rdtsc and the return redirected through a trampoline
+ *              (the return stack predicts the wrong address)
+ * Prints "name ns-per-call" lines.
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+#include <x86intrin.h>
+
+void bench_empty(void);
+
+void *floor_target = (void *)bench_empty;
+void *floor_table[4] = {(void *)bench_empty, 0, 0, 0};
+struct rec { uint64_t count; int32_t countdown; uint32_t pad; } floor_rec[4];
+__thread struct rec *floor_tls __attribute__((tls_model("initial-exec")));
+uint64_t floor_t0, floor_sum, floor_ret;
+
+void floor_jmp(void);
+void floor_entry(void);
+void floor_count(void);
+void floor_ret_call(void);
+
+__asm__(
+	".text\n"
+	".globl floor_jmp\n floor_jmp:\n"
+	"	jmp *floor_target(%rip)\n"
+	".globl floor_entry\n floor_entry:\n"
+	"	movl $0, %r11d\n"
+	"	jmp *floor_common_ptr(%rip)\n"
+	"floor_common:\n"
+	"	leaq floor_table(%rip), %r10\n"
+	"	jmp *(%r10,%r11,8)\n"
+	".globl floor_count\n floor_count:\n"
+	"	movl $0, %r11d\n"
+	"	jmp *floor_counted_ptr(%rip)\n"
+	"floor_counted:\n"
+	"	movq floor_tls@gottpoff(%rip), %r10\n"
+	"	movq %fs:(%r10), %r10\n"
+	"	shlq $4, %r11\n"
+	"	addq %r10, %r11\n"
+	"	incq (%r11)\n"
+	"	decl 8(%r11)\n"
+	"	jle 1f\n"
+	"1:	subq %r10, %r11\n"
+	"	shrq $1, %r11\n"
+	"	leaq floor_table(%rip), %r10\n"
+	"	jmp *(%r10,%r11)\n"
+	/* timed skeleton: rdtsc, replace the return address, call on; the
+	 * trampoline reads rdtsc and jumps back */
+	".globl floor_ret_call\n floor_ret_call:\n"
+	"	pushq %rax\n pushq %rdx\n"
+	"	movq 16(%rsp), %rax\n movq %rax, floor_ret(%rip)\n"
+	"	leaq floor_tramp(%rip), %rax\n movq %rax, 16(%rsp)\n"
+	"	rdtsc\n shlq $32, %rdx\n orq %rdx, %rax\n movq %rax, floor_t0(%rip)\n"
+	"	popq %rdx\n popq %rax\n"
+	"	jmp *floor_target(%rip)\n"
+	"floor_tramp:\n"
+	"	pushq %rax\n pushq %rdx\n"
+	"	rdtsc\n shlq $32, %rdx\n orq %rdx, %rax\n subq floor_t0(%rip), %rax\n"
+	"	addq %rax, floor_sum(%rip)\n"
+	"	popq %rdx\n popq %rax\n"
+	"	jmp *floor_ret(%rip)\n"
+	".data\n"
+	"floor_common_ptr: .quad floor_common\n"
+	"floor_counted_ptr: .quad floor_counted\n"
+	".text\n");
+
+static double now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1e9 + ts.tv_nsec;
+}
+
+static void run(const char *name, void (*volatile f)(void), long n)
+{
+	double t0 = now();
+	for (long i = 0; i < n; i++)
+		f();
+	printf("%s %.2f\n", name, (now() - t0) / n);
+}
+
+int main(int argc, char **argv)
+{
+	long n = argc > 1 ? atol(argv[1]) : 20000000;
+	floor_tls = floor_rec;
+	floor_rec[0].countdown = 1 << 30;
+	run("direct", bench_empty, n);
+	run("+jmp", floor_jmp, n);
+	run("+entry", floor_entry, n);
+	run("+count", floor_count, n);
+	double t0 = now();
+	for (long i = 0; i < n; i++) {
+		uint64_t a = __rdtsc();
+		bench_empty();
+		floor_sum += __rdtsc() - a;
+	}
+	printf("+2rdtsc %.2f\n", (now() - t0) / n);
+	run("+2rdtsc+ret", floor_ret_call, n);
+	return 0;
+}
