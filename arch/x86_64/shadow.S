@@ -140,6 +140,7 @@ ENTRY(sc_shadow_common)
  * red zone holds nothing live across its call instruction.
  */
 #define RA 48	/* the return address, above the six saved registers */
+	.equ	RA_ASM, RA	/* the same, for macro arguments cpp does not see */
 
 .Ltimed:
 	PUSH6
@@ -641,10 +642,14 @@ sc_return_trampoline:
 	xorl	%eax, %eax
 	jmp	.Lp_have
 
-	/* an API this one tail-called ends now: sc_tail_credit(frame, now),
-	 * which clears FR_TREC, then the return goes on as usual */
-.Lret_tail:
-	pushq	%rdx				/* now */
+	/*
+	 * The trampoline's two calls into C, with everything live saved
+	 * (rdx = now, rcx = the frame or 0; PUSH6 saved the rest but r9): the
+	 * C function gets its arguments from SETUP, may return the frame to
+	 * use in rax (KEEP = 0), and the return goes on at .Lret_have.
+	 */
+.macro RET_CALL fn, setup, keep
+	pushq	%rdx				/* 8(%rbp): now */
 	pushq	%rbp
 	movq	%rsp, %rbp
 	pushq	%r9
@@ -653,9 +658,11 @@ sc_return_trampoline:
 	subq	%rax, %rsp
 	andq	$-64, %rsp
 	call	sc_save_ext
-	movq	-16(%rbp), %rdi
-	movq	8(%rbp), %rsi
-	call	sc_tail_credit
+	\setup
+	call	\fn
+	.if \keep == 0
+	movq	%rax, -16(%rbp)
+	.endif
 	call	sc_restore_ext
 	leaq	-16(%rbp), %rsp
 	popq	%rcx
@@ -665,29 +672,17 @@ sc_return_trampoline:
 	movq	sc_tls_thread@gottpoff(%rip), %r10
 	movq	%fs:(%r10), %r10
 	jmp	.Lret_have
+.endm
 
+	/* an API this one tail-called ends now: sc_tail_credit(frame, now),
+	 * which clears FR_TREC, then the return goes on as usual */
+.Lret_tail:
+	RET_CALL sc_tail_credit, "movq -16(%rbp), %rdi; movq 8(%rbp), %rsi", 1
+
+	/* the top frame is not ours: sc_ret_lookup(slot) finds it (the slot
+	 * is rbp + 16 + RA - 8) */
 .Lret_slow:
-	pushq	%rdx				/* now */
-	pushq	%rbp
-	movq	%rsp, %rbp
-	pushq	%r9
-	pushq	$0				/* -16(%rbp): the frame */
-	movl	sc_xsave_size(%rip), %eax
-	subq	%rax, %rsp
-	andq	$-64, %rsp
-	call	sc_save_ext
-	leaq	(RA + 8)(%rbp), %rdi		/* slot: rbp + 16 + RA - 8 */
-	call	sc_ret_lookup
-	movq	%rax, -16(%rbp)
-	call	sc_restore_ext
-	leaq	-16(%rbp), %rsp
-	popq	%rcx				/* the frame */
-	popq	%r9
-	popq	%rbp
-	popq	%rdx				/* now */
-	movq	sc_tls_thread@gottpoff(%rip), %r10
-	movq	%fs:(%r10), %r10
-	jmp	.Lret_have
+	RET_CALL sc_ret_lookup, "leaq (RA_ASM + 8)(%rbp), %rdi", 0
 	.cfi_endproc
 END(sc_return_trampoline)
 
