@@ -65,6 +65,22 @@
 .endm
 
 /*
+ * PSCALE: rax = (now_t - t) << 16 (see the parallel clock below), edx = k;
+ * out rax = the clock's advance over that time, elapsed ticks *
+ * sc_recip[k] / 2^16. Clobbers rdx and the register named.
+ */
+.macro PSCALE tmp
+	shrq	$(16 - PC_TSHIFT), %rax		/* elapsed ticks */
+	cmpl	$PC_RECIP_MAX, %edx
+	jbe	91f
+	movl	$PC_RECIP_MAX, %edx
+91:	leaq	sc_recip(%rip), \tmp
+	movl	(\tmp,%rdx,4), %edx
+	mulq	%rdx
+	shrdq	$16, %rdx, %rax
+.endm
+
+/*
  * The parallel clock (format.h, struct sc_rec.wpticks): sc_pclock holds
  * {P, tk}, P in ticks at the instant t, tk = t << 16 | k with t in units
  * of 2^PC_TSHIFT ticks since sc_pclock_base (48 bits: 17 days at 3 GHz,
@@ -93,14 +109,7 @@
 	addq	%rdx, %rax			/* (now_t - t) << 16, mod 2^64 */
 	jns	2f
 	xorl	%eax, %eax			/* now is before t */
-2:	shrq	$(16 - PC_TSHIFT), %rax		/* elapsed ticks */
-	cmpl	$PC_RECIP_MAX, %edx
-	jbe	3f
-	movl	$PC_RECIP_MAX, %edx
-3:	leaq	sc_recip(%rip), %r8
-	movl	(%r8,%rdx,4), %edx
-	mulq	%rdx
-	shrdq	$16, %rdx, %rax
+2:	PSCALE	%r8
 	addq	sc_pclock+PC_P(%rip), %rax
 	cmpq	sc_pclock+PC_TK(%rip), %rdi
 	jne	1b
@@ -626,14 +635,7 @@ sc_return_trampoline:
 	addq	%rdx, %rax
 	jns	1f
 	xorl	%eax, %eax
-1:	shrq	$(16 - PC_TSHIFT), %rax
-	cmpl	$PC_RECIP_MAX, %edx
-	jbe	1f
-	movl	$PC_RECIP_MAX, %edx
-1:	leaq	sc_recip(%rip), %r8
-	movl	(%r8,%rdx,4), %edx
-	mulq	%rdx
-	shrdq	$16, %rdx, %rax
+1:	PSCALE	%r8
 	addq	FR_P(%rcx), %rax		/* P at entry */
 	movq	%rax, %rdx
 	popq	%rax
@@ -721,14 +723,7 @@ ENTRY(sc_pclock_step)
 	xorl	%eax, %eax			/* now is before t: keep t */
 	movq	%r9, %rcx
 	andq	$-65536, %rcx
-2:	shrq	$(16 - PC_TSHIFT), %rax
-	cmpl	$PC_RECIP_MAX, %edx
-	jbe	3f
-	movl	$PC_RECIP_MAX, %edx
-3:	leaq	sc_recip(%rip), %rbx
-	movl	(%rbx,%rdx,4), %edx
-	mulq	%rdx
-	shrdq	$16, %rdx, %rax
+2:	PSCALE	%rbx
 	addq	%r8, %rax
 	movq	%rax, %rbx			/* new P */
 	addl	%edi, %r10d
