@@ -127,15 +127,20 @@ ENTRY(sc_shadow_common)
 	jz	.Lno_thread
 	cmpq	TH_CAP(%r10), %r11
 	jae	.Lno_rec
-	shlq	$RC_SHIFT, %r11
-	addq	TH_RECS(%r10), %r11		/* r11 = &recs[idx] */
-	incq	RC_COUNT(%r11)
-	decl	RC_COUNTDOWN(%r11)
-	jle	.Ltimed
-	subq	TH_RECS(%r10), %r11		/* back to the entry: idx*256 ... */
-	shrq	$(RC_SHIFT - EN_SHIFT), %r11	/* ... idx*16 */
+	movq	TH_RECS(%r10), %r10		/* r10 = recs (the thread is
+						   found again if timed) */
+	shlq	$RC_SHIFT, %r11			/* r11 = idx*256 */
+	incq	RC_COUNT(%r10,%r11)
+	decl	RC_COUNTDOWN(%r10,%r11)
+	jle	.Ltimed_rec
+	shrq	$(RC_SHIFT - EN_SHIFT), %r11	/* idx*16 */
 	addq	sc_entry_table(%rip), %r11
 	jmpq	*EN_TARGET(%r11)
+
+.Ltimed_rec:					/* r10 = recs, r11 = idx*256 */
+	addq	%r10, %r11			/* r11 = &recs[idx] */
+	movq	sc_tls_thread@gottpoff(%rip), %r10
+	movq	%fs:(%r10), %r10		/* r10 = thread again */
 
 
 /*
