@@ -176,6 +176,30 @@ SC_HIDDEN struct sc_frame *sc_ret_lookup(uint64_t slot)
 }
 
 /*
+ * Books one timed call of t ticks (self of them its own, pticks its share
+ * of the parallel clock) standing for w calls, as the return trampoline
+ * does in shadow.S: for the calls C code times (a tail call, a call still
+ * in flight at the end).
+ */
+void sc_rec_book(struct sc_rec *r, uint64_t t, uint64_t self, uint64_t w, uint64_t pticks)
+{
+	r->timed++;
+	r->ticks += t;
+	r->wticks += t * w;
+	r->wcount += w;
+	r->self_ticks += self;
+	if (t > r->max_ticks)
+		r->max_ticks = t;
+	if (t >= sc_block_ticks)
+		r->wblock += t * w;
+	r->wpticks += pticks * w;
+	int b = 63 - __builtin_clzll((t >> 3) | 1);
+	if (b >= SC_REC_HIST)
+		b = SC_REC_HIST - 1;
+	r->hist[b] = r->hist[b] + w < r->hist[b] ? UINT32_MAX : r->hist[b] + (uint32_t)w;
+}
+
+/*
  * The timed call of frame f tail-called the API of f->trec at TSC
  * f->ttsc, and that API has now returned (to f's caller, through the
  * trampoline). This is a timed call of that API chosen by its own
@@ -189,25 +213,12 @@ void sc_tail_credit(struct sc_frame *f, uint64_t now)
 	struct sc_rec *r = f->trec;
 	uint64_t t = now > f->ttsc ? now - f->ttsc : 0;
 	uint64_t w = r->span ? r->span : 1, el = now - f->tsc;
-	uint64_t p = sc_pclock_step(0, now);
+	uint64_t p = sc_pclock_step(0, now), pe = sc_pclock_entry(f), pt = 0;
 
 	f->trec = NULL;
-	r->timed++;
-	r->ticks += t;
-	r->wticks += t * w;
-	r->wcount += w;
-	r->self_ticks += t;
-	if (t > r->max_ticks)
-		r->max_ticks = t;
-	if (t >= sc_block_ticks)
-		r->wblock += t * w;
-	uint64_t pe = sc_pclock_entry(f);
 	if (el > 0 && p > pe)
-		r->wpticks += (uint64_t)((long double)t * (long double)(p - pe) / (long double)el) * w;
-	int b = 63 - __builtin_clzll((t >> 3) | 1);
-	if (b >= SC_REC_HIST)
-		b = SC_REC_HIST - 1;
-	r->hist[b] = r->hist[b] + w < r->hist[b] ? UINT32_MAX : r->hist[b] + (uint32_t)w;
+		pt = (uint64_t)((long double)t * (long double)(p - pe) / (long double)el);
+	sc_rec_book(r, t, t, w, pt);
 	f->child += t * w;
 
 	/* the next span, as shadow.S draws it */

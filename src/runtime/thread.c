@@ -244,22 +244,7 @@ static void credit_in_flight(struct sc_thread *t, uint64_t now, uint64_t pnow)
 			continue;
 		uint64_t el = now - f->tsc, pe = sc_pclock_entry(f);
 		uint64_t t_own = el > f->ovh ? el - f->ovh : 0;
-		r->timed++;
-		r->ticks += t_own;
-		r->wticks += t_own;
-		r->wcount += 1;
-		r->self_ticks += t_own - f->child;
-		if (t_own > r->max_ticks)
-			r->max_ticks = t_own;
-		if (t_own >= sc_block_ticks)
-			r->wblock += t_own;
-		if (pnow > pe)
-			r->wpticks += pnow - pe;
-		int b = 63 - __builtin_clzll((t_own >> 3) | 1);
-		if (b >= SC_REC_HIST)
-			b = SC_REC_HIST - 1;
-		if (r->hist[b] != UINT32_MAX)
-			r->hist[b]++;
+		sc_rec_book(r, t_own, t_own - f->child, 1, pnow > pe ? pnow - pe : 0);
 		if (f > t->sp_base)
 			(f - 1)->child += t_own;
 	}
