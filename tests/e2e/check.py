@@ -284,31 +284,44 @@ def cmd_e2e(a):
                     lambda: check_nest(a, bindir, timing))
 
 
+def record_program(a, bindir, prog, timing=None):
+    """Records the e2e program sc_<prog> into a temporary directory (gone
+    when this returns) and reads its report: (problems, report JSON, the
+    program's stderr)."""
+    tmp = tempfile.mkdtemp(prefix="scaler-e2e-")
+    try:
+        out = os.path.join(tmp, "d")
+        rc, _, err = run([a.scaler, "record", "-o", out] +
+                         (["--timing=" + timing] if timing else []) +
+                         ["--", os.path.join(bindir, "sc_" + prog)])
+        rc2, rep, err2 = run([a.scaler, "report", "-i", out, "--format", "json"])
+        if rc != 0 or rc2 != 0:
+            return ["record %d / report %d: %s" % (rc, rc2, (err + err2)[-300:])], None, err
+        return [], json.loads(rep), err
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
 def check_inflight(a, bindir):
     """Calls still in flight when the process ends are booked to the end:
     ev_loop (never returns) spans the calls made inside it, pause (blocked
     at the end) is Wait of ~250 ms, and the worker thread is mostly Wait."""
-    tmp = tempfile.mkdtemp(prefix="scaler-e2e-")
-    try:
-        bad, d = record_json(a.scaler, os.path.join(tmp, "d"),
-                             [os.path.join(bindir, "sc_inflight")])
-        if bad:
-            return bad
-        calls = {(c["caller"], c["api"]): c for c in d["calls"]}
-        loop = calls.get(("sc_inflight", "ev_loop"))
-        pause = calls.get(("libsc_ev.so", "pause"))
-        inner = sum(c["total_ns"] for c in d["calls"] if c["caller"] == "libsc_ev.so")
-        bad = []
-        if not loop or loop["total_ns"] < 0.95 * inner or loop["total_ns"] < 250e6:
-            bad.append("ev_loop %r, calls inside it %d ns" % (loop, inner))
-        if not pause or not pause["wait"] or not 150e6 <= pause["wait_ns"] <= 400e6:
-            bad.append("pause %r" % (pause,))
-        workers = [t for t in d["threads"] if t["start_routine"] != "main"]
-        if len(workers) != 1 or workers[0]["wait_ns"] < 0.8 * workers[0]["wall_ns"]:
-            bad.append("worker thread %r" % (workers,))
+    bad, d, _ = record_program(a, bindir, "inflight")
+    if bad:
         return bad
-    finally:
-        shutil.rmtree(tmp, ignore_errors=True)
+    calls = {(c["caller"], c["api"]): c for c in d["calls"]}
+    loop = calls.get(("sc_inflight", "ev_loop"))
+    pause = calls.get(("libsc_ev.so", "pause"))
+    inner = sum(c["total_ns"] for c in d["calls"] if c["caller"] == "libsc_ev.so")
+    bad = []
+    if not loop or loop["total_ns"] < 0.95 * inner or loop["total_ns"] < 250e6:
+        bad.append("ev_loop %r, calls inside it %d ns" % (loop, inner))
+    if not pause or not pause["wait"] or not 150e6 <= pause["wait_ns"] <= 400e6:
+        bad.append("pause %r" % (pause,))
+    workers = [t for t in d["threads"] if t["start_routine"] != "main"]
+    if len(workers) != 1 or workers[0]["wait_ns"] < 0.8 * workers[0]["wall_ns"]:
+        bad.append("worker thread %r" % (workers,))
+    return bad
 
 
 def check_nest(a, bindir, timing):
@@ -316,30 +329,25 @@ def check_nest(a, bindir, timing):
     their exclusive time exactly what libstdc++ spends calling out (within
     10 %), and _M_insert<double>, the only caller of vsnprintf, has at
     least vsnprintf's time nested in it (80 %: vsnprintf is its bulk)."""
-    tmp = tempfile.mkdtemp(prefix="scaler-e2e-")
-    try:
-        bad, d = record_json(a.scaler, os.path.join(tmp, "d"),
-                             [os.path.join(bindir, "sc_nest")], timing=timing)
-        if bad:
-            return bad
-        std = [c for c in d["calls"] if c["callee"].startswith("libstdc++")
-               and c["caller"] == "sc_nest"]
-        out = sum(c["total_ns"] for c in d["calls"] if c["caller"].startswith("libstdc++"))
-        nested = sum(c["total_ns"] - c["self_ns"] for c in std)
-        bad = []
-        if any(c["self_ns"] > c["total_ns"] or c["self_ns"] < 0 for c in d["calls"]):
-            bad.append("a call with exclusive time outside [0, inclusive]")
-        if not out or abs(nested - out) > 0.10 * out:
-            bad.append("nested in libstdc++ calls %.1f ms, libstdc++ calls out %.1f ms" %
-                       (nested / 1e6, out / 1e6))
-        ins = [c for c in std if c["api"] == "_ZNSo9_M_insertIdEERSoT_"]
-        vs = [c for c in d["calls"] if c["api"] == "vsnprintf"
-              and c["caller"].startswith("libstdc++")]
-        if not ins or not vs or ins[0]["total_ns"] - ins[0]["self_ns"] < 0.8 * vs[0]["total_ns"]:
-            bad.append("_M_insert<double> %r vs vsnprintf %r" % (ins[:1], vs[:1]))
+    bad, d, _ = record_program(a, bindir, "nest", timing)
+    if bad:
         return bad
-    finally:
-        shutil.rmtree(tmp, ignore_errors=True)
+    std = [c for c in d["calls"] if c["callee"].startswith("libstdc++")
+           and c["caller"] == "sc_nest"]
+    out = sum(c["total_ns"] for c in d["calls"] if c["caller"].startswith("libstdc++"))
+    nested = sum(c["total_ns"] - c["self_ns"] for c in std)
+    bad = []
+    if any(c["self_ns"] > c["total_ns"] or c["self_ns"] < 0 for c in d["calls"]):
+        bad.append("a call with exclusive time outside [0, inclusive]")
+    if not out or abs(nested - out) > 0.10 * out:
+        bad.append("nested in libstdc++ calls %.1f ms, libstdc++ calls out %.1f ms" %
+                   (nested / 1e6, out / 1e6))
+    ins = [c for c in std if c["api"] == "_ZNSo9_M_insertIdEERSoT_"]
+    vs = [c for c in d["calls"] if c["api"] == "vsnprintf"
+          and c["caller"].startswith("libstdc++")]
+    if not ins or not vs or ins[0]["total_ns"] - ins[0]["self_ns"] < 0.8 * vs[0]["total_ns"]:
+        bad.append("_M_insert<double> %r vs vsnprintf %r" % (ins[:1], vs[:1]))
+    return bad
 
 
 def check_analysis(a, bindir, timing):
@@ -349,59 +357,51 @@ def check_analysis(a, bindir, timing):
     exclusive, an_serial attributed = raw, an_parallel attributed = the
     span of the parallel phase (its raw time is the sum of the calls); p50 of
     usleep within the 5 ms sleeps' reach; Wait calls add no critical time."""
-    tmp = tempfile.mkdtemp(prefix="scaler-e2e-")
-    try:
-        out = os.path.join(tmp, "d")
-        rc, _, err = run([a.scaler, "record", "-o", out, "--timing=" + timing, "--",
-                          os.path.join(bindir, "sc_analysis")])
-        rc2, rep, err2 = run([a.scaler, "report", "-i", out, "--format", "json"])
-        if rc != 0 or rc2 != 0:
-            return ["record %d / report %d: %s" % (rc, rc2, (err + err2)[-300:])]
-        d = json.loads(rep)
-        truth = {}
-        for line in err.decode(errors="replace").splitlines():
-            k, eq, v = line.partition("=")
-            if eq and k.endswith("_us"):
-                truth[k] = int(v) * 1000
-        calls = {(c["caller"], c["callee"], c["api"]): c for c in d["calls"]}
-        exe, lib = "sc_analysis", "libsc_an.so"
-        bad = []
-
-        def near(what, got, want, tol=0.10):
-            if not want or abs(got - want) > tol * want:
-                bad.append("%s: %.1f ms, truth %.1f ms" % (what, got / 1e6, (want or 0) / 1e6))
-        try:
-            us = calls[(exe, "libc.so.6", "usleep")]
-            lock = calls[(exe, "libc.so.6", "pthread_mutex_lock")]
-            outer = calls[(exe, lib, "an_outer")]
-            ser = calls[(exe, lib, "an_serial")]
-            par = calls[(exe, lib, "an_parallel")]
-            join = calls[(exe, "libc.so.6", "pthread_join")]
-        except KeyError as e:
-            return ["no call row %s" % (e,)]
-        near("usleep Wait", us["wait_ns"], truth.get("sleep_us"))
-        if not us["wait"]:
-            bad.append("usleep not flagged as Wait")
-        near("pthread_mutex_lock Wait", lock["wait_ns"], truth.get("lock_wait_us"))
-        near("an_outer inclusive", outer["total_ns"], truth.get("outer_incl_us"))
-        near("an_outer exclusive", outer["self_ns"], truth.get("outer_self_us"))
-        near("an_serial attributed", ser["attr_ns"], truth.get("serial_us"))
-        near("an_parallel attributed", par["attr_ns"], truth.get("parallel_span_us"))
-        # raw is the sum of the four calls, attributed their union: the
-        # first is always larger (4x when they overlap fully)
-        if par["total_ns"] <= par["attr_ns"]:
-            bad.append("an_parallel raw %d ns not above its attributed %d ns" %
-                       (par["total_ns"], par["attr_ns"]))
-        if not 4e6 <= us["p50_ns"] <= 8.4e6 or us["p99_ns"] < us["p50_ns"] or \
-                us["max_ns"] < us["p99_ns"]:
-            bad.append("usleep p50 %d p99 %d max %d" % (us["p50_ns"], us["p99_ns"], us["max_ns"]))
-        if sum(n for b in us["hist"] for n in b[2:]) != 20:
-            bad.append("usleep histogram does not hold 20 calls: %r" % us["hist"])
-        if join["attr_ns"] != 0 or us["attr_ns"] != 0:
-            bad.append("a Wait has attributed time")
+    bad, d, err = record_program(a, bindir, "analysis", timing)
+    if bad:
         return bad
-    finally:
-        shutil.rmtree(tmp, ignore_errors=True)
+    truth = {}
+    for line in err.decode(errors="replace").splitlines():
+        k, eq, v = line.partition("=")
+        if eq and k.endswith("_us"):
+            truth[k] = int(v) * 1000
+    calls = {(c["caller"], c["callee"], c["api"]): c for c in d["calls"]}
+    exe, lib = "sc_analysis", "libsc_an.so"
+    bad = []
+
+    def near(what, got, want, tol=0.10):
+        if not want or abs(got - want) > tol * want:
+            bad.append("%s: %.1f ms, truth %.1f ms" % (what, got / 1e6, (want or 0) / 1e6))
+    try:
+        us = calls[(exe, "libc.so.6", "usleep")]
+        lock = calls[(exe, "libc.so.6", "pthread_mutex_lock")]
+        outer = calls[(exe, lib, "an_outer")]
+        ser = calls[(exe, lib, "an_serial")]
+        par = calls[(exe, lib, "an_parallel")]
+        join = calls[(exe, "libc.so.6", "pthread_join")]
+    except KeyError as e:
+        return ["no call row %s" % (e,)]
+    near("usleep Wait", us["wait_ns"], truth.get("sleep_us"))
+    if not us["wait"]:
+        bad.append("usleep not flagged as Wait")
+    near("pthread_mutex_lock Wait", lock["wait_ns"], truth.get("lock_wait_us"))
+    near("an_outer inclusive", outer["total_ns"], truth.get("outer_incl_us"))
+    near("an_outer exclusive", outer["self_ns"], truth.get("outer_self_us"))
+    near("an_serial attributed", ser["attr_ns"], truth.get("serial_us"))
+    near("an_parallel attributed", par["attr_ns"], truth.get("parallel_span_us"))
+    # raw is the sum of the four calls, attributed their union: the
+    # first is always larger (4x when they overlap fully)
+    if par["total_ns"] <= par["attr_ns"]:
+        bad.append("an_parallel raw %d ns not above its attributed %d ns" %
+                   (par["total_ns"], par["attr_ns"]))
+    if not 4e6 <= us["p50_ns"] <= 8.4e6 or us["p99_ns"] < us["p50_ns"] or \
+            us["max_ns"] < us["p99_ns"]:
+        bad.append("usleep p50 %d p99 %d max %d" % (us["p50_ns"], us["p99_ns"], us["max_ns"]))
+    if sum(n for b in us["hist"] for n in b[2:]) != 20:
+        bad.append("usleep histogram does not hold 20 calls: %r" % us["hist"])
+    if join["attr_ns"] != 0 or us["attr_ns"] != 0:
+        bad.append("a Wait has attributed time")
+    return bad
 
 
 def check_gdb(a, bindir):
@@ -480,25 +480,18 @@ def check_killtree(a, bindir):
 def check_imbalance(a, bindir):
     """The fast stage (waiting at the barrier) is flagged, the slow one and
     main are not; effective time per slow thread is well above a fast one's."""
-    tmp = tempfile.mkdtemp(prefix="scaler-e2e-")
-    try:
-        bad, d = record_json(a.scaler, os.path.join(tmp, "d"),
-                             [os.path.join(bindir, "sc_imbalance")])
-        if bad:
-            return bad
-        groups = d["thread_groups"]
-        flagged = sorted((g["effective_ns"] // g["threads"], g["imbalance"]) for g in groups
-                         if g["start_routine"] != "main" and g["threads"] == 2)
-        mains = [g for g in groups if g["start_routine"] == "main"]
-        if len(flagged) != 2 or flagged[0][1] is not True or flagged[1][1] is not False \
-                or flagged[1][0] < 2 * flagged[0][0] or not mains or mains[0]["imbalance"]:
-            return ["thread groups %r" % groups]
-        return []
-    finally:
-        shutil.rmtree(tmp, ignore_errors=True)
+    bad, d, _ = record_program(a, bindir, "imbalance")
+    if bad:
+        return bad
+    groups = d["thread_groups"]
+    flagged = sorted((g["effective_ns"] // g["threads"], g["imbalance"]) for g in groups
+                     if g["start_routine"] != "main" and g["threads"] == 2)
+    mains = [g for g in groups if g["start_routine"] == "main"]
+    if len(flagged) != 2 or flagged[0][1] is not True or flagged[1][1] is not False \
+            or flagged[1][0] < 2 * flagged[0][0] or not mains or mains[0]["imbalance"]:
+        return ["thread groups %r" % groups]
+    return []
 
-
-# ---- report views: options, CSV, HTML, browser ----------------------------
 
 def report_cmd(scaler, prof, *args, env=None):
     """scaler report -i prof ARGS; returns (rc, stdout text, stderr text)."""
@@ -990,10 +983,9 @@ def fresh_dirs(tmp, prefix):
     return fresh
 
 
-def record_json(scaler, out, cmd, timing=None):
+def record_json(scaler, out, cmd):
     """Records cmd into out and returns (problems, report as JSON)."""
-    rc, _, err = run([scaler, "record", "-o", out] +
-                     (["--timing=" + timing] if timing else []) + ["--"] + cmd)
+    rc, _, err = run([scaler, "record", "-o", out, "--"] + cmd)
     rc2, rep, err2 = run([scaler, "report", "-i", out, "--format", "json"])
     if rc != 0 or rc2 != 0:
         return ["record %d / report %d: %s" % (rc, rc2, (err + err2)[-200:])], None
