@@ -287,7 +287,8 @@ static void scan_for(const struct sc_object *o, struct got_use *u, size_t n, int
  * /proc/self/pagemap) are unmapped again after it with MADV_DONTNEED: they
  * are read-only file pages, still in the page cache, faulted back in if
  * the program ever runs them. An object with text relocations (written
- * code) is left as it is. PAGES_MAX pages per segment are looked at.
+ * code) is left as it is. PAGES_MAX pages per segment are looked at; one
+ * buffer serves, since objects are scanned under the runtime lock.
  */
 #define PAGES_MAX 65536u
 static uint8_t was_present[PAGES_MAX];
