@@ -55,7 +55,11 @@ def check(app, rep, client, kv):
     exe = kv.get("exe", "*")
     procs = rep["processes"]
     rows = rep["calls"]
-    root = procs[0] if procs else None
+    # the process scaler record started: its parent is not in the profile
+    # (not the lowest pid: pids wrap around), its first image
+    pids = {p["pid"] for p in procs}
+    roots = [p for p in procs if p["ppid"] not in pids] or procs
+    root = min(roots, key=lambda p: p.get("gen", 0)) if roots else None
     if not root:
         return ["no process"]
     kids = [p for p in procs if p["ppid"] == root["pid"]]

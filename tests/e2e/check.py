@@ -187,6 +187,16 @@ def first_diff(a, b):
     return "?"
 
 
+def root_process(rep):
+    """The process scaler record started, as the report finds it: the one
+    whose parent is not in the profile (pids wrap around, so not the lowest
+    pid), its first image; {} for an empty profile."""
+    procs = rep["processes"]
+    pids = {p["pid"] for p in procs}
+    roots = [p for p in procs if p["ppid"] not in pids] or procs
+    return min(roots, key=lambda p: p.get("gen", 0)) if roots else {}
+
+
 def compare_run(scaler, argv, rows, tmp, cwd_factory=None, stdin=None, timing=None,
                 extra=None):
     """Runs argv natively and under scaler; returns a list of problems."""
@@ -204,7 +214,7 @@ def compare_run(scaler, argv, rows, tmp, cwd_factory=None, stdin=None, timing=No
         bad.append("stdout differs: " + first_diff(nout, out))
     if rep is not None:
         bad += check_rows(rep, rows)
-        root = rep["processes"][0] if rep["processes"] else {}
+        root = root_process(rep)
         if "exit_status" in root and root["exit_status"] != want_rc:
             bad.append("root process exit_status %r, want %d" % (root["exit_status"], want_rc))
         if extra:
@@ -1079,8 +1089,9 @@ def cli_checks(scaler, tmp):
         if bad:
             return bad
         procs = d["processes"]
-        kids = [p for p in procs if p["ppid"] == procs[0]["pid"]]
-        if len(kids) != 1 or not (0 < kids[0]["wall_ns"] < 150e6) or procs[0]["wall_ns"] < 300e6:
+        root = root_process(d)
+        kids = [p for p in procs if p["ppid"] == root["pid"]]
+        if len(kids) != 1 or not (0 < kids[0]["wall_ns"] < 150e6) or root["wall_ns"] < 300e6:
             return ["walls %r, want the parent's >= 300 ms, the child's < 150 ms" %
                     [(p["pid"], p["ppid"], p["wall_ns"]) for p in procs]]
         return []
@@ -1093,10 +1104,8 @@ def cli_checks(scaler, tmp):
         bad, d = record_json(scaler, out, ["sh", "-c", "sleep 0.05; exec true"])
         if bad:
             return bad
-        # the shell's pid: the one that is not a child of another image
-        pids = {p["pid"] for p in d["processes"]}
-        sh = [p["pid"] for p in d["processes"] if p["ppid"] not in pids]
-        imgs = sorted((p for p in d["processes"] if sh and p["pid"] == sh[0]),
+        sh = root_process(d).get("pid")
+        imgs = sorted((p for p in d["processes"] if p["pid"] == sh),
                       key=lambda p: p.get("gen", 0))
         if len(imgs) != 2:
             return ["want two images of one pid: %r" % imgs]
