@@ -11,7 +11,11 @@
  *              countdown-- in the record): the counted path
  *   +2 rdtsc   direct call between two rdtsc: the least a timed call adds
  *   +ret       +2 rdtsc and the return redirected through a trampoline
- *              (the return stack predicts the wrong address)
+ *              by overwriting the return address (the return stack
+ *              predicts the wrong address)
+ *   +call      +2 rdtsc, the interposer calling the function itself and
+ *              returning to the caller by push + ret (scaler's way: every
+ *              return predicted)
  * Prints "name ns-per-call" lines.
  */
 #include <stdint.h>
@@ -32,6 +36,7 @@ void floor_jmp(void);
 void floor_entry(void);
 void floor_count(void);
 void floor_ret_call(void);
+void floor_call_call(void);
 
 __asm__(
 	".text\n"
@@ -73,6 +78,22 @@ __asm__(
 	"	addq %rax, floor_sum(%rip)\n"
 	"	popq %rdx\n popq %rax\n"
 	"	jmp *floor_ret(%rip)\n"
+	/* the same, but the stub calls the function (its return address
+	 * popped first, so the stack is as the caller left it) and returns
+	 * by push + ret: calls and returns stay paired */
+	".globl floor_call_call\n floor_call_call:\n"
+	"	pushq %rax\n pushq %rdx\n"
+	"	movq 16(%rsp), %rax\n movq %rax, floor_ret(%rip)\n"
+	"	rdtsc\n shlq $32, %rdx\n orq %rdx, %rax\n movq %rax, floor_t0(%rip)\n"
+	"	popq %rdx\n popq %rax\n"
+	"	leaq 8(%rsp), %rsp\n"
+	"	call *floor_target(%rip)\n"
+	"	pushq %rax\n pushq %rdx\n"
+	"	rdtsc\n shlq $32, %rdx\n orq %rdx, %rax\n subq floor_t0(%rip), %rax\n"
+	"	addq %rax, floor_sum(%rip)\n"
+	"	popq %rdx\n popq %rax\n"
+	"	pushq floor_ret(%rip)\n"
+	"	ret\n"
 	".data\n"
 	"floor_common_ptr: .quad floor_common\n"
 	"floor_counted_ptr: .quad floor_counted\n"
@@ -110,5 +131,6 @@ int main(int argc, char **argv)
 	}
 	printf("+2rdtsc %.2f\n", (now() - t0) / n);
 	run("+2rdtsc+ret", floor_ret_call, n);
+	run("+2rdtsc+call", floor_call_call, n);
 	return 0;
 }

@@ -15,7 +15,8 @@
 #   report    time of `scaler report` on a 64-thread profile (bench/report.sh)
 #   floor     what an interposed call costs at the least on this machine,
 #             piece by piece (bench/floor.c): extra jumps, counting, two
-#             rdtsc, a redirected return; median of CALL_REPS runs
+#             rdtsc, a redirected return, a paired call; median of CALL_REPS
+#             runs
 # Servers, clients and their start/stop code are tests/apps/lib.sh (shared
 # with `make check-apps`); missing tools and servers are installed from
 # Debian's packages. Prints markdown tables (doc/performance.md holds the
@@ -281,8 +282,9 @@ what = {"direct": "call through the function pointer (as the PLT does)",
         "+entry": "+ shadow entry and dispatch jump (scaler's path, no counting)",
         "+count": "+ scaler's counting (TLS, count++, countdown--)",
         "+2rdtsc": "direct call between two rdtsc (any timed call)",
-        "+2rdtsc+ret": "+ the return redirected through a trampoline"}
-for k in ["direct", "+jmp", "+entry", "+count", "+2rdtsc", "+2rdtsc+ret"]:
+        "+2rdtsc+ret": "+ the return redirected through a trampoline (overwritten return address)",
+        "+2rdtsc+call": "+ the interposer calling the function and returning by push + ret (scaler's way)"}
+for k in ["direct", "+jmp", "+entry", "+count", "+2rdtsc", "+2rdtsc+ret", "+2rdtsc+call"]:
     v = statistics.median(rows[k])
     print("| %s | %.2f | %.2f |" % (what[k], v, v - base))
 EOF

@@ -1,9 +1,9 @@
 # scaler-gdb.py - lets gdb's backtraces walk past scaler's return trampoline.
 #
 # While a timed call is in flight, its return address on the stack is the
-# runtime's sc_return_trampoline, whose unwind info says "outermost frame",
-# so gdb's `bt` stopped there. This unwinder recognises a frame whose pc
-# is the trampoline, finds the real return address in the thread's shadow
+# runtime's sc_return_point, inside sc_return_trampoline, whose unwind info
+# says "outermost frame", so gdb's `bt` stopped there. This unwinder
+# recognises a frame whose pc is that return point, finds the real return address in the thread's shadow
 # stack (sc_tls_thread->frames, the entry whose slot is where the return
 # address was) and hands gdb the caller's frame: the backtrace goes on to
 # main with one extra frame, `sc_return_trampoline`, where the runtime is.
@@ -28,7 +28,7 @@ class _FrameId(object):
 
 def _trampoline():
     try:
-        return int(gdb.parse_and_eval("(unsigned long)&sc_return_trampoline"))
+        return int(gdb.parse_and_eval("(unsigned long)&sc_return_point"))
     except gdb.error:
         return None
 

@@ -123,6 +123,7 @@ extern SC_HIDDEN struct sc_thread sc_idle_thread;
 /* shadow.S */
 void sc_shadow_common(void) SC_HIDDEN;
 void sc_return_trampoline(void) SC_HIDDEN;
+void sc_return_point(void) SC_HIDDEN;	/* a timed API's return address */
 void sc_calib_nop(void) SC_HIDDEN;
 uint64_t sc_pclock_step(int64_t delta, uint64_t now) SC_HIDDEN;
 

@@ -435,7 +435,9 @@ def check_gdb(a, bindir):
         frames = [l for l in text.splitlines() if l.startswith("#")]
         if not frames and "ptrace" in err.decode(errors="replace"):
             return skip("gdb-backtrace", "gdb cannot trace here: %s" % err.decode(errors="replace")[-100:])
-        tramp = [i for i, l in enumerate(frames) if "libscaler.so" in l]
+        # the runtime's frame: named by its symbol (debug info) or library
+        tramp = [i for i, l in enumerate(frames)
+                 if "sc_return_trampoline" in l or "libscaler.so" in l]
         main = [i for i, l in enumerate(frames) if " main (" in l]
         if not tramp or not main or main[0] < tramp[0] or "stop_here" not in frames[0]:
             return ["backtrace does not pass the trampoline to main: %r (stderr %r)"
