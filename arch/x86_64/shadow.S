@@ -147,33 +147,52 @@ ENTRY(sc_shadow_common)
  * Timed path (r10 = thread, r11 = rec). Push a shadow frame holding the
  * real return address, read the TSC and the parallel clock last so the
  * interceptor's own work is mostly outside the measured interval (the
- * rest is calibrated away), then call the API from sc_timed_call so that
- * it returns into the trampoline.
- * Six registers are saved: rdtsc writes rax/rdx, the clock's 64x64-bit
- * multiply needs rax/rdx too, and rcx, rsi, rdi, r8 hold the frame, the
- * time and temporaries. Below %rsp is free at a call boundary: a caller's
- * red zone holds nothing live across its call instruction.
+ * rest is calibrated away), then call the API from sc_return_trampoline
+ * so that it returns there.
+ *
+ * Three registers are saved, the fewest that do: rdtsc writes rax and
+ * rdx, and rcx holds the frame; r10 and r11 (free at a call boundary)
+ * hold the thread, the record and then the target. Every store and load
+ * here is on the per-call path, so each register not saved is two memory
+ * operations fewer (the stores are what bounds this path: one store port).
+ * Below %rsp is free at a call boundary: a caller's red zone holds nothing
+ * live across its call instruction.
  */
-#define RA 48	/* the return address, above the six saved registers */
-	.equ	RA_ASM, RA	/* the same, for macro arguments cpp does not see */
+#define RA 24	/* the return address, above the three saved registers */
+
+.macro PUSH3
+	pushq	%rax
+	.cfi_adjust_cfa_offset 8
+	pushq	%rdx
+	.cfi_adjust_cfa_offset 8
+	pushq	%rcx
+	.cfi_adjust_cfa_offset 8
+.endm
+.macro POP3
+	popq	%rcx
+	.cfi_adjust_cfa_offset -8
+	popq	%rdx
+	.cfi_adjust_cfa_offset -8
+	popq	%rax
+	.cfi_adjust_cfa_offset -8
+.endm
 
 .Ltimed:
-	PUSH6
+	PUSH3
 	movq	%r11, %rax
 	subq	TH_RECS(%r10), %rax
 	shrq	$(RC_SHIFT - EN_SHIFT), %rax
 	addq	sc_entry_table(%rip), %rax	/* rax = &entries[idx] */
 	testl	$(ASM_ENT_NOTIME | ASM_ENT_UNWIND), EN_FLAGS(%rax)
 	jnz	.Lspecial
-	movq	RA(%rsp), %rdx			/* return address */
-	leaq	sc_return_point(%rip), %rcx
-	cmpq	%rcx, %rdx
 	/*
-	 * A return address that already is the trampoline means a timed API
-	 * jumped here (tail call through the PLT): it returns straight to
+	 * A return address that already is the trampoline's means a timed
+	 * API jumped here (tail call through the PLT): it returns straight to
 	 * that API's caller, so it is timed from here to that return, where
 	 * the frame below credits it (sc_tail_credit).
 	 */
+	leaq	sc_return_point(%rip), %rcx
+	cmpq	%rcx, RA(%rsp)
 	je	.Ltail
 	movq	TH_SP(%r10), %rcx
 	cmpq	TH_SPEND(%r10), %rcx
@@ -199,45 +218,57 @@ ENTRY(sc_shadow_common)
 	leaq	RA(%rsp), %rdx
 	movq	%rdx, FR_SLOT(%rcx)
 	movq	%r11, FR_REC(%rcx)
-	movq	$0, FR_CHILD(%rcx)
-	movl	EN_FLAGS(%rax), %edi
-	andl	$ASM_ENT_WAIT, %edi
-	movl	%edi, FR_FLAGS(%rcx)
-	movq	$0, FR_OVH(%rcx)
-	movq	$0, FR_TREC(%rcx)
-	movq	$0, FR_TK(%rcx)
+	xorl	%edx, %edx
+	movq	%rdx, FR_CHILD(%rcx)
+	movq	%rdx, FR_OVH(%rcx)
+	movq	%rdx, FR_TREC(%rcx)
+	movl	EN_FLAGS(%rax), %edx
+	andl	$ASM_ENT_WAIT, %edx
+	movl	%edx, FR_FLAGS(%rcx)
 	movq	EN_TARGET(%rax), %r11
+	jnz	.Lwait_enter
 	rdtsc
 	shlq	$32, %rdx
 	orq	%rdx, %rax
 	movq	%rax, FR_TSC(%rcx)
-	movq	%rax, %rsi			/* now */
-	testl	$ASM_ENT_WAIT, %edi
-	jnz	.Lwait_enter
 	/*
 	 * The clock's state as it is now: the return works the call's share
 	 * out from it (a multiply at most, when k has not changed meanwhile).
 	 */
-1:	movq	sc_pclock+PC_TK(%rip), %rdi
+1:	movq	sc_pclock+PC_TK(%rip), %rdx
 	movq	sc_pclock+PC_P(%rip), %rax
-	cmpq	sc_pclock+PC_TK(%rip), %rdi
+	cmpq	sc_pclock+PC_TK(%rip), %rdx
 	jne	1b
 	movq	%rax, FR_P(%rcx)
-	movq	%rdi, FR_TK(%rcx)
-	POP6
+	movq	%rdx, FR_TK(%rcx)
+	POP3
 	jmp	sc_return_trampoline
 
 	/*
 	 * A Wait API: this thread stops running for the parallel clock until
 	 * the call returns (the trampoline gives it back). FR_P holds the
-	 * clock itself at entry.
+	 * clock itself at entry, FR_TK 0 says so.
 	 */
-	.cfi_adjust_cfa_offset 48
-.Lwait_enter:
+	.cfi_adjust_cfa_offset 24
+.Lwait_enter:					/* rcx = frame, r11 = target */
+	pushq	%rsi
+	.cfi_adjust_cfa_offset 8
+	pushq	%rdi
+	.cfi_adjust_cfa_offset 8
+	rdtsc
+	shlq	$32, %rdx
+	orq	%rdx, %rax
+	movq	%rax, FR_TSC(%rcx)
+	movq	%rax, %rsi			/* now */
 	movq	$-1, %rdi
 	call	sc_pclock_step
 	movq	%rax, FR_P(%rcx)
-	POP6
+	movq	$0, FR_TK(%rcx)
+	popq	%rdi
+	.cfi_adjust_cfa_offset -8
+	popq	%rsi
+	.cfi_adjust_cfa_offset -8
+	POP3
 	jmp	sc_return_trampoline
 
 	/*
@@ -246,7 +277,7 @@ ENTRY(sc_shadow_common)
 	 * with the whole tail; a Wait API is only counted (its clock step
 	 * needs its own frame).
 	 */
-	.cfi_adjust_cfa_offset 48
+	.cfi_adjust_cfa_offset 24
 .Ltail:						/* rax = entry, r11 = rec */
 	testl	$ASM_ENT_WAIT, EN_FLAGS(%rax)
 	jnz	.Luntimed_pop
@@ -265,13 +296,13 @@ ENTRY(sc_shadow_common)
 	shlq	$32, %rdx
 	orq	%rdx, %rax
 	movq	%rax, FR_TTSC(%rcx)
-	POP6
+	POP3
 	jmpq	*%r11
 
-	.cfi_adjust_cfa_offset 48
+	.cfi_adjust_cfa_offset 24
 .Luntimed_pop:					/* rax = entry */
 	movq	EN_TARGET(%rax), %r11
-	POP6
+	POP3
 	jmpq	*%r11
 
 	/*
@@ -279,7 +310,7 @@ ENTRY(sc_shadow_common)
 	 * return, or look at their caller's address (dlopen, dlsym). Keep
 	 * the countdown at 0 so each call comes back here to be checked.
 	 */
-	.cfi_adjust_cfa_offset 48
+	.cfi_adjust_cfa_offset 24
 .Lspecial:					/* rax = entry, r11 = rec */
 	movl	$0, RC_COUNTDOWN(%r11)
 	movl	$SLOW_UNWIND, %r10d
@@ -287,7 +318,7 @@ ENTRY(sc_shadow_common)
 	jnz	1f
 	/*
 	 * Reached by a tail call from a timed call, its return address is
-	 * the trampoline; it must see its real caller (dlsym, or code that
+	 * the trampoline's; it must see its real caller (dlsym, or code that
 	 * reads its return address): sc_slow puts that back.
 	 */
 	movl	$SLOW_TAIL, %r10d
@@ -297,15 +328,15 @@ ENTRY(sc_shadow_common)
 1:	subq	sc_entry_table(%rip), %rax
 	shrq	$EN_SHIFT, %rax
 	movq	%rax, %r11			/* r11 = idx */
-	POP6
+	POP3
 	jmp	sc_slowpath
 
-	.cfi_adjust_cfa_offset 48
+	.cfi_adjust_cfa_offset 24
 .Lstale:					/* rax = entry */
 	subq	sc_entry_table(%rip), %rax
 	shrq	$EN_SHIFT, %rax
 	movq	%rax, %r11			/* r11 = idx */
-	POP6
+	POP3
 	movl	$SLOW_STALE, %r10d
 	jmp	sc_slowpath
 
@@ -448,6 +479,9 @@ END(sc_restore_ext)
  * not (a longjmp or a vfork child left frames behind) sc_ret_lookup finds
  * ours and drops the dead ones above it.
  */
+#define TRA 48	/* the return slot + 8, above the six saved registers */
+	.equ	TRA_ASM, TRA	/* the same, for macro arguments cpp does not see */
+
 	.globl sc_return_trampoline; .hidden sc_return_trampoline
 	.globl sc_return_point; .hidden sc_return_point
 	.type sc_return_trampoline,@function; .p2align 4
@@ -467,7 +501,7 @@ sc_return_point:			/* the API's return address */
 	movq	%fs:(%r10), %r10
 	movq	TH_SP(%r10), %rcx
 	subq	$FR_SIZE, %rcx			/* top frame */
-	leaq	(RA - 8)(%rsp), %rax		/* our slot = rsp at entry - 8 */
+	leaq	(TRA - 8)(%rsp), %rax		/* our slot = rsp at entry - 8 */
 	cmpq	%rax, FR_SLOT(%rcx)
 	jne	.Lret_slow
 .Lret_have:					/* rcx = frame, rdx = now */
@@ -704,9 +738,9 @@ sc_return_point:			/* the API's return address */
 	RET_CALL sc_tail_credit, "movq -16(%rbp), %rdi; movq 8(%rbp), %rsi", 1
 
 	/* the top frame is not ours: sc_ret_lookup(slot) finds it (the slot
-	 * is rbp + 16 + RA - 8) */
+	 * is rbp + 16 + TRA - 8) */
 .Lret_slow:
-	RET_CALL sc_ret_lookup, "leaq (RA_ASM + 8)(%rbp), %rdi", 0
+	RET_CALL sc_ret_lookup, "leaq (TRA_ASM + 8)(%rbp), %rdi", 0
 	.cfi_endproc
 END(sc_return_trampoline)
 
