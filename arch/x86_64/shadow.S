@@ -34,36 +34,6 @@
 	.globl name; .hidden name; .type name,@function; .p2align 4; name:
 #define END(name) .size name, .-name
 
-/* The registers the timed path and the return trampoline work with. */
-.macro PUSH6
-	pushq	%rax
-	.cfi_adjust_cfa_offset 8
-	pushq	%rdx
-	.cfi_adjust_cfa_offset 8
-	pushq	%rcx
-	.cfi_adjust_cfa_offset 8
-	pushq	%rsi
-	.cfi_adjust_cfa_offset 8
-	pushq	%rdi
-	.cfi_adjust_cfa_offset 8
-	pushq	%r8
-	.cfi_adjust_cfa_offset 8
-.endm
-.macro POP6
-	popq	%r8
-	.cfi_adjust_cfa_offset -8
-	popq	%rdi
-	.cfi_adjust_cfa_offset -8
-	popq	%rsi
-	.cfi_adjust_cfa_offset -8
-	popq	%rcx
-	.cfi_adjust_cfa_offset -8
-	popq	%rdx
-	.cfi_adjust_cfa_offset -8
-	popq	%rax
-	.cfi_adjust_cfa_offset -8
-.endm
-
 /*
  * PSCALE: rax = (now_t - t) << 16 (see the parallel clock below), edx = k;
  * out rax = the clock's advance over that time, elapsed ticks *
@@ -469,18 +439,51 @@ END(sc_restore_ext)
  * returns are predicted. A CET shadow stack would also stay consistent.
  *
  * The call instruction lies inside this FDE (it is before the return
- * point, sc_return_point), so an unwinder that looks up (return address - 1) finds
- * the rule below, "outermost frame", and never misreads the stack.
- * Return values are live in rax, rdx, xmm0-1 and st0-1; the integer
- * registers used are saved (also the caller-saved rcx, rsi, rdi, r8, to be
- * safe with hand-written callees), vector and x87 state is never touched on
- * the fast path. The top shadow frame normally belongs to this return (its
+ * point, sc_return_point), so an unwinder that looks up (return address
+ * - 1) finds the rule below, "outermost frame", and never misreads the
+ * stack.
+ *
+ * Return values are live in rax, rdx, xmm0-1 and st0-1. Every integer
+ * register used is saved, also the caller-saved ones a callee may clobber
+ * (rcx, rsi, rdi; r8 and r9 only off the fast path): hand-written callees
+ * such as mcount are called with argument registers live across the call,
+ * and rely on the callee keeping them. Vector and x87 state is never
+ * touched on the fast path. The top shadow frame normally belongs to this return (its
  * slot is where our return address was, i.e. rsp-8 at entry); when it does
  * not (a longjmp or a vfork child left frames behind) sc_ret_lookup finds
  * ours and drops the dead ones above it.
  */
-#define TRA 48	/* the return slot + 8, above the six saved registers */
+#define TRA 40	/* the return slot + 8, above the five saved registers */
 	.equ	TRA_ASM, TRA	/* the same, for macro arguments cpp does not see */
+
+/* The registers the return works with: rdtsc and the multiplies need rax
+ * and rdx (the API's return values), rcx holds the frame, rsi the time,
+ * rdi the weight; r8 and r9 are only touched (and saved) off the fast
+ * path. */
+.macro PUSH5
+	pushq	%rax
+	.cfi_adjust_cfa_offset 8
+	pushq	%rdx
+	.cfi_adjust_cfa_offset 8
+	pushq	%rcx
+	.cfi_adjust_cfa_offset 8
+	pushq	%rsi
+	.cfi_adjust_cfa_offset 8
+	pushq	%rdi
+	.cfi_adjust_cfa_offset 8
+.endm
+.macro POP5
+	popq	%rdi
+	.cfi_adjust_cfa_offset -8
+	popq	%rsi
+	.cfi_adjust_cfa_offset -8
+	popq	%rcx
+	.cfi_adjust_cfa_offset -8
+	popq	%rdx
+	.cfi_adjust_cfa_offset -8
+	popq	%rax
+	.cfi_adjust_cfa_offset -8
+.endm
 
 	.globl sc_return_trampoline; .hidden sc_return_trampoline
 	.globl sc_return_point; .hidden sc_return_point
@@ -493,7 +496,7 @@ sc_return_trampoline:
 	leaq	8(%rsp), %rsp
 	call	*%r11
 sc_return_point:			/* the API's return address */
-	PUSH6
+	PUSH5
 	rdtsc
 	shlq	$32, %rdx
 	orq	%rax, %rdx			/* rdx = now */
@@ -508,6 +511,8 @@ sc_return_point:			/* the API's return address */
 	cmpq	$0, FR_TREC(%rcx)
 	jne	.Lret_tail
 	movq	%rdx, %rsi			/* rsi = now */
+	movq	TH_LAST(%r10), %rax		/* in the file: outlives a kill */
+	movq	%rsi, (%rax)
 	testl	$ASM_ENT_WAIT, FR_FLAGS(%rcx)
 	jnz	.Lwait_leave
 	/*
@@ -522,18 +527,8 @@ sc_return_point:			/* the API's return address */
 	movq	%rsi, %rax
 	subq	FR_TSC(%rcx), %rax
 	cmpw	$1, %di
-	je	.Lp_have
-	movzwl	%di, %edx
-	cmpl	$PC_RECIP_MAX, %edx
-	jbe	1f
-	movl	$PC_RECIP_MAX, %edx
-1:	leaq	sc_recip(%rip), %r8
-	movl	(%r8,%rdx,4), %edx
-	mulq	%rdx
-	shrdq	$16, %rdx, %rax
+	jne	.Lp_shared
 .Lp_have:					/* rax = the call's P interval */
-	movq	TH_LAST(%r10), %rdi		/* in the file: outlives a kill */
-	movq	%rsi, (%rdi)
 	movq	%rsi, %rdx
 	subq	FR_TSC(%rcx), %rdx		/* rdx = elapsed ticks, */
 	subq	FR_OVH(%rcx), %rdx		/* less timing nested calls */
@@ -548,50 +543,36 @@ sc_return_point:			/* the API's return address */
 	 * set at the previous timed return) of which it alone was timed, so
 	 * it stands for all of them: every sum is also kept times w = span
 	 * (wcount += w). A never-timed record has span 0 and stands for
-	 * itself.
+	 * itself: w = 1, the case of every call in `all` mode and of slow
+	 * calls, done here without multiplying; w > 1 is .Lweighted.
 	 */
 	movl	RC_SPAN(%r11), %edi
 	cmpl	$1, %edi
-	adcl	$0, %edi			/* rdi = w = max(span, 1) */
-	/*
-	 * An outlier stands only for itself: a call over 1 ms
-	 * (sc_outlier_ticks, a scheduler time slice is a few) and over 256
-	 * times this record's mean so far (elapsed/256 * wcount > wticks, in
-	 * 128 bits) was most likely preempted, and weighting that by its span
-	 * would add milliseconds that the calls let through never spent. The
-	 * reader's count/wcount scaling fills the rest of its span at the
-	 * mean. Mixed call lengths below a millisecond (a 5 us call among
-	 * 3 ns ones) keep their weight: judged against a mean that is still
-	 * low, they would otherwise hold it low.
-	 */
-	cmpl	$1, %edi
-	jbe	3f
-	cmpq	sc_outlier_ticks(%rip), %rdx
-	jbe	3f
-	movq	%rax, %r8			/* the P interval, kept */
-	pushq	%rdx
-	movq	%rdx, %rax
-	shrq	$8, %rax
-	mulq	RC_WCOUNT(%r11)			/* rdx:rax = elapsed/256 * wcount */
-	testq	%rdx, %rdx
-	jnz	1f
-	cmpq	RC_WTICKS(%r11), %rax
-	jbe	2f
-1:	movl	$1, %edi
-2:	popq	%rdx
-	movq	%r8, %rax
-3:
-
-	addq	%rdi, RC_WCOUNT(%r11)
-	imulq	%rdi, %rax
+	ja	.Lweighted
+	movl	$1, %edi			/* rdi = w */
+	incq	RC_WCOUNT(%r11)
 	addq	%rax, RC_WPTICKS(%r11)
-	movq	%rdx, %r8
-	imulq	%rdi, %r8			/* r8 = elapsed * w */
-	addq	%r8, RC_WTICKS(%r11)
+	addq	%rdx, RC_WTICKS(%r11)
+	movq	%rdx, %rax
+.Lw_done:					/* rax = elapsed * w, rdi = w */
 	cmpq	sc_block_ticks(%rip), %rdx	/* long enough to have blocked */
-	jb	1f
-	addq	%r8, RC_WBLOCK(%r11)
-1:	movq	%rdx, %rax
+	jae	.Lblocked
+.Lb_done:
+	/*
+	 * A timed caller below us loses this call from its exclusive time.
+	 * It is charged the estimate elapsed * w, not elapsed: the untimed
+	 * calls this one stands for were nested in that caller's calls too,
+	 * so summed over its calls the caller's child time is unbiased (one
+	 * call's self time may come out negative; self_ticks is a signed
+	 * sum, clamped by the reader).
+	 */
+	cmpq	TH_SPBASE(%r10), %rcx
+	jbe	2f
+	addq	%rax, (FR_CHILD - FR_SIZE)(%rcx)
+	/* and the interceptor's cost of timing this call is not its time */
+	movq	sc_nested_ticks(%rip), %rax
+	addq	%rax, (FR_OVH - FR_SIZE)(%rcx)
+2:	movq	%rdx, %rax
 	subq	FR_CHILD(%rcx), %rax
 	addq	%rax, RC_SELF(%r11)
 	cmpq	RC_MAX(%r11), %rdx
@@ -607,29 +588,19 @@ sc_return_point:			/* the API's return address */
 	jbe	1f
 	movl	$(RC_NHIST - 1), %eax
 1:	addl	%edi, RC_HIST(%r11,%rax,4)
-	jnc	1f
-	movl	$-1, RC_HIST(%r11,%rax,4)
-1:	/*
-	 * A timed caller below us loses this call from its exclusive time.
-	 * It is charged the estimate elapsed * w, not elapsed: the untimed
-	 * calls this one stands for were nested in that caller's calls too,
-	 * so summed over its calls the caller's child time is unbiased (one
-	 * call's self time may come out negative; self_ticks is a signed
-	 * sum, clamped by the reader).
-	 */
-	cmpq	TH_SPBASE(%r10), %rcx
-	jbe	2f
-	addq	%r8, (FR_CHILD - FR_SIZE)(%rcx)
-	/* and the interceptor's cost of timing this call is not its time */
-	movq	sc_nested_ticks(%rip), %rax
-	addq	%rax, (FR_OVH - FR_SIZE)(%rcx)
-2:	/*
+	jc	.Lhist_full
+.Lh_done:
+	/*
 	 * Next period: a slow call, and every Wait API, is always followed
 	 * by a timed one (a Wait must be seen entering and leaving, for the
 	 * parallel clock); a cheap one doubles the period (2p+1: 1, 3, 7,
 	 * ... sc_period_max). sc_period_min/max encode the mode: all = 1/1,
-	 * none = MAX/MAX.
+	 * none = MAX/MAX. In `all` the answer is always 1 and the span
+	 * stays what it is (0, or 1), so only the countdown is set.
 	 */
+	movl	$1, %eax
+	cmpl	%eax, sc_period_max(%rip)
+	je	6f
 	testl	$ASM_ENT_WAIT, FR_FLAGS(%rcx)
 	jnz	3f
 	cmpq	sc_slow_ticks(%rip), %rdx
@@ -661,12 +632,73 @@ sc_return_point:			/* the API's return address */
 	shrq	$16, %rdx
 	leal	1(%rdx), %eax			/* span = 1 + u(2p-1)/65536 */
 5:	movl	%eax, RC_SPAN(%r11)
-	movl	%eax, RC_COUNTDOWN(%r11)
+6:	movl	%eax, RC_COUNTDOWN(%r11)
 	movq	FR_RET(%rcx), %r11
 	movq	%rcx, TH_SP(%r10)		/* pop, after reading it */
-	POP6
+	POP5
 	pushq	%r11				/* the caller's return address, */
 	ret					/* predicted: its call's pair */
+
+	/* off the fast path: each goes back to where it left */
+	.cfi_adjust_cfa_offset 40
+.Lhist_full:
+	movl	$-1, RC_HIST(%r11,%rax,4)
+	jmp	.Lh_done
+
+.Lblocked:					/* rax = elapsed * w */
+	addq	%rax, RC_WBLOCK(%r11)
+	jmp	.Lb_done
+
+	/* k > 1 (or 0): the share is elapsed * sc_recip[k] / 2^16 */
+.Lp_shared:					/* rax = elapsed, rdi = tk */
+	movzwl	%di, %edx
+	cmpl	$PC_RECIP_MAX, %edx
+	jbe	1f
+	movl	$PC_RECIP_MAX, %edx
+1:	leaq	sc_recip(%rip), %r11
+	movl	(%r11,%rdx,4), %edx
+	mulq	%rdx
+	shrdq	$16, %rdx, %rax
+	jmp	.Lp_have
+
+	/*
+	 * w > 1 (rax = the P interval, rdx = elapsed, rdi = span). An outlier
+	 * stands only for itself: a call over 1 ms (sc_outlier_ticks, a
+	 * scheduler time slice is a few) and over 256 times this record's
+	 * mean so far (elapsed/256 * wcount > wticks, in 128 bits) was most
+	 * likely preempted, and weighting that by its span would add
+	 * milliseconds that the calls let through never spent. The reader's
+	 * count/wcount scaling fills the rest of its span at the mean. Mixed
+	 * call lengths below a millisecond (a 5 us call among 3 ns ones) keep
+	 * their weight: judged against a mean that is still low, they would
+	 * otherwise hold it low.
+	 */
+.Lweighted:
+	cmpq	sc_outlier_ticks(%rip), %rdx
+	jbe	3f
+	pushq	%rax				/* the P interval, kept */
+	.cfi_adjust_cfa_offset 8
+	pushq	%rdx
+	.cfi_adjust_cfa_offset 8
+	movq	%rdx, %rax
+	shrq	$8, %rax
+	mulq	RC_WCOUNT(%r11)			/* rdx:rax = elapsed/256 * wcount */
+	testq	%rdx, %rdx
+	jnz	1f
+	cmpq	RC_WTICKS(%r11), %rax
+	jbe	2f
+1:	movl	$1, %edi
+2:	popq	%rdx
+	.cfi_adjust_cfa_offset -8
+	popq	%rax
+	.cfi_adjust_cfa_offset -8
+3:	addq	%rdi, RC_WCOUNT(%r11)
+	imulq	%rdi, %rax
+	addq	%rax, RC_WPTICKS(%r11)
+	movq	%rdx, %rax
+	imulq	%rdi, %rax			/* rax = elapsed * w */
+	addq	%rax, RC_WTICKS(%r11)
+	jmp	.Lw_done
 
 .Lwait_leave:					/* the waiting thread runs again */
 	movq	$1, %rdi
@@ -679,8 +711,11 @@ sc_return_point:			/* the API's return address */
 	 * state seen then ({FR_P, FR_TK}) carried forward to FR_TSC.
 	 */
 .Lp_changed:
+	pushq	%r8
+	.cfi_adjust_cfa_offset 8
 	PREAD					/* rax = P(now) */
 	pushq	%rax
+	.cfi_adjust_cfa_offset 8
 	movq	FR_TSC(%rcx), %rax
 	subq	sc_pclock_base(%rip), %rax
 	shrq	$PC_TSHIFT, %rax
@@ -695,6 +730,9 @@ sc_return_point:			/* the API's return address */
 	addq	FR_P(%rcx), %rax		/* P at entry */
 	movq	%rax, %rdx
 	popq	%rax
+	.cfi_adjust_cfa_offset -8
+	popq	%r8
+	.cfi_adjust_cfa_offset -8
 	subq	%rdx, %rax
 	jae	.Lp_have
 	xorl	%eax, %eax
@@ -702,9 +740,10 @@ sc_return_point:			/* the API's return address */
 
 	/*
 	 * The trampoline's two calls into C, with everything live saved
-	 * (rdx = now, rcx = the frame or 0; PUSH6 saved the rest but r9): the
-	 * C function gets its arguments from SETUP, may return the frame to
-	 * use in rax (KEEP = 0), and the return goes on at .Lret_have.
+	 * (rdx = now, rcx = the frame or 0; PUSH5 saved the rest but r8 and
+	 * r9): the C function gets its arguments from SETUP, may return the
+	 * frame to use in rax (KEEP = 0), and the return goes on at
+	 * .Lret_have.
 	 */
 .macro RET_CALL fn, setup, keep
 	pushq	%rdx				/* 8(%rbp): now */
@@ -712,6 +751,7 @@ sc_return_point:			/* the API's return address */
 	movq	%rsp, %rbp
 	pushq	%r9
 	pushq	%rcx				/* -16(%rbp): the frame */
+	pushq	%r8
 	movl	sc_xsave_size(%rip), %eax
 	subq	%rax, %rsp
 	andq	$-64, %rsp
@@ -722,7 +762,8 @@ sc_return_point:			/* the API's return address */
 	movq	%rax, -16(%rbp)
 	.endif
 	call	sc_restore_ext
-	leaq	-16(%rbp), %rsp
+	leaq	-24(%rbp), %rsp
+	popq	%r8
 	popq	%rcx
 	popq	%r9
 	popq	%rbp
