@@ -855,4 +855,16 @@ ENTRY(sc_calib_nop)
 	.cfi_endproc
 END(sc_calib_nop)
 
+/* A function of known length, a chain of 16 dependent multiplies (~48
+ * cycles), for the same calibration: see calibrate_overhead in init.c. */
+ENTRY(sc_calib_work)
+	.cfi_startproc
+	movq	%rdi, %rax
+	.rept	16
+	imulq	%rax, %rax
+	.endr
+	ret
+	.cfi_endproc
+END(sc_calib_work)
+
 	.section .note.GNU-stack,"",@progbits

@@ -125,6 +125,7 @@ void sc_shadow_common(void) SC_HIDDEN;
 void sc_return_trampoline(void) SC_HIDDEN;
 void sc_return_point(void) SC_HIDDEN;	/* a timed API's return address */
 void sc_calib_nop(void) SC_HIDDEN;
+unsigned long sc_calib_work(unsigned long x) SC_HIDDEN;
 uint64_t sc_pclock_step(int64_t delta, uint64_t now) SC_HIDDEN;
 
 /* pclock.c */
