@@ -280,18 +280,39 @@ static void scan_for(const struct sc_object *o, struct got_use *u, size_t n, int
 }
 
 /*
- * The scan reads every page of an object's code once, and each page read
- * is then mapped in the process: RSS grew by whole libraries' text that
- * the program itself never runs (4-5 MB in redis-server). So the pages of
- * the code segments that were not mapped before the scan (present bit of
- * /proc/self/pagemap) are unmapped again after it with MADV_DONTNEED: they
- * are read-only file pages, still in the page cache, faulted back in if
- * the program ever runs them. An object with text relocations (written
- * code) is left as it is. PAGES_MAX pages per segment are looked at; one
- * buffer serves, since objects are scanned under the runtime lock.
+ * Patching reads much more of every object than the program ever does:
+ * the GOT-use scan above reads all of its code, and parsing relocations
+ * and resolving targets (here and in dlsym/dlvsym, which walk the hash,
+ * symbol and string tables of every loaded object) read the read-only
+ * data. Each page read stays mapped in the process: redis-server's RSS
+ * grew by 4-5 MB of library code before the scan gave it back, and by
+ * 0.6 MB of symbol tables (libcrypto's alone 256 KB) after.
+ *
+ * So, around the patching of each object, keep_rss_note() notes which pages of
+ * every object's read-only segments are mapped (the present bit of
+ * /proc/self/pagemap) and keep_rss_drop() unmaps again, with
+ * MADV_DONTNEED, those that were not and still are plain file pages
+ * (bit 61: a page written since, copied on write, is anonymous and is
+ * never touched). They are still in the page cache and come back on a
+ * minor fault if the program uses them. Writable segments, objects with
+ * text relocations and the runtime's own objects (skip: itself, ld.so,
+ * the vDSO) are left alone. A pagemap that cannot be read, or a failed
+ * allocation, leaves everything mapped: only memory is at stake.
  */
-#define PAGES_MAX 65536u
-static uint8_t was_present[PAGES_MAX];
+#define PM_PRESENT (1ull << 63)
+#define PM_FILE (1ull << 61)
+
+struct keep_seg {
+	uintptr_t lo;
+	size_t np, first;       /* pages, and index of the first in was[] */
+};
+
+struct keep_rss {
+	int fd;
+	size_t n, pages;
+	struct keep_seg *seg;
+	uint8_t *was;           /* one byte per page: present before */
+};
 
 static bool has_textrel(const struct sc_object *o)
 {
@@ -301,63 +322,113 @@ static bool has_textrel(const struct sc_object *o)
 	return false;
 }
 
-/* For each whole page of [lo, lo + npages * page): 1 if mapped now. */
-static bool pages_present(int fd, uintptr_t lo, size_t npages, size_t page)
+/* Calls fn(k, lo, npages) for each whole-page read-only segment to watch. */
+static size_t keep_rss_segs(struct keep_rss *k, size_t page,
+			    void (*fn)(struct keep_rss *, uintptr_t, size_t))
+{
+	size_t n = 0;
+	for (uint32_t i = 0; i < n_objs; i++) {
+		const struct sc_object *o = &objs[i];
+		if (o->skip || o->gone || !o->phdr || has_textrel(o))
+			continue;
+		for (int p = 0; p < o->phnum; p++) {
+			const ElfW(Phdr) *ph = &o->phdr[p];
+			if (ph->p_type != PT_LOAD || (ph->p_flags & PF_W))
+				continue;
+			uintptr_t lo = (o->base + ph->p_vaddr + page - 1) & ~(page - 1);
+			uintptr_t hi = (o->base + ph->p_vaddr + ph->p_filesz) & ~(page - 1);
+			if (hi <= lo)
+				continue;
+			if (fn)
+				fn(k, lo, (hi - lo) / page);
+			n++;
+		}
+	}
+	return n;
+}
+
+static void keep_rss_add(struct keep_rss *k, uintptr_t lo, size_t np)
+{
+	k->seg[k->n] = (struct keep_seg){.lo = lo, .np = np, .first = k->pages};
+	k->n++;
+	k->pages += np;
+}
+
+/* out[i] for each of npages pages from lo (512 pagemap entries a read):
+ * present (now = false), or present and a plain file page (now = true) */
+static bool pagemap_walk(int fd, uintptr_t lo, size_t npages, size_t page,
+			 uint8_t *out, bool now)
 {
 	uint64_t buf[512];
 	for (size_t i = 0; i < npages; i += 512) {
-		size_t k = npages - i < 512 ? npages - i : 512;
+		size_t m = npages - i < 512 ? npages - i : 512;
 		off_t off = (off_t)((lo / page + i) * sizeof(uint64_t));
-		if (pread(fd, buf, k * sizeof(uint64_t), off) != (ssize_t)(k * sizeof(uint64_t)))
+		if (pread(fd, buf, m * sizeof(uint64_t), off) != (ssize_t)(m * sizeof(uint64_t)))
 			return false;
-		for (size_t j = 0; j < k; j++)
-			was_present[i + j] = (uint8_t)(buf[j] >> 63);
+		for (size_t j = 0; j < m; j++)
+			out[i + j] = now ? (buf[j] & (PM_PRESENT | PM_FILE)) == (PM_PRESENT | PM_FILE)
+					 : (buf[j] & PM_PRESENT) != 0;
 	}
 	return true;
 }
 
-static void scan_keep_rss(const struct sc_object *o, struct got_use *u, size_t n, int pass)
+static void keep_rss_note(struct keep_rss *k)
 {
-	size_t page = (size_t)sysconf(_SC_PAGESIZE), np = 0;
-	const ElfW(Phdr) *x = NULL;
-	int nx = 0, fd = -1;
-	uintptr_t lo = 0, hi = 0;
-	for (int p = 0; p < o->phnum; p++)
-		if (o->phdr[p].p_type == PT_LOAD && (o->phdr[p].p_flags & PF_X)) {
-			x = &o->phdr[p];
-			nx++;
+	size_t page = (size_t)sysconf(_SC_PAGESIZE);
+	memset(k, 0, sizeof(*k));
+	k->fd = -1;
+	size_t nseg = keep_rss_segs(k, page, NULL);
+	if (!nseg)
+		return;
+	k->seg = malloc(nseg * sizeof(*k->seg));
+	if (!k->seg)
+		return;
+	keep_rss_segs(k, page, keep_rss_add);
+	k->was = malloc(k->pages ? k->pages : 1);
+	k->fd = k->was ? open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC) : -1;
+	for (size_t i = 0; k->fd >= 0 && i < k->n; i++)
+		if (!pagemap_walk(k->fd, k->seg[i].lo, k->seg[i].np, page, k->was + k->seg[i].first, false)) {
+			close(k->fd);
+			k->fd = -1;
 		}
-	/* the usual case only: one code segment, never writable */
-	if (nx == 1 && !(x->p_flags & PF_W) && !has_textrel(o)) {
-		lo = (o->base + x->p_vaddr + page - 1) & ~(page - 1);
-		hi = (o->base + x->p_vaddr + x->p_filesz) & ~(page - 1);
-		np = hi > lo ? (hi - lo) / page : 0;
-		if (np && np <= PAGES_MAX)
-			fd = open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC);
-	}
-	bool know = fd >= 0 && pages_present(fd, lo, np, page);
-	if (fd >= 0)
-		close(fd);
-	scan_for(o, u, n, pass);
-	for (size_t i = 0; know && i < np;) {
-		if (was_present[i]) {
-			i++;
-			continue;
+}
+
+static void keep_rss_drop(struct keep_rss *k)
+{
+	size_t page = (size_t)sysconf(_SC_PAGESIZE);
+	uint8_t now[512];
+	for (size_t s = 0; k->fd >= 0 && s < k->n; s++) {
+		const struct keep_seg *g = &k->seg[s];
+		for (size_t i = 0; i < g->np; i += sizeof(now)) {
+			size_t m = g->np - i < sizeof(now) ? g->np - i : sizeof(now);
+			if (!pagemap_walk(k->fd, g->lo + i * page, m, page, now, true))
+				break;
+			/* runs of pages mapped by patching, not written since */
+			for (size_t j = 0; j < m;) {
+				if (k->was[g->first + i + j] || !now[j]) {
+					j++;
+					continue;
+				}
+				size_t e = j;
+				while (e < m && !k->was[g->first + i + e] && now[e])
+					e++;
+				madvise((void *)(g->lo + (i + j) * page), (e - j) * page, MADV_DONTNEED);
+				j = e;
+			}
 		}
-		size_t j = i;
-		while (j < np && !was_present[j])
-			j++;
-		madvise((void *)(lo + i * page), (j - i) * page, MADV_DONTNEED);
-		i = j;
 	}
+	if (k->fd >= 0)
+		close(k->fd);
+	free(k->seg);
+	free(k->was);
 }
 
 static void classify(const struct sc_object *o, struct got_use *u, size_t n)
 {
-	scan_keep_rss(o, u, n, 0);
+	scan_for(o, u, n, 0);
 	for (size_t i = 0; i < n; i++)
 		if (u[i].calls) {
-			scan_keep_rss(o, u, n, 1);
+			scan_for(o, u, n, 1);
 			return;
 		}
 }
@@ -533,9 +604,16 @@ void sc_objects_scan(bool patch)
 	dl_iterate_phdr(scan_cb, &ctx);
 	/* every new object must be registered before any is patched: a
 	 * target is attributed to the object that contains it */
+	/* one object at a time, so the pages one reads are given back
+	 * before the next is read: the peak (VmHWM) grows by one object's
+	 * worth at most, not by all of them */
 	if (patch)
-		for (uint32_t i = ctx.first_new; i < n_objs; i++)
+		for (uint32_t i = ctx.first_new; i < n_objs; i++) {
+			struct keep_rss k;
+			keep_rss_note(&k);
 			patch_object(&objs[i]);
+			keep_rss_drop(&k);
+		}
 	sc_unlock();
 }
 
