@@ -110,47 +110,45 @@ static uint64_t quick_tsc_hz(void)
  * truth and 17 % under adaptive; measured this way, within 4 %. So:
  *     work  = plain call of sc_calib_work - plain call of sc_calib_nop
  *     cost  = timed sc_calib_work, inside the interval - work
- * each the smallest mean of 8 batches of 256 calls, through a private
- * entry on a scratch thread state, timing calls as often as the mode
- * will (period: 1 for all, the longest for adaptive). The calls are
+ * each the median of 15 batches of 256 calls, through a private entry
+ * on a scratch thread state, timing calls as often as the mode will (period: 1 for all, the longest for adaptive). The calls are
  * independent (argument i, results summed), as in a loop over a library
  * call; chained through their results they overlap less and the figure
  * comes out ~8 ns low. Also measured:
  * what a timed call adds in all (sc_nested_ticks, charged to a timed
  * caller for each timed call nested in it).
  */
-/* smallest per-call mean of the timed interval of fn, 8 batches of up to
- * 32 * 2 * period calls or `timed` timed ones */
-static uint64_t calib_timed(struct sc_rec *r, unsigned long (*fn)(unsigned long),
+/* mean ticks inside the timed interval of fn: up to 2 * timed * period
+ * calls, until `timed` were timed; ~0 if none was */
+static uint64_t timed_batch(struct sc_rec *r, unsigned long (*fn)(unsigned long),
 			    uint32_t period, uint32_t timed)
 {
-	uint64_t best = ~0ull;
 	unsigned long x = 3;
-	for (int batch = 0; batch < 8; batch++) {
-		memset(r, 0, sizeof(*r));
-		for (uint32_t i = 0; i < timed * 2 * period && r->timed < timed; i++)
-			x += fn(i | 1);
-		if (r->timed && r->ticks / r->timed < best)
-			best = r->ticks / r->timed;
-	}
-	return best;
+	memset(r, 0, sizeof(*r));
+	for (uint32_t i = 0; i < timed * 2 * period && r->timed < timed; i++)
+		x += fn(i | 1);
+	__asm__ volatile("" : : "r"(x));
+	return r->timed ? r->ticks / r->timed : ~0ull;
 }
 
-/* smallest per-call mean of 8 batches of 256 plain calls of fn */
-static uint64_t calib_plain(unsigned long (*volatile fn)(unsigned long))
+/* mean ticks of a plain call of fn, 256 calls */
+static uint64_t plain_batch(unsigned long (*volatile fn)(unsigned long))
 {
-	uint64_t best = ~0ull;
 	unsigned long x = 3;
-	for (int batch = 0; batch < 8; batch++) {
-		uint64_t t0 = sc_rdtsc();
-		for (int i = 0; i < 256; i++)
-			x += fn(i | 1);
-		uint64_t t = (sc_rdtsc() - t0) / 256;
-		if (t < best)
-			best = t;
-	}
-	return best;
+	uint64_t t0 = sc_rdtsc();
+	for (uint32_t i = 0; i < 256; i++)
+		x += fn(i | 1);
+	__asm__ volatile("" : : "r"(x));
+	return (sc_rdtsc() - t0) / 256;
 }
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+#define CALIB_BATCHES 15
 
 static uint64_t calibrate_overhead(uint32_t period)
 {
@@ -172,38 +170,55 @@ static uint64_t calibrate_overhead(uint32_t period)
 	uint64_t last;                          /* scratch */
 	t->last_tsc = &last;
 	uint32_t pmin = sc_period_min, pmax = sc_period_max;
-	sc_period_min = sc_period_max = 1;      /* time every call */
 	sc_tls_thread = t;
 	/* the nop takes no argument; called as the work's type, it ignores it */
+	unsigned long (*nop_plain)(unsigned long) =
+		(unsigned long (*)(unsigned long))sc_calib_nop;
 	unsigned long (*nop_through)(unsigned long) =
 		(unsigned long (*)(unsigned long))sc_entry_code((uint32_t)nop);
 	unsigned long (*work_through)(unsigned long) =
 		(unsigned long (*)(unsigned long))sc_entry_code((uint32_t)work);
-	uint64_t direct = calib_plain((unsigned long (*)(unsigned long))sc_calib_nop);
-	uint64_t outside = calib_plain(nop_through);
-	uint64_t w = calib_plain(sc_calib_work);
-	w = w > direct ? w - direct : 0;
-	sc_nested_ticks = outside > direct ? outside - direct : 0;
-	uint64_t in = calib_timed(&recs[work], work_through, 1, 256);
 	/*
-	 * Under adaptive timing a timed call is a rare one: the timed path
-	 * and the trampoline run cold (mispredicted branches, lines not in
-	 * L1), and what that adds is multiplied by each sample's weight. So
-	 * the cost to subtract is measured the same way: calls at the
-	 * longest sampling period, batches of 32 timed ones.
+	 * Each batch measures everything once, back to back, and the median
+	 * of the batches' figures is kept: on a shared machine the speed
+	 * drifts, and a minimum taken of each quantity separately could pair
+	 * a fast moment of one with a slow one of the other.
 	 */
-	if (period > 1) {
+	uint64_t cost[CALIB_BATCHES], nested[CALIB_BATCHES];
+	int n = 0;
+	for (int b = 0; b < CALIB_BATCHES; b++) {
+		sc_period_min = sc_period_max = 1;      /* time every call */
+		uint64_t direct = plain_batch(nop_plain);
+		uint64_t outside = plain_batch(nop_through);
+		uint64_t w = plain_batch(sc_calib_work);
+		/*
+		 * Under adaptive timing a timed call is a rare one: the timed
+		 * path and the trampoline run cold (mispredicted branches,
+		 * lines not in L1), and what that adds is multiplied by each
+		 * sample's weight. So the cost to subtract is measured the
+		 * same way: calls at the longest sampling period, 32 timed.
+		 */
 		sc_period_min = sc_period_max = period;
-		in = calib_timed(&recs[work], work_through, period, 32);
+		uint64_t in = period > 1 ? timed_batch(&recs[work], work_through, period, 32)
+					 : timed_batch(&recs[work], work_through, 1, 256);
+		if (in == ~0ull)
+			continue;
+		w = w > direct ? w - direct : 0;
+		cost[n] = in > w ? in - w : 0;
+		nested[n] = outside > direct ? outside - direct : 0;
+		n++;
 	}
 	sc_tls_thread = NULL;
 	sc_period_min = pmin;
 	sc_period_max = pmax;
 	munmap(recs, nrec * sizeof(struct sc_rec));
 	munmap(t, sizeof(*t));
-	if (in == ~0ull)
+	if (!n)
 		return 0;
-	return in > w ? in - w : 0;
+	qsort(cost, (size_t)n, sizeof(cost[0]), cmp_u64);
+	qsort(nested, (size_t)n, sizeof(nested[0]), cmp_u64);
+	sc_nested_ticks = nested[n / 2];
+	return cost[n / 2];
 }
 
 static void write_cmdline(void)
