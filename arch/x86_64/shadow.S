@@ -130,21 +130,25 @@ ENTRY(sc_shadow_common)
  */
 #define RA 24	/* the return address, above the three saved registers */
 
-.macro PUSH3
-	pushq	%rax
-	.cfi_adjust_cfa_offset 8
-	pushq	%rdx
-	.cfi_adjust_cfa_offset 8
-	pushq	%rcx
+/* a push or pop with its unwind note (gas macro names ignore case, so
+ * they cannot be called PUSHQ/POPQ) */
+.macro SAVEQ r
+	pushq	\r
 	.cfi_adjust_cfa_offset 8
 .endm
+.macro RESTQ r
+	popq	\r
+	.cfi_adjust_cfa_offset -8
+.endm
+.macro PUSH3
+	SAVEQ	%rax
+	SAVEQ	%rdx
+	SAVEQ	%rcx
+.endm
 .macro POP3
-	popq	%rcx
-	.cfi_adjust_cfa_offset -8
-	popq	%rdx
-	.cfi_adjust_cfa_offset -8
-	popq	%rax
-	.cfi_adjust_cfa_offset -8
+	RESTQ	%rcx
+	RESTQ	%rdx
+	RESTQ	%rax
 .endm
 
 .Ltimed:
@@ -221,10 +225,8 @@ ENTRY(sc_shadow_common)
 	 */
 	.cfi_adjust_cfa_offset 24
 .Lwait_enter:					/* rcx = frame, r11 = target */
-	pushq	%rsi
-	.cfi_adjust_cfa_offset 8
-	pushq	%rdi
-	.cfi_adjust_cfa_offset 8
+	SAVEQ	%rsi
+	SAVEQ	%rdi
 	rdtsc
 	shlq	$32, %rdx
 	orq	%rdx, %rax
@@ -234,10 +236,8 @@ ENTRY(sc_shadow_common)
 	call	sc_pclock_step
 	movq	%rax, FR_P(%rcx)
 	movq	$0, FR_TK(%rcx)
-	popq	%rdi
-	.cfi_adjust_cfa_offset -8
-	popq	%rsi
-	.cfi_adjust_cfa_offset -8
+	RESTQ	%rdi
+	RESTQ	%rsi
 	POP3
 	jmp	sc_return_trampoline
 
@@ -461,28 +461,14 @@ END(sc_restore_ext)
  * rdi the weight; r8 and r9 are only touched (and saved) off the fast
  * path. */
 .macro PUSH5
-	pushq	%rax
-	.cfi_adjust_cfa_offset 8
-	pushq	%rdx
-	.cfi_adjust_cfa_offset 8
-	pushq	%rcx
-	.cfi_adjust_cfa_offset 8
-	pushq	%rsi
-	.cfi_adjust_cfa_offset 8
-	pushq	%rdi
-	.cfi_adjust_cfa_offset 8
+	PUSH3
+	SAVEQ	%rsi
+	SAVEQ	%rdi
 .endm
 .macro POP5
-	popq	%rdi
-	.cfi_adjust_cfa_offset -8
-	popq	%rsi
-	.cfi_adjust_cfa_offset -8
-	popq	%rcx
-	.cfi_adjust_cfa_offset -8
-	popq	%rdx
-	.cfi_adjust_cfa_offset -8
-	popq	%rax
-	.cfi_adjust_cfa_offset -8
+	RESTQ	%rdi
+	RESTQ	%rsi
+	POP3
 .endm
 
 	.globl sc_return_trampoline; .hidden sc_return_trampoline
