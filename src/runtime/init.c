@@ -96,28 +96,6 @@ static uint64_t quick_tsc_hz(void)
 	return (t1 - t0) * 1000000000ull / (m1 - m0);
 }
 
-/*
- * What timing a call adds inside the measured interval (entry rdtsc to
- * return rdtsc), which the reader subtracts from every timed call.
- *
- * It is measured on a function of known length, not on an empty one:
- * rdtsc does not wait for the instructions before it, so the interceptor's
- * work around the two reads partly overlaps the function's own. An empty
- * function shows all of it; a function that does some work hides part of
- * it, and subtracting the empty function's figure from every call took
- * ~2 ns too much from real calls (and everything from a 1 ns one): with
- * that, --timing=all put acc_short (bench/accuracy.sh) 11 % under the
- * truth and 17 % under adaptive; measured this way, within 4 %. So:
- *     work  = plain call of sc_calib_work - plain call of sc_calib_nop
- *     cost  = timed sc_calib_work, inside the interval - work
- * each the median of 15 batches of 256 calls, through a private entry
- * on a scratch thread state, timing calls as often as the mode will (period: 1 for all, the longest for adaptive). The calls are
- * independent (argument i, results summed), as in a loop over a library
- * call; chained through their results they overlap less and the figure
- * comes out ~8 ns low. Also measured:
- * what a timed call adds in all (sc_nested_ticks, charged to a timed
- * caller for each timed call nested in it).
- */
 /* mean ticks inside the timed interval of fn: up to 2 * timed * period
  * calls, until `timed` were timed; ~0 if none was */
 static uint64_t timed_batch(struct sc_rec *r, unsigned long (*fn)(unsigned long),
@@ -150,6 +128,28 @@ static int cmp_u64(const void *a, const void *b)
 
 #define CALIB_BATCHES 15
 
+/*
+ * What timing a call adds inside the measured interval (entry rdtsc to
+ * return rdtsc), which the reader subtracts from every timed call.
+ *
+ * It is measured on a function of known length, not on an empty one:
+ * rdtsc does not wait for the instructions before it, so the interceptor's
+ * work around the two reads partly overlaps the function's own. An empty
+ * function shows all of it; a function that does some work hides part of
+ * it, and subtracting the empty function's figure from every call took
+ * ~2 ns too much from real calls (and everything from a 1 ns one): with
+ * that, --timing=all put acc_short (bench/accuracy.sh) 11 % under the
+ * truth and 17 % under adaptive; measured this way, within 4 %. So:
+ *     work  = plain call of sc_calib_work - plain call of sc_calib_nop
+ *     cost  = timed sc_calib_work, inside the interval - work
+ * each the median of 15 batches, through a private entry on a scratch
+ * thread state, timing calls as often as the mode will (period: 1 for
+ * all, the longest for adaptive). The calls are independent (argument i,
+ * results summed), as in a loop over a library call; chained through
+ * their results they overlap less and the figure comes out ~8 ns low.
+ * Also measured: what a timed call adds in all (sc_nested_ticks, charged
+ * to a timed caller for each timed call nested in it).
+ */
 static uint64_t calibrate_overhead(uint32_t period)
 {
 	long nop = sc_entry_new((void *)sc_calib_nop, 0, 0, 0, NULL);
@@ -199,8 +199,8 @@ static uint64_t calibrate_overhead(uint32_t period)
 		 * same way: calls at the longest sampling period, 32 timed.
 		 */
 		sc_period_min = sc_period_max = period;
-		uint64_t in = period > 1 ? timed_batch(&recs[work], work_through, period, 32)
-					 : timed_batch(&recs[work], work_through, 1, 256);
+		uint64_t in = timed_batch(&recs[work], work_through, period,
+					  period > 1 ? 32 : 256);
 		if (in == ~0ull)
 			continue;
 		w = w > direct ? w - direct : 0;

@@ -288,11 +288,11 @@ static void scan_for(const struct sc_object *o, struct got_use *u, size_t n, int
  * grew by 4-5 MB of library code before the scan gave it back, and by
  * 0.6 MB of symbol tables (libcrypto's alone 256 KB) after.
  *
- * So, around the patching of each object, keep_rss_note() notes which pages of
- * every object's read-only segments are mapped (the present bit of
- * /proc/self/pagemap) and keep_rss_drop() unmaps again, with
- * MADV_DONTNEED, those that were not and still are plain file pages
- * (bit 61: a page written since, copied on write, is anonymous and is
+ * So, before patching, keep_rss_note() notes which pages of every
+ * object's read-only segments are mapped (the present bit of
+ * /proc/self/pagemap), and after each object keep_rss_drop() unmaps
+ * again, with MADV_DONTNEED, those that were not and still are plain
+ * file pages (bit 61: a page written since, copied on write, is anonymous and is
  * never touched). They are still in the page cache and come back on a
  * minor fault if the program uses them. Writable segments, objects with
  * text relocations and the runtime's own objects (skip: itself, ld.so,
@@ -393,6 +393,9 @@ static void keep_rss_note(struct keep_rss *k)
 		}
 }
 
+/* Unmaps what was mapped since keep_rss_note. The note stays true after
+ * it (what was mapped is mapped, what was not is not again), so one note
+ * serves the drops after each of several objects. */
 static void keep_rss_drop(struct keep_rss *k)
 {
 	size_t page = (size_t)sysconf(_SC_PAGESIZE);
@@ -417,6 +420,10 @@ static void keep_rss_drop(struct keep_rss *k)
 			}
 		}
 	}
+}
+
+static void keep_rss_free(struct keep_rss *k)
+{
 	if (k->fd >= 0)
 		close(k->fd);
 	free(k->seg);
@@ -603,17 +610,18 @@ void sc_objects_scan(bool patch)
 	sc_objects_prune();
 	dl_iterate_phdr(scan_cb, &ctx);
 	/* every new object must be registered before any is patched: a
-	 * target is attributed to the object that contains it */
-	/* one object at a time, so the pages one reads are given back
-	 * before the next is read: the peak (VmHWM) grows by one object's
-	 * worth at most, not by all of them */
-	if (patch)
+	 * target is attributed to the object that contains it. The pages
+	 * patching maps are given back after each object, before the next
+	 * is read: the peak (VmHWM) grows by one object's worth at most */
+	if (patch && ctx.first_new < n_objs) {
+		struct keep_rss k;
+		keep_rss_note(&k);
 		for (uint32_t i = ctx.first_new; i < n_objs; i++) {
-			struct keep_rss k;
-			keep_rss_note(&k);
 			patch_object(&objs[i]);
 			keep_rss_drop(&k);
 		}
+		keep_rss_free(&k);
+	}
 	sc_unlock();
 }
 
