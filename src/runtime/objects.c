@@ -292,8 +292,8 @@ static void scan_for(const struct sc_object *o, struct got_use *u, size_t n, int
  * object's read-only segments are mapped (the present bit of
  * /proc/self/pagemap), and after each object keep_rss_drop() unmaps
  * again, with MADV_DONTNEED, those that were not and still are plain
- * file pages (bit 61: a page written since, copied on write, is anonymous and is
- * never touched). They are still in the page cache and come back on a
+ * file pages (bit 61: a page written since, copied on write, is
+ * anonymous and is never touched). They are still in the page cache and come back on a
  * minor fault if the program uses them. Writable segments, objects with
  * text relocations and the runtime's own objects (skip: itself, ld.so,
  * the vDSO) are left alone. A pagemap that cannot be read, or a failed
