@@ -48,4 +48,11 @@ static inline void sc_arch_write_entry(uint8_t *code, uint32_t idx, const void *
  * the function's own return address (__builtin_return_address(0)). */
 bool sc_arch_reads_return_address(const uint8_t *c, size_t n);
 
+/* gotscan.c: calls fn(ctx, slot, call) for every instruction in the len
+ * bytes of code that uses a pointer slot in [lo, hi]: call is true for an
+ * indirect call or jump through it, false for a load of the pointer. */
+typedef void (*sc_got_ref_fn)(void *ctx, uintptr_t slot, bool call);
+void sc_arch_got_refs(const uint8_t *code, size_t len, uintptr_t lo, uintptr_t hi,
+		      sc_got_ref_fn fn, void *ctx);
+
 #endif

@@ -231,52 +231,22 @@ static struct got_use *find_use(struct got_use *u, size_t n, uintptr_t slot)
 	return NULL;
 }
 
-/*
- * Byte scan of the object's executable segments for RIP-relative uses of
- * the candidate slots: ff 15/25 disp32 (call/jmp *slot) count as calls;
- * ff 35 (push slot) and REX.W 8b /r with a RIP operand (mov slot, %reg)
- * mean the pointer escapes. A misread byte can only make us skip a slot.
- * Two passes, each driven by memchr: the second (loads) only runs when the
- * first found calls, which objects not built with -fno-plt never have.
- */
-static void scan_for(const struct sc_object *o, struct got_use *u, size_t n, int pass)
+/* sc_arch_got_refs callback: one more use of a slot (ctx: the sorted uses) */
+struct use_set {
+	struct got_use *u;
+	size_t n;
+};
+
+static void count_use(void *ctx, uintptr_t slot, bool call)
 {
-	uintptr_t lo = u[0].slot, hi = u[n - 1].slot;   /* u is sorted */
-	for (int p = 0; p < o->phnum; p++) {
-		const ElfW(Phdr) *ph = &o->phdr[p];
-		if (ph->p_type != PT_LOAD || !(ph->p_flags & PF_X) || !(ph->p_flags & PF_R))
-			continue;
-		const uint8_t *b = (const uint8_t *)(o->base + ph->p_vaddr);
-		const uint8_t *end = b + ph->p_filesz;
-		const uint8_t lead = pass == 0 ? 0xff : 0x8b;
-		for (const uint8_t *q = b; q + 7 <= end; q++) {
-			q = memchr(q, lead, (size_t)(end - q - 6));
-			if (!q)
-				break;
-			int32_t rel;
-			uintptr_t t;
-			if (pass == 0) {
-				if (q[1] != 0x15 && q[1] != 0x25 && q[1] != 0x35)
-					continue;
-				memcpy(&rel, q + 2, 4);
-				t = (uintptr_t)(q + 6) + (uintptr_t)(intptr_t)rel;
-			} else {
-				if (q == b || (q[-1] != 0x48 && q[-1] != 0x4c) || (q[1] & 0xc7) != 0x05)
-					continue;
-				memcpy(&rel, q + 2, 4);
-				t = (uintptr_t)(q + 6) + (uintptr_t)(intptr_t)rel;
-			}
-			if (t < lo || t > hi)
-				continue;
-			struct got_use *g = find_use(u, n, t);
-			if (!g)
-				continue;
-			if (pass == 1 || q[1] == 0x35)
-				g->loads++;
-			else
-				g->calls++;
-		}
-	}
+	struct use_set *s = ctx;
+	struct got_use *g = find_use(s->u, s->n, slot);
+	if (!g)
+		return;
+	if (call)
+		g->calls++;
+	else
+		g->loads++;
 }
 
 /*
@@ -430,14 +400,21 @@ static void keep_rss_free(struct keep_rss *k)
 	free(k->was);
 }
 
+/*
+ * Counts, for each candidate slot, the calls through it and the loads of
+ * it in the object's executable segments (the byte forms are in
+ * arch/x86_64/gotscan.c). u is sorted by slot.
+ */
 static void classify(const struct sc_object *o, struct got_use *u, size_t n)
 {
-	scan_for(o, u, n, 0);
-	for (size_t i = 0; i < n; i++)
-		if (u[i].calls) {
-			scan_for(o, u, n, 1);
-			return;
-		}
+	struct use_set s = {.u = u, .n = n};
+	for (int p = 0; p < o->phnum; p++) {
+		const ElfW(Phdr) *ph = &o->phdr[p];
+		if (ph->p_type != PT_LOAD || !(ph->p_flags & PF_X) || !(ph->p_flags & PF_R))
+			continue;
+		sc_arch_got_refs((const uint8_t *)(o->base + ph->p_vaddr), ph->p_filesz,
+				 u[0].slot, u[n - 1].slot, count_use, &s);
+	}
 }
 
 /* ---- resolving and patching ----------------------------------------- */

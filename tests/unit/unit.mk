@@ -25,6 +25,15 @@ $(BUILD)/tests/asan/test_peek: tests/unit/test_peek.c arch/$(ARCH)/peek.c arch/$
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(ASAN_FLAGS) -Itests/unit -o $@ $< arch/$(ARCH)/peek.c
 
+# The GOT-use scan of the runtime's arch directory.
+$(BUILD)/tests/test_gotscan: tests/unit/test_gotscan.c arch/$(ARCH)/gotscan.c arch/$(ARCH)/arch.h
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -Itests/unit -o $@ $< arch/$(ARCH)/gotscan.c
+
+$(BUILD)/tests/asan/test_gotscan: tests/unit/test_gotscan.c arch/$(ARCH)/gotscan.c arch/$(ARCH)/arch.h
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(ASAN_FLAGS) -Itests/unit -o $@ $< arch/$(ARCH)/gotscan.c
+
 # The report writers (src/cli/report_*.c) on an in-memory profile.
 REPORT_SRC := $(wildcard src/cli/report_*.c)
 $(BUILD)/tests/test_report: tests/unit/test_report.c tests/unit/check.h $(COMMON_SRC) \
