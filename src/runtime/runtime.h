@@ -141,6 +141,7 @@ uint64_t sc_mono_ns(void) SC_HIDDEN;
 /* meta.c */
 int sc_meta_open(void) SC_HIDDEN;
 void sc_meta_add(uint32_t type, const void *a, size_t alen, const char *str) SC_HIDDEN;
+void sc_meta_batch(bool on) SC_HIDDEN;
 void sc_meta_reopen_child(void) SC_HIDDEN;
 uint32_t sc_meta_pid(void) SC_HIDDEN;
 int sc_fd_still(int fd, const char *path, dev_t dev, ino_t ino, int flags) SC_HIDDEN;
