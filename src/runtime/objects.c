@@ -260,11 +260,12 @@ static void count_use(void *ctx, uintptr_t slot, bool call)
  *
  * So, before patching, keep_rss_note() notes which pages of every
  * object's read-only segments are mapped (the present bit of
- * /proc/self/pagemap), and after each object keep_rss_drop() unmaps
- * again, with MADV_DONTNEED, those that were not and still are plain
- * file pages (bit 61: a page written since, copied on write, is
- * anonymous and is never touched). They are still in the page cache and come back on a
- * minor fault if the program uses them. Writable segments, objects with
+ * /proc/self/pagemap), and keep_rss_drop() unmaps again, with
+ * MADV_DONTNEED, those that were not and still are plain file pages (bit
+ * 61: a page written since, copied on write, is anonymous and is never
+ * touched): in each object after patching it, and in all at the end.
+ * They are still in the page cache and come back on a minor fault if the
+ * program uses them. Writable segments, objects with
  * text relocations and the runtime's own objects (skip: itself, ld.so,
  * the vDSO) are left alone. A pagemap that cannot be read, or a failed
  * allocation, leaves everything mapped: only memory is at stake.
@@ -275,6 +276,7 @@ static void count_use(void *ctx, uintptr_t slot, bool call)
 struct keep_seg {
 	uintptr_t lo;
 	size_t np, first;       /* pages, and index of the first in was[] */
+	const struct sc_object *o;
 };
 
 struct keep_rss {
@@ -294,7 +296,7 @@ static bool has_textrel(const struct sc_object *o)
 
 /* Calls fn(k, lo, npages) for each whole-page read-only segment to watch. */
 static size_t keep_rss_segs(struct keep_rss *k, size_t page,
-			    void (*fn)(struct keep_rss *, uintptr_t, size_t))
+			    void (*fn)(struct keep_rss *, const struct sc_object *, uintptr_t, size_t))
 {
 	size_t n = 0;
 	for (uint32_t i = 0; i < n_objs; i++) {
@@ -310,16 +312,16 @@ static size_t keep_rss_segs(struct keep_rss *k, size_t page,
 			if (hi <= lo)
 				continue;
 			if (fn)
-				fn(k, lo, (hi - lo) / page);
+				fn(k, o, lo, (hi - lo) / page);
 			n++;
 		}
 	}
 	return n;
 }
 
-static void keep_rss_add(struct keep_rss *k, uintptr_t lo, size_t np)
+static void keep_rss_add(struct keep_rss *k, const struct sc_object *o, uintptr_t lo, size_t np)
 {
-	k->seg[k->n] = (struct keep_seg){.lo = lo, .np = np, .first = k->pages};
+	k->seg[k->n] = (struct keep_seg){.lo = lo, .np = np, .first = k->pages, .o = o};
 	k->n++;
 	k->pages += np;
 }
@@ -363,15 +365,19 @@ static void keep_rss_note(struct keep_rss *k)
 		}
 }
 
-/* Unmaps what was mapped since keep_rss_note. The note stays true after
- * it (what was mapped is mapped, what was not is not again), so one note
- * serves the drops after each of several objects. */
-static void keep_rss_drop(struct keep_rss *k)
+/* Unmaps what was mapped since keep_rss_note in the segments of object
+ * only (after patching it: the code its scan read), or of every object
+ * (NULL: at the end, the symbol tables dlsym read in all of them). The
+ * note stays true after a drop (what was mapped is mapped, what was not
+ * is not again), so one note serves them all. */
+static void keep_rss_drop(struct keep_rss *k, const struct sc_object *only)
 {
 	size_t page = (size_t)sysconf(_SC_PAGESIZE);
 	uint8_t now[512];
 	for (size_t s = 0; k->fd >= 0 && s < k->n; s++) {
 		const struct keep_seg *g = &k->seg[s];
+		if (only && g->o != only)
+			continue;
 		for (size_t i = 0; i < g->np; i += sizeof(now)) {
 			size_t m = g->np - i < sizeof(now) ? g->np - i : sizeof(now);
 			if (!pagemap_walk(k->fd, g->lo + i * page, m, page, now, true))
@@ -584,21 +590,25 @@ void sc_objects_scan(bool patch)
 {
 	struct scan_ctx ctx = {.first_new = n_objs, .self = self_base()};
 	sc_lock();
+	sc_meta_batch(true);
 	sc_objects_prune();
 	dl_iterate_phdr(scan_cb, &ctx);
 	/* every new object must be registered before any is patched: a
-	 * target is attributed to the object that contains it. The pages
-	 * patching maps are given back after each object, before the next
-	 * is read: the peak (VmHWM) grows by one object's worth at most */
+	 * target is attributed to the object that contains it. The code an
+	 * object's scan maps is given back after the object, before the next
+	 * is read, so the peak (VmHWM) grows by one object's code at most;
+	 * the symbol tables resolving read in every object, at the end */
 	if (patch && ctx.first_new < n_objs) {
 		struct keep_rss k;
 		keep_rss_note(&k);
 		for (uint32_t i = ctx.first_new; i < n_objs; i++) {
 			patch_object(&objs[i]);
-			keep_rss_drop(&k);
+			keep_rss_drop(&k, &objs[i]);
 		}
+		keep_rss_drop(&k, NULL);
 		keep_rss_free(&k);
 	}
+	sc_meta_batch(false);
 	sc_unlock();
 }
 
