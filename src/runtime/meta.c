@@ -2,25 +2,28 @@
  * meta.c - the append-only metadata stream p<pid>-<gen>.meta (format.h).
  *
  * Records are appended under the runtime lock the moment the thing they
- * describe exists, so the file is complete whenever the process dies. A
- * copy of every record is kept in memory so that a forked child can start
- * its own file with the objects and entries it inherited.
+ * describe exists, so the file is complete whenever the process dies.
+ *
+ * A forked child starts its own file with the objects and entries it
+ * inherited: it copies the parent's records, up to the length the file
+ * had at the fork, from the file itself (sc_meta_reopen_child). Keeping a
+ * copy in memory instead cost every process its size, 50-70 KB for a
+ * server, for the forks only some make.
  *
  * A scan of the loaded objects (start-up, dlopen) describes hundreds of
  * entries at once; one write(2), and one fstat(2) to check the descriptor,
  * each cost ~1 ms per start-up for a few hundred records. Between
  * sc_meta_batch(true) and sc_meta_batch(false), both under the lock,
- * records only go to the copy and are written together at the end. The
- * program does not run meanwhile (the scan holds the lock, and what the
- * entries describe is not reachable before it ends), so nothing that
- * refers to them can reach the file first. A fatal signal inside a scan
- * writes what is pending before its END record.
+ * records are held in a buffer and written 8 KB at a time. The program
+ * does not run meanwhile (the scan holds the lock, and what the entries
+ * describe is not reachable before it ends), so nothing that refers to
+ * them can reach the file first. A fatal signal inside a scan writes what
+ * is held before its END record.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -33,10 +36,10 @@ static char meta_path[4200];
 static dev_t meta_dev;
 static ino_t meta_ino;
 static struct sc_meta_header meta_hdr;
-static char *copy;              /* every record written so far */
-static size_t copy_len, copy_cap;
-static size_t copy_written;     /* how much of copy is in the file */
-static int batch;               /* > 0: hold records in copy */
+static uint64_t file_len;       /* bytes in the file: what a child copies */
+static char held[8192];         /* records of a batch not yet written */
+static size_t held_len;
+static int batch;               /* > 0: hold records */
 
 static int write_all(int fd, const void *p, size_t n)
 {
@@ -122,37 +125,23 @@ SC_HIDDEN void sc_meta_set_clock(uint64_t tsc, uint64_t mono, uint64_t hz, uint6
 	meta_hdr.start_mono_ns = mono;
 	meta_hdr.tsc_hz = hz;
 	meta_hdr.overhead_ticks = overhead;
-	if (meta_fd >= 0)
-		write_all(meta_fd, &meta_hdr, sizeof(meta_hdr));
+	if (meta_fd >= 0 && write_all(meta_fd, &meta_hdr, sizeof(meta_hdr)) == 0)
+		file_len = sizeof(meta_hdr);
 }
 
-static bool keep(const void *p, size_t n)
+/* Appends n bytes of whole records to the file. */
+static void put(const void *p, size_t n)
 {
-	if (copy_len + n > copy_cap) {
-		size_t cap = copy_cap ? copy_cap * 2 : (1u << 16);
-		while (cap < copy_len + n)
-			cap *= 2;
-		void *m = mmap(NULL, cap, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-		if (m == MAP_FAILED)
-			return false;
-		if (copy) {
-			memcpy(m, copy, copy_len);
-			munmap(copy, copy_cap);
-		}
-		copy = m;
-		copy_cap = cap;
-	}
-	memcpy(copy + copy_len, p, n);
-	copy_len += n;
-	return true;
+	if (meta_fd >= 0 && write_all(meta_fd, p, n) == 0)
+		file_len += n;
 }
 
-/* Writes the records held in copy and not yet in the file. */
+/* Writes the records held by a batch. */
 static void flush_held(void)
 {
-	if (copy_written < copy_len && meta_fd >= 0)
-		write_all(meta_fd, copy + copy_written, copy_len - copy_written);
-	copy_written = copy_len;
+	if (held_len)
+		put(held, held_len);
+	held_len = 0;
 }
 
 /* Under the runtime lock: hold records (on) or write them (off). */
@@ -192,36 +181,83 @@ void sc_meta_add(uint32_t type, const void *a, size_t alen, const char *str)
 	size_t total = sizeof(r) + padded;
 	if (type == SC_M_END && sc_in_signal) {
 		/* from a fatal-signal handler: the lock may be held by the very
-		 * code we interrupted; one write(2) needs no lock */
+		 * code we interrupted; write(2) needs no lock */
 		if (meta_fd >= 0)
 			meta_fd = sc_fd_still(meta_fd, meta_path, meta_dev, meta_ino, O_WRONLY | O_APPEND);
 		flush_held();
-		if (meta_fd >= 0)
-			write_all(meta_fd, buf, total);
+		put(buf, total);
 		return;
 	}
 	sc_lock();
-	bool kept = type != SC_M_END && type != SC_M_THREAD && keep(buf, total);
-	if (!kept || !batch) {
-		if (meta_fd >= 0)
-			meta_fd = sc_fd_still(meta_fd, meta_path, meta_dev, meta_ino, O_WRONLY | O_APPEND);
+	if (meta_fd >= 0 && (!batch || held_len + total > sizeof(held)))
+		meta_fd = sc_fd_still(meta_fd, meta_path, meta_dev, meta_ino, O_WRONLY | O_APPEND);
+	if (batch && held_len + total > sizeof(held))
 		flush_held();
-		if (!kept && meta_fd >= 0)
-			write_all(meta_fd, buf, total);
+	if (batch && held_len + total <= sizeof(held)) {
+		memcpy(held + held_len, buf, total);
+		held_len += total;
+	} else {
+		put(buf, total);
 	}
 	sc_unlock();
+}
+
+/*
+ * Copies the records of the parent's file in [header, end) to ours,
+ * except its threads and its end, through one 8 KB buffer (no record is
+ * longer: sc_meta_add cuts them to its own buffer).
+ */
+static void copy_inherited(int in, uint64_t end)
+{
+	char buf[8192];
+	uint64_t off = sizeof(struct sc_meta_header);
+	while (off < end) {
+		size_t want = end - off < sizeof(buf) ? (size_t)(end - off) : sizeof(buf);
+		ssize_t n = pread(in, buf, want, (off_t)off);
+		if (n <= 0)
+			return;
+		size_t p = 0, run = 0;          /* run: start of records to copy */
+		while (p + sizeof(struct sc_meta_rec) <= (size_t)n) {
+			struct sc_meta_rec r;
+			memcpy(&r, buf + p, sizeof(r));
+			size_t total = sizeof(r) + (((size_t)r.len + 7) & ~(size_t)7);
+			if (p + total > (size_t)n)
+				break;                  /* read again from here */
+			if (r.type == SC_M_THREAD || r.type == SC_M_END) {
+				if (p > run)
+					put(buf + run, p - run);
+				run = p + total;
+			}
+			p += total;
+		}
+		if (p > run)
+			put(buf + run, p - run);
+		if (p == 0)
+			return;                         /* not a record: stop */
+		off += p;
+	}
 }
 
 /* In a forked child: a new file for the new pid, holding what the parent
  * had described (objects, entries, command line) but not its threads. */
 void sc_meta_reopen_child(void)
 {
+	uint64_t end = file_len;                /* the parent's file at the fork */
+	int in = sc_fd_still(-1, meta_path, meta_dev, meta_ino, O_RDONLY);
+	if (in < 0)
+		sc_warn("cannot read %s; a forked child's profile lacks its objects", meta_path);
 	if (meta_fd >= 0 && sc_fd_still(meta_fd, meta_path, meta_dev, meta_ino,
 					   O_WRONLY | O_APPEND) == meta_fd)
 		close(meta_fd);
 	meta_fd = open_new();
-	if (meta_fd < 0)
+	held_len = 0;
+	batch = 0;
+	file_len = 0;
+	if (meta_fd < 0) {
+		if (in >= 0)
+			close(in);
 		return;
+	}
 	meta_hdr.pid = (uint32_t)getpid();
 	meta_hdr.ppid = (uint32_t)getppid();
 	meta_hdr.gen = sc_gen;
@@ -233,11 +269,11 @@ void sc_meta_reopen_child(void)
 	meta_hdr.start_real_ns = (uint64_t)rt.tv_sec * 1000000000ull + (uint64_t)rt.tv_nsec;
 	meta_hdr.start_tsc = sc_rdtsc();
 	meta_hdr.start_mono_ns = sc_mono_ns();
-	write_all(meta_fd, &meta_hdr, sizeof(meta_hdr));
-	if (copy_len)
-		write_all(meta_fd, copy, copy_len);
-	copy_written = copy_len;
-	batch = 0;
+	put(&meta_hdr, sizeof(meta_hdr));
+	if (in >= 0) {
+		copy_inherited(in, end);
+		close(in);
+	}
 }
 
 /* The pid this image's meta file belongs to. */
