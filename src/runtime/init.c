@@ -99,15 +99,15 @@ static uint64_t quick_tsc_hz(void)
 /*
  * Mean ticks inside the timed interval of fn, over `timed` timed calls.
  * At period 1 every call is timed. Otherwise each timed call follows
- * CALIB_GAP counted calls of gap (another entry), as a sampled call
- * follows counted ones in a run: its countdown is set to 1 rather than
- * waiting out the period (127 calls of ~25 ns each, 1.3 ms of start-up
- * for 15 batches). ~0 if nothing was timed.
+ * CALIB_GAP counted calls of fn, as a sampled call follows counted ones
+ * of the same API in a run: its countdown is held high for those and set
+ * to 1 for the timed one, rather than waiting out the period (127 calls
+ * of ~25 ns each, 1.3 ms of start-up for 15 batches). ~0 if nothing was
+ * timed.
  */
 #define CALIB_GAP 8
 static uint64_t timed_batch(struct sc_rec *r, unsigned long (*fn)(unsigned long),
-			    uint32_t period, uint32_t timed,
-			    struct sc_rec *gap_rec, unsigned long (*gap)(unsigned long))
+			    uint32_t period, uint32_t timed)
 {
 	unsigned long x = 3;
 	memset(r, 0, sizeof(*r));
@@ -116,10 +116,10 @@ static uint64_t timed_batch(struct sc_rec *r, unsigned long (*fn)(unsigned long)
 			x += fn(i | 1);
 	} else {
 		for (uint32_t i = 0; i < timed; i++) {
-			gap_rec->countdown = INT32_MAX;         /* never timed */
+			r->countdown = INT32_MAX;       /* counted only */
 			for (uint32_t j = 0; j < CALIB_GAP; j++)
-				x += gap(j | 1);
-			r->countdown = 1;
+				x += fn(j | 1);
+			r->countdown = 1;               /* this one is timed */
 			x += fn(i | 1);
 		}
 	}
@@ -219,7 +219,7 @@ static uint64_t calibrate_overhead(uint32_t period)
 		 */
 		sc_period_min = sc_period_max = period;
 		uint64_t in = timed_batch(&recs[work], work_through, period,
-					  period > 1 ? 32 : 256, &recs[nop], nop_through);
+					  period > 1 ? 32 : 256);
 		if (in == ~0ull)
 			continue;
 		w = w > direct ? w - direct : 0;
