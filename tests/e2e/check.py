@@ -1099,6 +1099,32 @@ def cli_checks(scaler, tmp):
         return []
     guarded("report-fork-child-wall", None, fork_wall)
 
+    def fork_child_stack():
+        # the runtime's work in a forked child must not grow its stack:
+        # a copy of the thread state there (0.44 MB, the shadow stack)
+        # stayed in the RSS of every nginx worker and postgres backend
+        prog = ("import os\npid = os.fork()\nif pid == 0:\n"
+                "    rss, on = 0, False\n"
+                "    for l in open('/proc/self/smaps'):\n"
+                "        if '-' in l.split(' ')[0]:\n"
+                "            on = l.rstrip().endswith('[stack]')\n"
+                "        elif on and l.startswith('Rss:'):\n"
+                "            rss = int(l.split()[1])\n"
+                "    print(rss, flush=True)\n"
+                "    os._exit(0)\n"
+                "os.waitpid(pid, 0)\n")
+        rc, out, err = run([sys.executable, "-c", prog])
+        base = int(out.split()[0])
+        rc2, out2, err2 = run([scaler, "record", "-o", os.path.join(tmp, "fst"), "--",
+                               sys.executable, "-c", prog])
+        if rc2 != 0:
+            return ["record exited %d: %s" % (rc2, err2[-200:])]
+        got = int(out2.split()[0])
+        if got > base + 96:
+            return ["a forked child's stack is %d KB under scaler, %d KB without" % (got, base)]
+        return []
+    guarded("fork-child-stack-rss", None, fork_child_stack)
+
     def exec_end():
         # an image replaced by exec ends there: it has its wall time, no
         # exit status, and its text status says so
