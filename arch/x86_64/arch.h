@@ -54,5 +54,10 @@ bool sc_arch_reads_return_address(const uint8_t *c, size_t n);
 typedef void (*sc_got_ref_fn)(void *ctx, uintptr_t slot, bool call);
 void sc_arch_got_refs(const uint8_t *code, size_t len, uintptr_t lo, uintptr_t hi,
 		      sc_got_ref_fn fn, void *ctx);
+/* its two forms, which it picks between by the CPU (for the unit test) */
+void sc_arch_got_refs_sse2(const uint8_t *code, size_t len, uintptr_t lo, uintptr_t hi,
+			   sc_got_ref_fn fn, void *ctx);
+void sc_arch_got_refs_avx2(const uint8_t *code, size_t len, uintptr_t lo, uintptr_t hi,
+			   sc_got_ref_fn fn, void *ctx);
 
 #endif

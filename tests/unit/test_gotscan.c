@@ -54,6 +54,12 @@ static void reference(const uint8_t *c, size_t len, uintptr_t lo, uintptr_t hi, 
 	}
 }
 
+/* the form the CPU gets, and each of the two */
+static void (*const scan[3])(const uint8_t *, size_t, uintptr_t, uintptr_t, sc_got_ref_fn, void *) = {
+	sc_arch_got_refs, sc_arch_got_refs_sse2, sc_arch_got_refs_avx2};
+static const char *const scan_name[3] = {"", " (SSE2)", " (AVX2)"};
+static int n_scans = 2;         /* 3 where the CPU has AVX2 */
+
 /* one instruction (n bytes) at offset off of a 64-byte buffer of nops,
  * its displacement pointing at the buffer's end + 8 */
 static void single(const char *what, const uint8_t *insn, size_t n, bool want_call)
@@ -67,12 +73,15 @@ static void single(const char *what, const uint8_t *insn, size_t n, bool want_ca
 		uintptr_t slot = (uintptr_t)buf + 72;
 		int32_t d = (int32_t)(slot - ((uintptr_t)buf + off + n));
 		memcpy(buf + off + n - 4, &d, 4);
-		struct hits h = {0};
-		sc_arch_got_refs(buf, sizeof(buf), slot, slot, hit, &h);
-		if (h.n != 1 || h.last != slot || h.last_call != want_call) {
-			CHECK(0, "%s at offset %zu: %zu hits", what, off, h.n);
-			return;
+		for (int k = 0; k < n_scans; k++) {
+			struct hits h = {0};
+			scan[k](buf, sizeof(buf), slot, slot, hit, &h);
+			if (h.n != 1 || h.last != slot || h.last_call != want_call) {
+				CHECK(0, "%s at offset %zu%s: %zu hits", what, off, scan_name[k], h.n);
+				return;
+			}
 		}
+		struct hits h = {0};
 		/* out of the range asked for: no hit */
 		memset(&h, 0, sizeof(h));
 		sc_arch_got_refs(buf, sizeof(buf), slot + 8, slot + 16, hit, &h);
@@ -86,14 +95,20 @@ static void single(const char *what, const uint8_t *insn, size_t n, bool want_ca
 
 static void compare(const char *what, const uint8_t *c, size_t len, uintptr_t lo, uintptr_t hi)
 {
-	struct hits a = {0}, b = {0};
-	sc_arch_got_refs(c, len, lo, hi, hit, &a);
-	reference(c, len, lo, hi, &b);
-	CHECK(a.n == b.n && a.sum == b.sum, "%s: %zu uses, reference %zu", what, a.n, b.n);
+	for (int k = 0; k < n_scans; k++) {
+		struct hits a = {0}, b = {0};
+		scan[k](c, len, lo, hi, hit, &a);
+		reference(c, len, lo, hi, &b);
+		CHECK(a.n == b.n && a.sum == b.sum, "%s%s: %zu uses, reference %zu",
+		      what, scan_name[k], a.n, b.n);
+	}
 }
 
 int main(void)
 {
+	__builtin_cpu_init();
+	if (__builtin_cpu_supports("avx2"))
+		n_scans = 3;
 	single("call *slot(%rip)", (const uint8_t *)"\xff\x15\0\0\0\0", 6, true);
 	single("jmp *slot(%rip)", (const uint8_t *)"\xff\x25\0\0\0\0", 6, true);
 	single("push slot(%rip)", (const uint8_t *)"\xff\x35\0\0\0\0", 6, false);
@@ -115,17 +130,20 @@ int main(void)
 	static const uint8_t pick[] = {0xff, 0x15, 0x25, 0x35, 0x48, 0x4c, 0x8b, 0x05, 0x3d, 0x00};
 	for (size_t i = 0; i < sizeof(rnd); i++)
 		rnd[i] = (rand() & 1) ? pick[rand() % sizeof(pick)] : (uint8_t)rand();
-	for (size_t len = 0; len <= 64; len++) {
-		struct hits a = {0}, b = {0};
-		sc_arch_got_refs(rnd + 100, len, 0, UINTPTR_MAX, hit, &a);
-		reference(rnd + 100, len, 0, UINTPTR_MAX, &b);
-		if (a.n != b.n || a.sum != b.sum) {
-			CHECK(0, "random code of %zu bytes: %zu uses, reference %zu", len, a.n, b.n);
-			break;
+	for (int k = 0; k < n_scans; k++)
+		for (size_t len = 0; len <= 100; len++) {
+			struct hits a = {0}, b = {0};
+			scan[k](rnd + 100, len, 0, UINTPTR_MAX, hit, &a);
+			reference(rnd + 100, len, 0, UINTPTR_MAX, &b);
+			if (a.n != b.n || a.sum != b.sum) {
+				CHECK(0, "random code of %zu bytes%s: %zu uses, reference %zu",
+				      len, scan_name[k], a.n, b.n);
+				break;
+			}
+			if (len == 100)
+				CHECK(1, "random code of 0 to 100 bytes%s: same uses as the reference",
+				      scan_name[k]);
 		}
-		if (len == 64)
-			CHECK(1, "random code of 0 to 64 bytes: same uses as the reference");
-	}
 	compare("64 KiB of random code, every slot", rnd, sizeof(rnd), 0, UINTPTR_MAX);
 
 	/* real code: libc, scanned whole as one segment */
