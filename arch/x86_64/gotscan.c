@@ -68,65 +68,42 @@ static inline void one(const uint8_t *p, const uint8_t *end, uintptr_t lo, uintp
  * Blocks of W positions read W + 2 bytes; the rest goes to one() a
  * position at a time.
  */
-void sc_arch_got_refs_sse2(const uint8_t *code, size_t len, uintptr_t lo, uintptr_t hi,
-			   sc_got_ref_fn fn, void *ctx)
-{
-	const uint8_t *end = code + len;
-	size_t i = 0;
-	const __m128i ff = _mm_set1_epi8((char)0xff), cf = _mm_set1_epi8((char)0xcf),
-		      x05 = _mm_set1_epi8(0x05), fb = _mm_set1_epi8((char)0xfb),
-		      x48 = _mm_set1_epi8(0x48), x8b = _mm_set1_epi8((char)0x8b),
-		      c7 = _mm_set1_epi8((char)0xc7);
-	for (; i + 18 <= len; i += 16) {
-		__m128i a = _mm_loadu_si128((const __m128i *)(code + i));
-		__m128i b = _mm_loadu_si128((const __m128i *)(code + i + 1));
-		__m128i c = _mm_loadu_si128((const __m128i *)(code + i + 2));
-		__m128i call = _mm_and_si128(_mm_cmpeq_epi8(a, ff),
-					     _mm_cmpeq_epi8(_mm_and_si128(b, cf), x05));
-		__m128i mov = _mm_and_si128(
-			_mm_and_si128(_mm_cmpeq_epi8(_mm_and_si128(a, fb), x48),
-				      _mm_cmpeq_epi8(b, x8b)),
-			_mm_cmpeq_epi8(_mm_and_si128(c, c7), x05));
-		unsigned m = (unsigned)_mm_movemask_epi8(_mm_or_si128(call, mov));
-		while (m) {
-			one(code + i + (unsigned)__builtin_ctz(m), end, lo, hi, fn, ctx);
-			m &= m - 1;
-		}
-	}
-	for (; i < len; i++)
-		one(code + i, end, lo, hi, fn, ctx);
+#define DEFINE_SCAN(name, W, movemask)                                         \
+void name(const uint8_t *code, size_t len, uintptr_t lo, uintptr_t hi,          \
+	  sc_got_ref_fn fn, void *ctx)                                           \
+{                                                                               \
+	typedef uint8_t vec __attribute__((vector_size(W)));                    \
+	const uint8_t *end = code + len;                                        \
+	size_t i = 0;                                                           \
+	for (; i + (W) + 2 <= len; i += (W)) {                                  \
+		vec a, b, c;                                                    \
+		memcpy(&a, code + i, (W));                                      \
+		memcpy(&b, code + i + 1, (W));                                  \
+		memcpy(&c, code + i + 2, (W));                                  \
+		vec hit = (vec)((a == 0xff) & ((b & 0xcf) == 0x05)) |           \
+			  (vec)(((a & 0xfb) == 0x48) & (b == 0x8b) &            \
+				((c & 0xc7) == 0x05));                          \
+		unsigned m = (unsigned)movemask(hit);                           \
+		while (m) {                                                     \
+			one(code + i + (unsigned)__builtin_ctz(m), end, lo, hi, fn, ctx); \
+			m &= m - 1;                                             \
+		}                                                               \
+	}                                                                       \
+	for (; i < len; i++)                                                    \
+		one(code + i, end, lo, hi, fn, ctx);                            \
 }
 
-/* The same 32 positions at a time, on CPUs with AVX2 (2013 on). */
-__attribute__((target("avx2")))
-void sc_arch_got_refs_avx2(const uint8_t *code, size_t len, uintptr_t lo, uintptr_t hi,
-			   sc_got_ref_fn fn, void *ctx)
-{
-	const uint8_t *end = code + len;
-	size_t i = 0;
-	const __m256i ff = _mm256_set1_epi8((char)0xff), cf = _mm256_set1_epi8((char)0xcf),
-		      x05 = _mm256_set1_epi8(0x05), fb = _mm256_set1_epi8((char)0xfb),
-		      x48 = _mm256_set1_epi8(0x48), x8b = _mm256_set1_epi8((char)0x8b),
-		      c7 = _mm256_set1_epi8((char)0xc7);
-	for (; i + 34 <= len; i += 32) {
-		__m256i a = _mm256_loadu_si256((const __m256i *)(code + i));
-		__m256i b = _mm256_loadu_si256((const __m256i *)(code + i + 1));
-		__m256i c = _mm256_loadu_si256((const __m256i *)(code + i + 2));
-		__m256i call = _mm256_and_si256(_mm256_cmpeq_epi8(a, ff),
-						_mm256_cmpeq_epi8(_mm256_and_si256(b, cf), x05));
-		__m256i mov = _mm256_and_si256(
-			_mm256_and_si256(_mm256_cmpeq_epi8(_mm256_and_si256(a, fb), x48),
-					 _mm256_cmpeq_epi8(b, x8b)),
-			_mm256_cmpeq_epi8(_mm256_and_si256(c, c7), x05));
-		unsigned m = (unsigned)_mm256_movemask_epi8(_mm256_or_si256(call, mov));
-		while (m) {
-			one(code + i + (unsigned)__builtin_ctz(m), end, lo, hi, fn, ctx);
-			m &= m - 1;
-		}
-	}
-	for (; i < len; i++)
-		one(code + i, end, lo, hi, fn, ctx);
-}
+#define MOVEMASK16(v) _mm_movemask_epi8((__m128i)(v))
+#define MOVEMASK32(v) _mm256_movemask_epi8((__m256i)(v))
+
+/* SSE2, part of the x86-64 baseline: 16 positions at a time */
+DEFINE_SCAN(sc_arch_got_refs_sse2, 16, MOVEMASK16)
+
+/* AVX2 (2013 on): 32 at a time */
+#pragma GCC push_options
+#pragma GCC target("avx2")
+DEFINE_SCAN(sc_arch_got_refs_avx2, 32, MOVEMASK32)
+#pragma GCC pop_options
 
 void sc_arch_got_refs(const uint8_t *code, size_t len, uintptr_t lo, uintptr_t hi,
 		      sc_got_ref_fn fn, void *ctx)
