@@ -129,6 +129,13 @@ SC_HIDDEN void sc_meta_set_clock(uint64_t tsc, uint64_t mono, uint64_t hz, uint6
 		file_len = sizeof(meta_hdr);
 }
 
+/* Our descriptor, reopened if the program closed it (sc_fd_still). */
+static void check_fd(void)
+{
+	if (meta_fd >= 0)
+		meta_fd = sc_fd_still(meta_fd, meta_path, meta_dev, meta_ino, O_WRONLY | O_APPEND);
+}
+
 /* Appends n bytes of whole records to the file. */
 static void put(const void *p, size_t n)
 {
@@ -152,8 +159,7 @@ void sc_meta_batch(bool on)
 		return;
 	}
 	if (batch > 0 && --batch == 0) {
-		if (meta_fd >= 0)
-			meta_fd = sc_fd_still(meta_fd, meta_path, meta_dev, meta_ino, O_WRONLY | O_APPEND);
+		check_fd();
 		flush_held();
 	}
 }
@@ -182,22 +188,22 @@ void sc_meta_add(uint32_t type, const void *a, size_t alen, const char *str)
 	if (type == SC_M_END && sc_in_signal) {
 		/* from a fatal-signal handler: the lock may be held by the very
 		 * code we interrupted; write(2) needs no lock */
-		if (meta_fd >= 0)
-			meta_fd = sc_fd_still(meta_fd, meta_path, meta_dev, meta_ino, O_WRONLY | O_APPEND);
+		check_fd();
 		flush_held();
 		put(buf, total);
 		return;
 	}
 	sc_lock();
-	if (meta_fd >= 0 && (!batch || held_len + total > sizeof(held)))
-		meta_fd = sc_fd_still(meta_fd, meta_path, meta_dev, meta_ino, O_WRONLY | O_APPEND);
-	if (batch && held_len + total > sizeof(held))
-		flush_held();
-	if (batch && held_len + total <= sizeof(held)) {
+	if (!batch) {
+		check_fd();
+		put(buf, total);
+	} else {
+		if (held_len + total > sizeof(held)) {  /* total <= sizeof(held) */
+			check_fd();
+			flush_held();
+		}
 		memcpy(held + held_len, buf, total);
 		held_len += total;
-	} else {
-		put(buf, total);
 	}
 	sc_unlock();
 }
