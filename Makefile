@@ -14,6 +14,15 @@ CFLAGS  += -std=gnu11 $(WARN) -D_GNU_SOURCE -Isrc -Isrc/common -Iarch/$(ARCH)
 RT_CFLAGS := $(CFLAGS) -fPIC -fvisibility=hidden -fno-omit-frame-pointer \
              -ftls-model=initial-exec -fno-stack-protector
 
+# The hot path is hand-written assembly. On Intel's Skylake family (also
+# Cascade Lake, our machines) a jump that crosses or ends on a 32-byte
+# boundary is not cached in the decoded-uop cache since the JCC erratum
+# microcode: the assembler pads such jumps so that none does. A timed call
+# costs ~2.5 ns less on our machines (doc/performance.md).
+ifeq ($(ARCH),x86_64)
+RT_ASFLAGS ?= -Wa,-mbranches-within-32B-boundaries
+endif
+
 COMMON_SRC := $(wildcard src/common/*.c)
 RT_SRC     := $(wildcard src/runtime/*.c) $(wildcard arch/$(ARCH)/*.c) src/common/names.c
 RT_ASM     := $(wildcard arch/$(ARCH)/*.S)
@@ -45,7 +54,7 @@ $(BUILD)/obj/rt/%.c.o: %.c
 
 $(BUILD)/obj/rt/%.S.o: %.S
 	@mkdir -p $(@D)
-	$(CC) $(RT_CFLAGS) -MMD -MP -c -o $@ $<
+	$(CC) $(RT_CFLAGS) $(RT_ASFLAGS) -MMD -MP -c -o $@ $<
 
 $(BUILD)/obj/cli/%.c.o: %.c
 	@mkdir -p $(@D)

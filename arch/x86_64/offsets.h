@@ -20,20 +20,17 @@
 /* struct sc_frame: one per timed call in flight */
 #define FR_RET      0   /* the caller's real return address */
 #define FR_SLOT     8   /* where it was on the stack (rsp at API entry) */
-#define FR_TSC      16  /* TSC when the API was entered */
+#define FR_TSC      16  /* TSC when the API was entered, moved on by what
+			   timing its nested calls cost inside it */
 #define FR_REC      24  /* struct sc_rec * to charge */
 #define FR_CHILD    32  /* ticks of timed calls nested inside this one */
 #define FR_P        40  /* parallel clock state (see FR_TK) at entry */
-#define FR_FLAGS    48  /* uint32 FRF_*: what the return must undo */
-#define FR_PAD      52
-#define FR_OVH      56  /* what timing its nested calls cost inside it */
-#define FR_TREC     64  /* struct sc_rec * of an API it tail-called, or 0 */
-#define FR_TTSC     72  /* TSC of that tail call */
-#define FR_TK       80  /* clock state at entry (FR_P: its P), 0 for a Wait,
-			   whose FR_P is the clock itself */
-#define FR_SIZE     88
-#define FRF_WAIT    64  /* a Wait API: the thread stopped running
-			   (= ASM_ENT_WAIT, copied from the entry) */
+#define FR_TK       48  /* clock state at entry (FR_P: its P); 0 for a Wait
+			   (its thread stopped running), whose FR_P is the
+			   clock itself */
+#define FR_TREC     56  /* struct sc_rec * of an API it tail-called, or 0 */
+#define FR_TTSC     64  /* TSC of that tail call */
+#define FR_SIZE     72
 
 /* struct sc_rec (src/common/format.h) */
 #define RC_COUNT    0

@@ -65,10 +65,10 @@
  * it. A `now` older than t (another CPU moved the clock on after our
  * rdtsc) counts as no time at all.
  *
- * PREAD: in %rsi = now (TSC); out %rax = P(now); clobbers %rdx, %rdi,
- * %r8 and the flags.
+ * PREAD tmp: in %rsi = now (TSC); out %rax = P(now); clobbers %rdx,
+ * %rdi, the register named and the flags.
  */
-.macro PREAD
+.macro PREAD tmp
 1:	movq	sc_pclock+PC_TK(%rip), %rdi
 	movq	%rsi, %rax
 	subq	sc_pclock_base(%rip), %rax
@@ -79,7 +79,7 @@
 	addq	%rdx, %rax			/* (now_t - t) << 16, mod 2^64 */
 	jns	2f
 	xorl	%eax, %eax			/* now is before t */
-2:	PSCALE	%r8
+2:	PSCALE	\tmp
 	addq	sc_pclock+PC_P(%rip), %rax
 	cmpq	sc_pclock+PC_TK(%rip), %rdi
 	jne	1b
@@ -194,11 +194,8 @@ ENTRY(sc_shadow_common)
 	movq	%r11, FR_REC(%rcx)
 	xorl	%edx, %edx
 	movq	%rdx, FR_CHILD(%rcx)
-	movq	%rdx, FR_OVH(%rcx)
 	movq	%rdx, FR_TREC(%rcx)
-	movl	EN_FLAGS(%rax), %edx
-	andl	$ASM_ENT_WAIT, %edx
-	movl	%edx, FR_FLAGS(%rcx)
+	testl	$ASM_ENT_WAIT, EN_FLAGS(%rax)
 	movq	EN_TARGET(%rax), %r11
 	jnz	.Lwait_enter
 	rdtsc
@@ -221,7 +218,8 @@ ENTRY(sc_shadow_common)
 	/*
 	 * A Wait API: this thread stops running for the parallel clock until
 	 * the call returns (the trampoline gives it back). FR_P holds the
-	 * clock itself at entry, FR_TK 0 says so.
+	 * clock itself at entry, and FR_TK 0 marks the frame as a Wait's (any
+	 * other frame's FR_TK counts this thread among the running: k >= 1).
 	 */
 	.cfi_adjust_cfa_offset 24
 .Lwait_enter:					/* rcx = frame, r11 = target */
@@ -443,33 +441,24 @@ END(sc_restore_ext)
  * - 1) finds the rule below, "outermost frame", and never misreads the
  * stack.
  *
- * Return values are live in rax, rdx, xmm0-1 and st0-1. Every integer
- * register used is saved, also the caller-saved ones a callee may clobber
- * (rcx, rsi, rdi; r8 and r9 only off the fast path): hand-written callees
- * such as mcount are called with argument registers live across the call,
- * and rely on the callee keeping them. Vector and x87 state is never
- * touched on the fast path. The top shadow frame normally belongs to this return (its
- * slot is where our return address was, i.e. rsp-8 at entry); when it does
- * not (a longjmp or a vfork child left frames behind) sc_ret_lookup finds
- * ours and drops the dead ones above it.
+ * Registers. For the caller, this code is the end of the API it called,
+ * so it may do what the ABI lets any callee do: change the caller-saved
+ * registers that carry no return value (rcx, rsi, rdi, r8-r11) and the
+ * arithmetic flags. Return values are live in rax, rdx, xmm0-1 and st0-1:
+ * rax and rdx, which rdtsc and the multiplies need, are parked in r8 and
+ * r9 and put back before the final ret, and vector and x87 state is never
+ * touched on the fast path. Nothing is saved to memory: each of the five
+ * push/pop pairs this replaced was a store and a load on every timed call,
+ * and stores are what bounds this path (one store port). The only callees
+ * whose callers expect more, mcount and its kin (called from prologues
+ * with the arguments live), read their return address and are never timed
+ * (peek.c finds them; shadow.c also lists them by name).
+ *
+ * The top shadow frame normally belongs to this return (its slot is where
+ * our return address was, i.e. rsp-8 here); when it does not (a longjmp or
+ * a vfork child left frames behind) sc_ret_lookup finds ours and drops the
+ * dead ones above it.
  */
-#define TRA 40	/* the return slot + 8, above the five saved registers */
-	.equ	TRA_ASM, TRA	/* the same, for macro arguments cpp does not see */
-
-/* The registers the return works with: rdtsc and the multiplies need rax
- * and rdx (the API's return values), rcx holds the frame, rsi the time,
- * rdi the weight; r8 and r9 are only touched (and saved) off the fast
- * path. */
-.macro PUSH5
-	PUSH3
-	SAVEQ	%rsi
-	SAVEQ	%rdi
-.endm
-.macro POP5
-	RESTQ	%rdi
-	RESTQ	%rsi
-	POP3
-.endm
 
 	.globl sc_return_trampoline; .hidden sc_return_trampoline
 	.globl sc_return_point; .hidden sc_return_point
@@ -482,7 +471,8 @@ sc_return_trampoline:
 	leaq	8(%rsp), %rsp
 	call	*%r11
 sc_return_point:			/* the API's return address */
-	PUSH5
+	movq	%rax, %r8			/* the return values, parked */
+	movq	%rdx, %r9
 	rdtsc
 	shlq	$32, %rdx
 	orq	%rax, %rdx			/* rdx = now */
@@ -490,7 +480,7 @@ sc_return_point:			/* the API's return address */
 	movq	%fs:(%r10), %r10
 	movq	TH_SP(%r10), %rcx
 	subq	$FR_SIZE, %rcx			/* top frame */
-	leaq	(TRA - 8)(%rsp), %rax		/* our slot = rsp at entry - 8 */
+	leaq	-8(%rsp), %rax			/* our slot */
 	cmpq	%rax, FR_SLOT(%rcx)
 	jne	.Lret_slow
 .Lret_have:					/* rcx = frame, rdx = now */
@@ -499,25 +489,31 @@ sc_return_point:			/* the API's return address */
 	movq	%rdx, %rsi			/* rsi = now */
 	movq	TH_LAST(%r10), %rax		/* in the file: outlives a kill */
 	movq	%rsi, (%rax)
-	testl	$ASM_ENT_WAIT, FR_FLAGS(%rcx)
-	jnz	.Lwait_leave
+	cmpq	$0, FR_TK(%rcx)
+	je	.Lwait_leave
 	/*
 	 * The call's share of the parallel clock. While the clock's state
 	 * is the one seen at entry, k was constant: the share is elapsed/k
 	 * (elapsed itself when k = 1, the usual case). Otherwise both ends
 	 * are worked out in full.
+	 *
+	 * FR_TSC is the entry's TSC moved on by what timing the calls nested
+	 * in this one cost (each nested return adds sc_nested_ticks to it),
+	 * so now - FR_TSC is the call's own time; it may come out below 0
+	 * when calibration overestimated that cost, and counts as 0 then.
 	 */
-	movq	sc_pclock+PC_TK(%rip), %rdi
-	cmpq	FR_TK(%rcx), %rdi
-	jne	.Lp_changed
 	movq	%rsi, %rax
 	subq	FR_TSC(%rcx), %rax
+	jae	1f
+	xorl	%eax, %eax
+1:	movq	sc_pclock+PC_TK(%rip), %rdi
+	cmpq	FR_TK(%rcx), %rdi
+	jne	.Lp_changed
 	cmpw	$1, %di
 	jne	.Lp_shared
 .Lp_have:					/* rax = the call's P interval */
 	movq	%rsi, %rdx
-	subq	FR_TSC(%rcx), %rdx		/* rdx = elapsed ticks, */
-	subq	FR_OVH(%rcx), %rdx		/* less timing nested calls */
+	subq	FR_TSC(%rcx), %rdx		/* rdx = elapsed ticks */
 	jae	1f
 	xorl	%edx, %edx
 1:
@@ -555,9 +551,10 @@ sc_return_point:			/* the API's return address */
 	cmpq	TH_SPBASE(%r10), %rcx
 	jbe	2f
 	addq	%rax, (FR_CHILD - FR_SIZE)(%rcx)
-	/* and the interceptor's cost of timing this call is not its time */
+	/* and the interceptor's cost of timing this call is not its time:
+	 * its start moves on by that much */
 	movq	sc_nested_ticks(%rip), %rax
-	addq	%rax, (FR_OVH - FR_SIZE)(%rcx)
+	addq	%rax, (FR_TSC - FR_SIZE)(%rcx)
 2:	movq	%rdx, %rax
 	subq	FR_CHILD(%rcx), %rax
 	addq	%rax, RC_SELF(%r11)
@@ -587,8 +584,8 @@ sc_return_point:			/* the API's return address */
 	movl	$1, %eax
 	cmpl	%eax, sc_period_max(%rip)
 	je	6f
-	testl	$ASM_ENT_WAIT, FR_FLAGS(%rcx)
-	jnz	3f
+	cmpq	$0, FR_TK(%rcx)			/* a Wait */
+	je	3f
 	cmpq	sc_slow_ticks(%rip), %rdx
 	ja	3f
 	movl	RC_PERIOD(%r11), %eax
@@ -621,12 +618,12 @@ sc_return_point:			/* the API's return address */
 6:	movl	%eax, RC_COUNTDOWN(%r11)
 	movq	FR_RET(%rcx), %r11
 	movq	%rcx, TH_SP(%r10)		/* pop, after reading it */
-	POP5
+	movq	%r8, %rax
+	movq	%r9, %rdx
 	pushq	%r11				/* the caller's return address, */
 	ret					/* predicted: its call's pair */
 
 	/* off the fast path: each goes back to where it left */
-	.cfi_adjust_cfa_offset 40
 .Lhist_full:
 	movl	$-1, RC_HIST(%r11,%rax,4)
 	jmp	.Lh_done
@@ -694,12 +691,11 @@ sc_return_point:			/* the API's return address */
 
 	/*
 	 * k changed during the call: P(now) less P at entry, which is the
-	 * state seen then ({FR_P, FR_TK}) carried forward to FR_TSC.
+	 * state seen then ({FR_P, FR_TK}) carried forward to FR_TSC. r11 is
+	 * free until .Lp_have loads the record.
 	 */
 .Lp_changed:
-	pushq	%r8
-	.cfi_adjust_cfa_offset 8
-	PREAD					/* rax = P(now) */
+	PREAD	%r11				/* rax = P(now) */
 	pushq	%rax
 	.cfi_adjust_cfa_offset 8
 	movq	FR_TSC(%rcx), %rax
@@ -712,12 +708,10 @@ sc_return_point:			/* the API's return address */
 	addq	%rdx, %rax
 	jns	1f
 	xorl	%eax, %eax
-1:	PSCALE	%r8
+1:	PSCALE	%r11
 	addq	FR_P(%rcx), %rax		/* P at entry */
 	movq	%rax, %rdx
 	popq	%rax
-	.cfi_adjust_cfa_offset -8
-	popq	%r8
 	.cfi_adjust_cfa_offset -8
 	subq	%rdx, %rax
 	jae	.Lp_have
@@ -726,8 +720,8 @@ sc_return_point:			/* the API's return address */
 
 	/*
 	 * The trampoline's two calls into C, with everything live saved
-	 * (rdx = now, rcx = the frame or 0; PUSH5 saved the rest but r8 and
-	 * r9): the C function gets its arguments from SETUP, may return the
+	 * (rdx = now, rcx = the frame or 0, r8 and r9 the return values; the
+	 * rest is free here): the C function gets its arguments from SETUP, may return the
 	 * frame to use in rax (KEEP = 0), and the return goes on at
 	 * .Lret_have.
 	 */
@@ -765,9 +759,9 @@ sc_return_point:			/* the API's return address */
 	RET_CALL sc_tail_credit, "movq -16(%rbp), %rdi; movq 8(%rbp), %rsi", 1
 
 	/* the top frame is not ours: sc_ret_lookup(slot) finds it (the slot
-	 * is rbp + 16 + TRA - 8) */
+	 * is the return point's rsp - 8: rbp + 8) */
 .Lret_slow:
-	RET_CALL sc_ret_lookup, "leaq (TRA_ASM + 8)(%rbp), %rdi", 0
+	RET_CALL sc_ret_lookup, "leaq 8(%rbp), %rdi", 0
 	.cfi_endproc
 END(sc_return_trampoline)
 

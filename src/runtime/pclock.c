@@ -39,9 +39,16 @@ void sc_pclock_init(uint64_t tsc_hz)
 	sc_recip[0] = 0;
 	for (uint32_t k = 1; k <= PC_RECIP_MAX; k++)
 		sc_recip[k] = (1u << 16) / k;
-	sc_pclock_base = sc_rdtsc();
+	/*
+	 * The clock starts at t = 1, not 0, so that its state tk is never 0
+	 * (k >= 1 whenever a thread that is not waiting reads it, and t only
+	 * comes back to 0 for 16 ticks after 2^52, ~20 days): a shadow frame
+	 * holding tk = 0 is a Wait's (shadow.S), also for calls timed before
+	 * the first thread joins the clock (the start-up calibration).
+	 */
+	sc_pclock_base = sc_rdtsc() - (1u << PC_TSHIFT);
 	sc_pclock.p = 0;
-	sc_pclock.tk = 0;
+	sc_pclock.tk = 1u << 16;
 	/* 10 us: longer than any call of read/recv/lock that did not sleep
 	 * (a wake-up alone costs a few us), shorter than most that did */
 	sc_block_ticks = tsc_hz / 100000;

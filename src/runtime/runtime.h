@@ -38,17 +38,16 @@
 struct sc_frame {
 	uint64_t ret;
 	uint64_t slot;
-	uint64_t tsc;
+	uint64_t tsc;           /* TSC at entry, moved on by what timing its
+				   nested calls cost (so now - tsc is its own) */
 	struct sc_rec *rec;
 	uint64_t child;
 	uint64_t p;             /* parallel clock at entry (see tk) */
-	uint32_t flags;         /* FRF_* */
-	uint32_t pad;
-	uint64_t ovh;           /* ticks its timed nested calls added to it */
+	uint64_t tk;            /* clock state at entry, p its P; 0 marks a
+				   Wait (its thread left the clock), p is P */
 	struct sc_rec *trec;    /* an API it reached by a tail call (timed
 				   from the jump to this frame's return) */
 	uint64_t ttsc;
-	uint64_t tk;            /* clock state at entry, p its P (0: p is P) */
 };
 
 /* The parallel clock (pclock.c; offsets.h: PC_*). */

@@ -114,6 +114,10 @@ long sc_entry_new(void *target, uint32_t flags, uint32_t caller, uint32_t callee
  *   - look at their caller: wrapped (wrap.c), so they see the real one;
  *     other functions that read their return address are found by their
  *     code (arch peek.c, in sc_entry_new)
+ *   - keep every register: mcount and its kin are called from function
+ *     prologues with the arguments live, while a timed call's return may
+ *     change what the ABI lets a callee change (shadow.S). They read their
+ *     return address too, so peek.c finds them; the names make sure.
  */
 static const char *const notime_names[] = {
 	/* return twice */
@@ -129,6 +133,8 @@ static const char *const notime_names[] = {
 	"__cxa_pure_virtual", "__cxa_deleted_virtual", "_ZSt9terminatev",
 	"__cxa_call_terminate", "__cxa_call_unexpected", "execve", "execv",
 	"execvp", "execvpe", "execl", "execlp", "execle", "fexecve", "execveat",
+	/* keep every register */
+	"mcount", "_mcount", "__fentry__",
 	NULL,
 };
 static const char *const unwind_names[] = {

@@ -52,7 +52,7 @@ static void give_back(const struct sc_frame *f)
 {
 	*(uint64_t *)f->slot = f->ret;
 	/* a Wait left without returning: the thread runs again */
-	if (f->flags & FRF_WAIT)
+	if (f->tk == 0)
 		sc_pclock_step(1, sc_rdtsc());
 }
 

@@ -243,7 +243,7 @@ static void credit_in_flight(struct sc_thread *t, uint64_t now, uint64_t pnow)
 		if (!r || f->tsc > now)
 			continue;
 		uint64_t el = now - f->tsc, pe = sc_pclock_entry(f);
-		uint64_t t_own = el > f->ovh ? el - f->ovh : 0;
+		uint64_t t_own = el;    /* f->tsc moved on past nested timing */
 		sc_rec_book(r, t_own, t_own - f->child, 1, pnow > pe ? pnow - pe : 0);
 		if (f > t->sp_base)
 			(f - 1)->child += t_own;
