@@ -26,6 +26,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include "runtime.h"
@@ -37,7 +38,9 @@ static dev_t meta_dev;
 static ino_t meta_ino;
 static struct sc_meta_header meta_hdr;
 static uint64_t file_len;       /* bytes in the file: what a child copies */
-static char held[8192];         /* records of a batch not yet written */
+/* records of a batch not yet written; two whole pages of their own, given
+ * back to the kernel after each batch (only start-up and dlopen batch) */
+static char held[8192] __attribute__((aligned(4096)));
 static size_t held_len;
 static int batch;               /* > 0: hold records */
 
@@ -161,6 +164,7 @@ void sc_meta_batch(bool on)
 	if (batch > 0 && --batch == 0) {
 		check_fd();
 		flush_held();
+		madvise(held, sizeof(held), MADV_DONTNEED);
 	}
 }
 

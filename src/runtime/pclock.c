@@ -23,8 +23,21 @@
 SC_HIDDEN struct sc_pclock sc_pclock __attribute__((aligned(16)));
 SC_HIDDEN uint64_t sc_pclock_base;
 /* sc_recip[k] = 2^16 / k: a multiply instead of a divide on the hot path.
- * Beyond PC_RECIP_MAX threads k is taken as PC_RECIP_MAX. */
-SC_HIDDEN uint32_t sc_recip[PC_RECIP_MAX + 1];
+ * A constant table, written out by the compiler: in .rodata it is part of
+ * the file, shared by every process, and only the pages of the k that
+ * occur are ever read in (it used to be filled in at start-up, 16 KB of
+ * private memory in every process). Beyond PC_RECIP_MAX threads k is
+ * taken as PC_RECIP_MAX. */
+#define RECIP1(k) ((k) ? (uint32_t)((1u << 16) / (k)) : 0u)
+#define RECIP4(k) RECIP1(k), RECIP1((k) + 1), RECIP1((k) + 2), RECIP1((k) + 3)
+#define RECIP16(k) RECIP4(k), RECIP4((k) + 4), RECIP4((k) + 8), RECIP4((k) + 12)
+#define RECIP64(k) RECIP16(k), RECIP16((k) + 16), RECIP16((k) + 32), RECIP16((k) + 48)
+#define RECIP256(k) RECIP64(k), RECIP64((k) + 64), RECIP64((k) + 128), RECIP64((k) + 192)
+#define RECIP1024(k) RECIP256(k), RECIP256((k) + 256), RECIP256((k) + 512), RECIP256((k) + 768)
+SC_HIDDEN const uint32_t sc_recip[PC_RECIP_MAX + 1] = {
+	RECIP1024(0), RECIP1024(1024), RECIP1024(2048), RECIP1024(3072),
+};
+_Static_assert(PC_RECIP_MAX + 1 == 4096, "sc_recip is written out for 4096 k");
 /* Calls of may-block APIs longer than this are counted as blocked. */
 SC_HIDDEN uint64_t sc_block_ticks = ~0ull;
 /* A sampled call longer than this (and far above its API's mean) is
@@ -36,9 +49,6 @@ _Static_assert(offsetof(struct sc_pclock, tk) == PC_TK, "PC_TK");
 
 void sc_pclock_init(uint64_t tsc_hz)
 {
-	sc_recip[0] = 0;
-	for (uint32_t k = 1; k <= PC_RECIP_MAX; k++)
-		sc_recip[k] = (1u << 16) / k;
 	/*
 	 * The clock starts at t = 1, not 0, so that its state tk is never 0
 	 * (k >= 1 whenever a thread that is not waiting reads it, and t only
