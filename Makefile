@@ -18,7 +18,7 @@ RT_CFLAGS := $(CFLAGS) -fPIC -fvisibility=hidden -fno-omit-frame-pointer \
 # Cascade Lake, our machines) a jump that crosses or ends on a 32-byte
 # boundary is not cached in the decoded-uop cache since the JCC erratum
 # microcode: the assembler pads such jumps so that none does. A timed call
-# costs ~2.5 ns less on our machines (doc/performance.md).
+# costs ~2 ns less on our machines (doc/performance.md).
 ifeq ($(ARCH),x86_64)
 RT_ASFLAGS ?= -Wa,-mbranches-within-32B-boundaries
 endif

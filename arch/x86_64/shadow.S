@@ -447,9 +447,8 @@ END(sc_restore_ext)
  * arithmetic flags. Return values are live in rax, rdx, xmm0-1 and st0-1:
  * rax and rdx, which rdtsc and the multiplies need, are parked in r8 and
  * r9 and put back before the final ret, and vector and x87 state is never
- * touched on the fast path. Nothing is saved to memory: each of the five
- * push/pop pairs this replaced was a store and a load on every timed call,
- * and stores are what bounds this path (one store port). The only callees
+ * touched on the fast path. Nothing is saved to memory (five push/pop
+ * pairs were, a store and a load each on every timed call). The only callees
  * whose callers expect more, mcount and its kin (called from prologues
  * with the arguments live), read their return address and are never timed
  * (peek.c finds them; shadow.c also lists them by name).
@@ -721,9 +720,9 @@ sc_return_point:			/* the API's return address */
 	/*
 	 * The trampoline's two calls into C, with everything live saved
 	 * (rdx = now, rcx = the frame or 0, r8 and r9 the return values; the
-	 * rest is free here): the C function gets its arguments from SETUP, may return the
-	 * frame to use in rax (KEEP = 0), and the return goes on at
-	 * .Lret_have.
+	 * rest is free here): the C function gets its arguments from SETUP,
+	 * may return the frame to use in rax (KEEP = 0), and the return goes
+	 * on at .Lret_have.
 	 */
 .macro RET_CALL fn, setup, keep
 	pushq	%rdx				/* 8(%rbp): now */
