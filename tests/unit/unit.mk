@@ -16,23 +16,16 @@ $(BUILD)/tests/test_reloc_noplt: tests/unit/test_reloc.c src/runtime/reloc.c src
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -fno-plt -DEXPECT_GOT -Itests/unit -Isrc/runtime -o $@ $< src/runtime/reloc.c -Wl,-z,now -ldl -lm
 
-# The prologue reader of the runtime's arch directory.
-$(BUILD)/tests/test_peek: tests/unit/test_peek.c arch/$(ARCH)/peek.c arch/$(ARCH)/arch.h
+# Pieces of the runtime's arch directory, each tested alone: the prologue
+# reader (peek.c) and the GOT-use scan (gotscan.c); test_X.c tests X.c.
+ARCH_UNIT := peek gotscan
+$(ARCH_UNIT:%=$(BUILD)/tests/test_%): $(BUILD)/tests/test_%: tests/unit/test_%.c arch/$(ARCH)/%.c arch/$(ARCH)/arch.h
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) -Itests/unit -o $@ $< arch/$(ARCH)/peek.c
+	$(CC) $(CFLAGS) -Itests/unit -o $@ $< arch/$(ARCH)/$*.c
 
-$(BUILD)/tests/asan/test_peek: tests/unit/test_peek.c arch/$(ARCH)/peek.c arch/$(ARCH)/arch.h
+$(ARCH_UNIT:%=$(BUILD)/tests/asan/test_%): $(BUILD)/tests/asan/test_%: tests/unit/test_%.c arch/$(ARCH)/%.c arch/$(ARCH)/arch.h
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) $(ASAN_FLAGS) -Itests/unit -o $@ $< arch/$(ARCH)/peek.c
-
-# The GOT-use scan of the runtime's arch directory.
-$(BUILD)/tests/test_gotscan: tests/unit/test_gotscan.c arch/$(ARCH)/gotscan.c arch/$(ARCH)/arch.h
-	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) -Itests/unit -o $@ $< arch/$(ARCH)/gotscan.c
-
-$(BUILD)/tests/asan/test_gotscan: tests/unit/test_gotscan.c arch/$(ARCH)/gotscan.c arch/$(ARCH)/arch.h
-	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) $(ASAN_FLAGS) -Itests/unit -o $@ $< arch/$(ARCH)/gotscan.c
+	$(CC) $(CFLAGS) $(ASAN_FLAGS) -Itests/unit -o $@ $< arch/$(ARCH)/$*.c
 
 # The report writers (src/cli/report_*.c) on an in-memory profile.
 REPORT_SRC := $(wildcard src/cli/report_*.c)
