@@ -27,6 +27,7 @@
 #include <sys/stat.h>
 #include <time.h>
 #include <sys/mman.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 #include "runtime.h"
@@ -55,6 +56,25 @@ static int write_all(int fd, const void *p, size_t n)
 			return -1;
 		c += w;
 		n -= (size_t)w;
+	}
+	return 0;
+}
+
+/* writev until done; advances iov */
+static int writev_all(int fd, struct iovec *iov, int n)
+{
+	while (n) {
+		ssize_t w = writev(fd, iov, n);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return -1;
+		for (; n && (size_t)w >= iov->iov_len; iov++, n--)
+			w -= (ssize_t)iov->iov_len;
+		if (n) {
+			iov->iov_base = (char *)iov->iov_base + w;
+			iov->iov_len -= (size_t)w;
+		}
 	}
 	return 0;
 }
@@ -168,48 +188,62 @@ void sc_meta_batch(bool on)
 	}
 }
 
-/* Appends one record: fixed part a (alen bytes) then str with its NUL. */
+/*
+ * Appends one record: fixed part a (alen bytes) then str with its NUL. A
+ * record is at most SC_META_MAX bytes (copy_inherited reads through a
+ * buffer of that size); a longer string is cut. The record is put
+ * together in place (in the batch buffer, or a small buffer on the stack)
+ * and only a long one is written in pieces: this runs on the first call of
+ * every thread, and an 8 KB buffer on the stack cost each thread two more
+ * pages of stack (redis' threads: 24 KB of stack instead of 8-12).
+ */
+#define SC_META_MAX 8192u
 void sc_meta_add(uint32_t type, const void *a, size_t alen, const char *str)
 {
-	char buf[8192];
 	size_t slen = str ? strlen(str) + 1 : 0;
+	if (sizeof(struct sc_meta_rec) + alen + slen + 8 > SC_META_MAX)
+		slen = SC_META_MAX - sizeof(struct sc_meta_rec) - alen - 16;
 	size_t len = alen + slen;
-	if (sizeof(struct sc_meta_rec) + len + 8 > sizeof(buf)) {
-		slen = sizeof(buf) - sizeof(struct sc_meta_rec) - alen - 16;
-		len = alen + slen;
-	}
 	struct sc_meta_rec r = {.type = type, .len = (uint32_t)len};
-	size_t padded = (len + 7) & ~(size_t)7;
-	memcpy(buf, &r, sizeof(r));
-	if (alen)
-		memcpy(buf + sizeof(r), a, alen);
-	if (slen) {
-		memcpy(buf + sizeof(r) + alen, str, slen);
-		buf[sizeof(r) + alen + slen - 1] = 0;
-	}
-	memset(buf + sizeof(r) + len, 0, padded - len);
-	size_t total = sizeof(r) + padded;
-	if (type == SC_M_END && sc_in_signal) {
-		/* from a fatal-signal handler: the lock may be held by the very
-		 * code we interrupted; write(2) needs no lock */
-		check_fd();
+	size_t total = sizeof(r) + ((len + 7) & ~(size_t)7);
+	static const char zeros[8];
+	const struct { const void *p; size_t n; } part[4] = {
+		{&r, sizeof(r)}, {a, alen}, {str, slen ? slen - 1 : 0},
+		/* the string's NUL (it may have been cut) and the padding */
+		{zeros, total - sizeof(r) - len + (slen ? 1 : 0)},
+	};
+	char small[512];
+	/* from a fatal-signal handler: the lock may be held by the very code
+	 * we interrupted; write(2) needs no lock. What a scan held goes
+	 * first. */
+	bool sig = type == SC_M_END && sc_in_signal;
+	if (!sig)
+		sc_lock();
+	bool hold = batch && !sig;
+	check_fd();
+	if (sig || (hold && held_len + total > sizeof(held)))   /* total <= sizeof(held) */
 		flush_held();
-		put(buf, total);
-		return;
-	}
-	sc_lock();
-	if (!batch) {
-		check_fd();
-		put(buf, total);
-	} else {
-		if (held_len + total > sizeof(held)) {  /* total <= sizeof(held) */
-			check_fd();
-			flush_held();
+	if (hold || total <= sizeof(small)) {
+		char *dst = hold ? held + held_len : small;
+		size_t at = 0;
+		for (int i = 0; i < 4; i++) {
+			memcpy(dst + at, part[i].p, part[i].n);
+			at += part[i].n;
 		}
-		memcpy(held + held_len, buf, total);
-		held_len += total;
+		if (hold)
+			held_len += total;
+		else
+			put(dst, total);
+	} else {
+		/* long: one writev, so that nothing lands inside the record */
+		struct iovec iov[4];
+		for (int i = 0; i < 4; i++)
+			iov[i] = (struct iovec){(void *)part[i].p, part[i].n};
+		if (meta_fd >= 0 && writev_all(meta_fd, iov, 4) == 0)
+			file_len += total;
 	}
-	sc_unlock();
+	if (!sig)
+		sc_unlock();
 }
 
 /*
@@ -219,7 +253,7 @@ void sc_meta_add(uint32_t type, const void *a, size_t alen, const char *str)
  */
 static void copy_inherited(int in, uint64_t end)
 {
-	char buf[8192];
+	char buf[SC_META_MAX];
 	uint64_t off = sizeof(struct sc_meta_header);
 	while (off < end) {
 		size_t want = end - off < sizeof(buf) ? (size_t)(end - off) : sizeof(buf);

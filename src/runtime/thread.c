@@ -76,8 +76,10 @@ static struct sc_thread *thread_new(void)
 	sc_lock();
 	uint32_t seq = next_seq++;
 	sc_unlock();
-	char path[4200];
-	snprintf(path, sizeof(path), "%s/p%d-%u-t%u.thr", sc_dir, (int)getpid(), sc_gen, seq);
+	/* the path goes straight to its place: 4 KB on this thread's stack
+	 * would be a page of RSS it may never use again */
+	char *path = t->path;
+	snprintf(path, sizeof(t->path), "%s/p%d-%u-t%u.thr", sc_dir, (int)getpid(), sc_gen, seq);
 	int fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	uint64_t cap = cap_for(sc_entry_count());
 	size_t reserve = file_size_for(SC_MAX_ENTRIES);
@@ -97,7 +99,6 @@ static struct sc_thread *thread_new(void)
 		t->dev = st.st_dev;
 		t->ino = st.st_ino;
 	}
-	snprintf(t->path, sizeof(t->path), "%s", path);
 	t->hdr = m;
 	t->map_len = reserve;
 	t->seq = seq;
