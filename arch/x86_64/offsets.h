@@ -54,6 +54,10 @@
 #define EN_FLAGS    8   /* SC_ENT_* from format.h */
 #define EN_SHIFT    4   /* sizeof(struct sc_entry) == 1 << EN_SHIFT */
 
+/* struct sc_import: global table indexed by import number */
+#define HK_BOUND    24  /* uint32_t: its entry index + 1, 0 until bound */
+#define HK_SHIFT    5   /* sizeof(struct sc_hook) == 1 << HK_SHIFT */
+
 /* entry flags the assembly tests (same values as SC_ENT_* in format.h) */
 #define ASM_ENT_NOTIME 8
 #define ASM_ENT_UNWIND 32
@@ -66,11 +70,13 @@
 #define SLOW_RETURN   4 /* return trampoline found a foreign top frame */
 #define SLOW_STALE    5 /* top shadow frame is not above this call: abandoned? */
 #define SLOW_TAIL     6 /* untimed entry tail-called from a timed call */
+#define SLOW_BIND     7 /* first call through an import (r11 = its number) */
 
 /* sc_slow() answers */
 #define SLOW_REDISPATCH 0 /* run the interceptor again */
 #define SLOW_BYPASS     1 /* jump to the target, neither counted nor timed */
 #define SLOW_UNTIMED    2 /* counted already: jump to the target */
+/* any larger answer is an address: jump there, registers as at entry */
 
 /* struct sc_pclock (the parallel clock): 16-byte aligned, updated whole
  * by cmpxchg16b. tk = ((tsc - base) >> PC_TSHIFT) << 16 | running threads */
@@ -79,7 +85,7 @@
 #define PC_TSHIFT   4
 #define PC_RECIP_MAX 4095 /* sc_recip[k] = 2^16 / k for k <= this */
 
-/* Shadow entry code: endbr64; mov $idx,%r11d; jmp *common(%rip) */
+/* Shadow entry and import code: endbr64; mov $idx,%r11d; jmp *common(%rip) */
 #define SHADOW_ENTRY_SIZE 16
 
 #endif

@@ -319,10 +319,35 @@ END(sc_shadow_common)
 
 /* ------------------------------------------------------------------ */
 /*
- * sc_slowpath: r11 = entry index, r10 = reason, stack as at API entry.
+ * Import code jumps here with r11 = import number (shadow.c). Once the
+ * import has an entry this is one load more than the entry's own code
+ * (its GOT slot was pointed there; a pointer the program copied still
+ * comes here); before, its first call binds one in sc_slow.
+ */
+ENTRY(sc_pending_common)
+	.cfi_startproc
+	shlq	$HK_SHIFT, %r11
+	addq	sc_hook_table(%rip), %r11
+	movl	HK_BOUND(%r11), %r10d		/* entry index + 1, or 0 */
+	subl	$1, %r10d
+	jb	1f
+	movl	%r10d, %r11d
+	jmp	sc_shadow_common
+1:	subq	sc_hook_table(%rip), %r11
+	shrq	$HK_SHIFT, %r11
+	movl	$SLOW_BIND, %r10d
+	jmp	sc_slowpath
+	.cfi_endproc
+END(sc_pending_common)
+
+/* ------------------------------------------------------------------ */
+/*
+ * sc_slowpath: r11 = entry index (import number for SLOW_BIND), r10 =
+ * reason, stack as at API entry.
  * Saves everything an API may receive, calls
  *     long sc_slow(uint64_t idx, int reason, void **entry_rsp)
- * restores, and either re-runs the interceptor or jumps to the target.
+ * restores, and either re-runs the interceptor, jumps to the target, or
+ * jumps to the address sc_slow answered.
  */
 ENTRY(sc_slowpath)
 	.cfi_startproc
@@ -362,11 +387,14 @@ ENTRY(sc_slowpath)
 	popq	%rax
 	popq	%rbp
 	.cfi_def_cfa %rsp, 8
+	cmpq	$SLOW_UNTIMED, %r10
+	ja	1f
 	cmpl	$SLOW_REDISPATCH, %r10d
 	je	sc_shadow_common
 	shlq	$EN_SHIFT, %r11
 	addq	sc_entry_table(%rip), %r11
 	jmpq	*EN_TARGET(%r11)
+1:	jmpq	*%r10				/* an address */
 	.cfi_endproc
 END(sc_slowpath)
 

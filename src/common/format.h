@@ -5,7 +5,7 @@
  * runs with the runtime (each exec of each pid is a new "image") writes:
  *
  *   p<pid>-<gen>.meta          append-only stream: header, then records
- *   p<pid>-<gen>-t<seq>.thr    one per thread: header page + counter array
+ *   p<pid>-<gen>-t<seq>.thr    one per thread: 256-byte header + counter array
  *
  * <gen> starts at 0 and is bumped when a file of that name already exists
  * (the same pid exec'ing a new image). <seq> numbers threads of one image in
@@ -29,7 +29,9 @@
 #include <stdint.h>
 #endif
 
-#define SC_FORMAT_VERSION 2u   /* 2: 256-byte records (histogram, 1/k clock) */
+#define SC_FORMAT_VERSION 3u   /* 2: 256-byte records (histogram, 1/k clock)
+				  3: entries numbered at first call
+				     (SC_M_BIND), 256-byte thread header */
 #define SC_META_MAGIC "SCALERM1"   /* 8 bytes, no NUL needed */
 #define SC_THR_MAGIC "SCALERT1"
 
@@ -74,6 +76,7 @@ enum sc_meta_type {
 	SC_M_END = 5,           /* struct sc_m_end: the runtime saw the image end */
 	SC_M_EXIT = 6,          /* struct sc_m_exit: status as the parent saw it */
 	SC_M_UNLOAD = 7,        /* struct sc_m_object (no path): dlclose'd */
+	SC_M_BIND = 8,          /* struct sc_m_bind: an import's first call */
 };
 
 struct sc_m_object {
@@ -84,8 +87,16 @@ struct sc_m_object {
 #define SC_OBJ_MAIN 1u
 #define SC_OBJ_DLOPEN 2u
 
+/*
+ * A hooked import: a (calling object, function) pair whose GOT slot was
+ * pointed at the runtime, or a pointer dlsym handed out. Imports are
+ * numbered when hooked; most are never called. The first call gives one
+ * an entry index, the slot of its counters in every thread file, and
+ * writes SC_M_BIND: counters are numbered in the order of first calls, so
+ * the ones in use fill the first pages of each thread's file.
+ */
 struct sc_m_entry {
-	uint32_t idx;           /* shadow entry index = counter slot */
+	uint32_t idx;           /* import number (SC_M_BIND maps it) */
 	uint32_t caller;        /* object id whose GOT/dlsym result it serves */
 	uint32_t callee;        /* object id that defines the target */
 	uint32_t flags;         /* SC_ENT_* */
@@ -100,6 +111,13 @@ struct sc_m_entry {
 #define SC_ENT_MAYBLOCK 128u    /* may block (read, recv, mutex lock): its
 				   calls over the blocking threshold
 				   (sc_thr_header.block_ticks) are Wait */
+
+struct sc_m_bind {
+	uint32_t import;        /* sc_m_entry.idx */
+	uint32_t idx;           /* entry index = counter slot */
+	uint32_t flags;         /* SC_ENT_* in force (may add NOTIME) */
+	uint32_t reserved;
+};
 
 struct sc_m_thread {
 	uint32_t seq;           /* thread file number */
@@ -131,7 +149,9 @@ struct sc_m_exit {
 
 /* ---- p<pid>-<gen>-t<seq>.thr ------------------------------------------- */
 
-#define SC_THR_HEADER_SIZE 4096u
+/* Records start right after the header, not a page later: a page less for
+ * every thread (the header is read and written with the records). */
+#define SC_THR_HEADER_SIZE 256u
 
 struct sc_thr_header {
 	char magic[8];          /* SC_THR_MAGIC */
@@ -151,6 +171,7 @@ struct sc_thr_header {
 	uint64_t end_p;
 	uint64_t block_ticks;   /* the blocking threshold in force (wblock) */
 };
+_Static_assert(sizeof(struct sc_thr_header) <= SC_THR_HEADER_SIZE, "thread header");
 
 /*
  * One counter record per (thread, shadow entry), 256 bytes. The hot path in

@@ -201,12 +201,14 @@ struct obj_tmp { size_t ord; struct sc_object o; };
 struct ent_tmp { size_t ord; struct sc_entry e; };
 struct thr_tmp { size_t ord; struct sc_thread t; };
 struct unload_tmp { size_t ord; uint32_t id; };
+struct bind_tmp { size_t ord; struct sc_m_bind b; };
 
 struct meta_state {
 	struct obj_tmp *objs; size_t nobjs, capobjs;
 	struct ent_tmp *ents; size_t nents, capents;
 	struct thr_tmp *thrs; size_t nthrs, capthrs;
 	struct unload_tmp *unl; size_t nunl, capunl;
+	struct bind_tmp *binds; size_t nbinds, capbinds;
 };
 
 static int cmp_obj_tmp(const void *a, const void *b)
@@ -224,6 +226,15 @@ static int cmp_ent_tmp(const void *a, const void *b)
 
 	if (x->e.idx != y->e.idx)
 		return x->e.idx < y->e.idx ? -1 : 1;
+	return x->ord < y->ord ? -1 : x->ord > y->ord;
+}
+
+static int cmp_bind_tmp(const void *a, const void *b)
+{
+	const struct bind_tmp *x = a, *y = b;
+
+	if (x->b.idx != y->b.idx)
+		return x->b.idx < y->b.idx ? -1 : 1;
 	return x->ord < y->ord ? -1 : x->ord > y->ord;
 }
 
@@ -284,6 +295,7 @@ static const char *meta_type_name(uint32_t type)
 	case SC_M_END: return "END";
 	case SC_M_EXIT: return "EXIT";
 	case SC_M_UNLOAD: return "UNLOAD";
+	case SC_M_BIND: return "BIND";
 	default: return "unknown";
 	}
 }
@@ -386,6 +398,7 @@ static int load_meta(struct sc_profile *p, struct sc_image *im, struct meta_stat
 		case SC_M_OBJECT: need = sizeof(struct sc_m_object); break;
 		case SC_M_UNLOAD: need = sizeof(struct sc_m_object); break;
 		case SC_M_ENTRY: need = sizeof(struct sc_m_entry); break;
+		case SC_M_BIND: need = sizeof(struct sc_m_bind); break;
 		case SC_M_THREAD: need = sizeof(struct sc_m_thread); break;
 		case SC_M_END: need = sizeof(struct sc_m_end); break;
 		case SC_M_EXIT: need = sizeof(struct sc_m_exit); break;
@@ -443,6 +456,16 @@ static int load_meta(struct sc_profile *p, struct sc_image *im, struct meta_stat
 			sc_api_name(t->e.raw_name, api, sizeof(api));
 			t->e.api = strcmp(api, t->e.raw_name) ? pool_strdup(p, api)
 							      : t->e.raw_name;
+			break;
+		}
+		case SC_M_BIND: {
+			struct bind_tmp *t;
+
+			ms->binds = grow(ms->binds, &ms->capbinds, ms->nbinds + 1,
+					 sizeof(*ms->binds));
+			t = &ms->binds[ms->nbinds++];
+			t->ord = ord;
+			memcpy(&t->b, pl, sizeof(t->b));
 			break;
 		}
 		case SC_M_THREAD: {
@@ -507,12 +530,41 @@ static void finish_meta(struct sc_image *im, struct meta_state *ms)
 		im->objects[im->nobjects++] = ms->objs[i].o;
 	}
 
+	/*
+	 * ENTRY records describe imports (by import number), BIND records give
+	 * the ones that were called their entry index, the counter slot: the
+	 * image's entries are the bound imports, by entry index. Imports never
+	 * called have no counters and no entry.
+	 */
 	sort(ms->ents, ms->nents, sizeof(*ms->ents), cmp_ent_tmp);
-	im->entries = xcalloc(ms->nents, sizeof(*im->entries));
-	for (i = 0; i < ms->nents; i++) {
+	for (i = j = 0; i < ms->nents; i++) {
 		if (i + 1 < ms->nents && ms->ents[i + 1].e.idx == ms->ents[i].e.idx)
 			continue;
-		im->entries[im->nentries++] = ms->ents[i].e;
+		ms->ents[j++] = ms->ents[i];
+	}
+	ms->nents = j;
+	sort(ms->binds, ms->nbinds, sizeof(*ms->binds), cmp_bind_tmp);
+	im->entries = xcalloc(ms->nbinds ? ms->nbinds : 1, sizeof(*im->entries));
+	for (i = 0; i < ms->nbinds; i++) {
+		const struct sc_m_bind *b = &ms->binds[i].b;
+		size_t lo = 0, hi = ms->nents;
+
+		if (i + 1 < ms->nbinds && ms->binds[i + 1].b.idx == b->idx)
+			continue;
+		while (lo < hi) {
+			size_t mid = lo + (hi - lo) / 2;
+
+			if (ms->ents[mid].e.idx < b->import)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		if (lo == ms->nents || ms->ents[lo].e.idx != b->import)
+			continue;               /* a bind of an unknown import */
+		im->entries[im->nentries] = ms->ents[lo].e;
+		im->entries[im->nentries].idx = b->idx;
+		im->entries[im->nentries].flags = b->flags;
+		im->nentries++;
 	}
 
 	sort(ms->thrs, ms->nthrs, sizeof(*ms->thrs), cmp_thr_tmp);
@@ -1490,6 +1542,7 @@ int sc_profile_load(const char *dir, struct sc_profile *out, char *err, size_t e
 		free(ms.ents);
 		free(ms.thrs);
 		free(ms.unl);
+		free(ms.binds);
 		if (r < 0)
 			goto out;
 		/* the file name is authoritative for the image key */

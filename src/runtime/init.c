@@ -67,6 +67,8 @@ _Static_assert(sizeof(struct sc_rec) == (1u << RC_SHIFT), "RC_SHIFT");
 _Static_assert(sizeof(struct sc_entry) == (1u << EN_SHIFT), "EN_SHIFT");
 _Static_assert(offsetof(struct sc_entry, target) == EN_TARGET, "EN_TARGET");
 _Static_assert(offsetof(struct sc_entry, flags) == EN_FLAGS, "EN_FLAGS");
+_Static_assert(sizeof(struct sc_hook) == (1u << HK_SHIFT), "HK_SHIFT");
+_Static_assert(offsetof(struct sc_hook, bound) == HK_BOUND, "HK_BOUND");
 _Static_assert(SC_ENT_NOTIME == ASM_ENT_NOTIME && SC_ENT_UNWIND == ASM_ENT_UNWIND &&
 	       SC_ENT_WAIT == ASM_ENT_WAIT, "flags");
 
@@ -168,8 +170,8 @@ static int cmp_u64(const void *a, const void *b)
  */
 static uint64_t calibrate_overhead(uint32_t period)
 {
-	long nop = sc_entry_new((void *)sc_calib_nop, 0, 0, 0, NULL);
-	long work = sc_entry_new((void *)sc_calib_work, 0, 0, 0, NULL);
+	long nop = sc_entry_new((void *)sc_calib_nop, 0, 0);
+	long work = sc_entry_new((void *)sc_calib_work, 0, 0);
 	if (nop < 0 || work < 0)
 		return 0;
 	size_t nrec = (size_t)work + 1;

@@ -39,11 +39,15 @@ static struct sc_object objs[SC_MAX_OBJECTS];
 static uint32_t n_objs;
 static pthread_mutex_t lock = PTHREAD_RECURSIVE_MUTEX_INITIALIZER_NP;
 
-void sc_lock(void) { pthread_mutex_lock(&lock); }
-void sc_unlock(void) { pthread_mutex_unlock(&lock); }
+/* how deep this thread is in the lock (sc_lock_held) */
+static __thread int lock_depth __attribute__((tls_model("initial-exec")));
+void sc_lock(void) { pthread_mutex_lock(&lock); lock_depth++; }
+void sc_unlock(void) { lock_depth--; pthread_mutex_unlock(&lock); }
+bool sc_lock_held(void) { return lock_depth > 0; }
 void sc_lock_reset_child(void)
 {
 	lock = (pthread_mutex_t)PTHREAD_RECURSIVE_MUTEX_INITIALIZER_NP;
+	lock_depth = 0;
 }
 
 struct sc_object *sc_object_of(uintptr_t a)
@@ -483,9 +487,9 @@ static int import_cb(void *p, const struct sc_import *imp)
 	}
 	void *wrapper;
 	uint32_t flags = imp->kind | sc_entry_flags_for(imp->name, &wrapper);
-	long idx = sc_entry_new(wrapper ? wrapper : (void *)cur, flags, o->id, callee->id,
-				imp->name);
-	if (idx < 0)
+	long n = sc_hook_new(wrapper ? wrapper : (void *)cur, flags, o->id, callee->id,
+			       imp->name, imp->slot);
+	if (n < 0)
 		return 1;
 	if (c->n == c->cap) {
 		size_t cap = c->cap ? c->cap * 2 : 256;
@@ -495,7 +499,7 @@ static int import_cb(void *p, const struct sc_import *imp)
 		c->patches = np;
 		c->cap = cap;
 	}
-	c->patches[c->n++] = (struct patch){imp->slot, sc_entry_code((uint32_t)idx)};
+	c->patches[c->n++] = (struct patch){imp->slot, sc_hook_code((uint32_t)n)};
 	return 0;
 }
 
@@ -560,6 +564,21 @@ static void apply(const struct sc_object *o, struct patch *pt, size_t n)
 			mprotect((void *)page, (size_t)pg, final);
 		i = j - 1;
 	}
+}
+
+/*
+ * An import's first call: its slot goes from the import's code to its
+ * entry's, if it still holds the import's (the program may have written
+ * the slot itself) and the object is still loaded. Under the lock.
+ */
+void sc_objects_repoint(uint32_t id, uintptr_t slot, void *old, void *code)
+{
+	if (id >= n_objs || objs[id].gone || objs[id].id != id)
+		return;
+	if (__atomic_load_n((void **)slot, __ATOMIC_ACQUIRE) != old)
+		return;
+	struct patch pt = {slot, code};
+	apply(&objs[id], &pt, 1);
 }
 
 static int cmp_patch(const void *a, const void *b)

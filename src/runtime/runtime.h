@@ -83,11 +83,21 @@ struct sc_thread {
 	struct sc_frame frames[SC_FRAMES];
 };
 
-/* Global shadow-entry table (offsets.h: EN_*). */
+/* Global shadow-entry table, by entry index (offsets.h: EN_*). */
 struct sc_entry {
 	void *target;
 	uint32_t flags;
 	uint32_t caller;
+};
+
+/* Every hooked import, by import number (shadow.c; offsets.h: HK_*). */
+struct sc_hook {
+	void *target;
+	uintptr_t slot;         /* the GOT slot pointed at it, 0 for dlsym's */
+	uint32_t flags;         /* SC_ENT_* as hooked (peek.c adds at bind) */
+	uint32_t caller;        /* object id */
+	uint32_t bound;         /* its entry index + 1, 0 until first called */
+	uint32_t reserved;
 };
 
 /* A loaded object we know about. */
@@ -107,6 +117,7 @@ struct sc_object {
 /* settings and globals (init.c) */
 extern SC_HIDDEN __thread struct sc_thread *sc_tls_thread;
 extern SC_HIDDEN struct sc_entry *sc_entry_table;     /* shadow.S */
+extern SC_HIDDEN struct sc_hook *sc_hook_table;   /* shadow.S */
 extern SC_HIDDEN uint32_t sc_period_min, sc_period_max; /* shadow.S */
 extern SC_HIDDEN uint64_t sc_slow_ticks;               /* shadow.S */
 extern SC_HIDDEN uint32_t sc_xsave_size;               /* shadow.S */
@@ -121,6 +132,7 @@ extern SC_HIDDEN struct sc_thread sc_idle_thread;
 
 /* shadow.S */
 void sc_shadow_common(void) SC_HIDDEN;
+void sc_pending_common(void) SC_HIDDEN;	/* an import not bound yet */
 void sc_return_trampoline(void) SC_HIDDEN;
 void sc_return_point(void) SC_HIDDEN;	/* a timed API's return address */
 void sc_calib_nop(void) SC_HIDDEN;
@@ -148,10 +160,15 @@ extern SC_HIDDEN uint32_t sc_gen;
 
 /* shadow.c */
 int sc_shadow_init(void) SC_HIDDEN;
-/* Allocates an entry; returns its index or -1. Writes its SC_M_ENTRY. */
-long sc_entry_new(void *target, uint32_t flags, uint32_t caller, uint32_t callee,
-		  const char *name) SC_HIDDEN;
+/* Allocates an entry; returns its index or -1 (under the lock). */
+long sc_entry_new(void *target, uint32_t flags, uint32_t caller) SC_HIDDEN;
 void *sc_entry_code(uint32_t idx) SC_HIDDEN;
+/* Hooks an import; returns its number or -1 (under the lock). Writes its
+ * SC_M_ENTRY; slot (or 0) is repointed at its entry when first called. */
+long sc_hook_new(void *target, uint32_t flags, uint32_t caller, uint32_t callee,
+		   const char *name, uintptr_t slot) SC_HIDDEN;
+void *sc_hook_code(uint32_t n) SC_HIDDEN;
+void *sc_hook_bind(uint32_t n) SC_HIDDEN;
 uint32_t sc_entry_count(void) SC_HIDDEN;
 uint32_t sc_entry_flags_for(const char *name, void **wrapper) SC_HIDDEN;
 
@@ -164,6 +181,8 @@ uint32_t sc_object_id_of(uintptr_t addr) SC_HIDDEN;
 size_t sc_object_code_len(uintptr_t addr) SC_HIDDEN;
 void sc_lock(void) SC_HIDDEN;
 void sc_unlock(void) SC_HIDDEN;
+bool sc_lock_held(void) SC_HIDDEN;     /* by this thread */
+void sc_objects_repoint(uint32_t id, uintptr_t slot, void *old, void *code) SC_HIDDEN;
 /* fork child: the lock was taken by the parent's thread in the prepare
  * handler; a recursive mutex cannot be unlocked by another tid, so the
  * child starts with a fresh, unlocked one */

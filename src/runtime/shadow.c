@@ -1,16 +1,36 @@
 /*
  * shadow.c - the Universal Shadow Table.
  *
- * Every hooked (calling object, imported function) pair and every pointer
- * handed out by dlsym gets one index. The index selects three things:
- *   sc_entry_table[idx]   where the call really goes, and flags (global)
- *   code of entry idx     16 bytes that load idx and enter the interceptor
- *   recs[idx]             the counters, in each thread's own array
+ * Two kinds of index, because most hooked imports are never called:
  *
- * Code is generated a chunk (4096 entries) at a time and made read+exec
- * before any entry in it is handed out, so no page is ever writable and
- * executable and no live code is ever rewritten. Indices only grow; an
- * entry whose object is unloaded keeps its index (counters stay valid).
+ *  - An import number for every hooked (calling object, imported function)
+ *    pair and every pointer handed out by dlsym, given when it is hooked.
+ *    sc_hook_table[n] holds where the call goes, the GOT slot, flags,
+ *    and once it has been called, its entry index. The slot points at the
+ *    import's code (16 bytes, sc_pending_common), written as SC_M_ENTRY
+ *    with idx = the import number.
+ *  - An entry index, given to an import at its first call (sc_hook_bind)
+ *    in the order the process first calls them. It selects
+ *      sc_entry_table[idx]   where the call goes, and flags (global)
+ *      code of entry idx     16 bytes that load idx and enter the
+ *                            interceptor (sc_shadow_common)
+ *      recs[idx]             the counters, in each thread's own array
+ *    and the binding is written as SC_M_BIND {import, idx}. The GOT slot
+ *    is pointed at the entry's code then, so later calls go straight
+ *    there; a copy of the pointer (dlsym's answer, a GLOB_DAT pointer the
+ *    program kept) still works through the import's code, one load more.
+ *
+ * Why: the counters of a thread are indexed by the entry index, and a
+ * page of them holds 16 records. Numbered at hooking (redis: 1700
+ * imports, 150 called), a thread that makes ten different calls touched
+ * up to ten pages of counters; numbered by first call they fill the first
+ * pages of every thread's file (redis' main thread: 45 pages before, 11).
+ *
+ * Code is generated a page at a time (a 64-byte head holding the pointer
+ * every stub jumps through, then 252 stubs) and made read+exec before any
+ * stub in it is handed out, so no page is ever writable and executable
+ * and no live code is ever rewritten. Indices only grow; an entry whose
+ * object is unloaded keeps its index (counters stay valid).
  */
 #include <errno.h>
 #include <string.h>
@@ -18,41 +38,52 @@
 
 #include "runtime.h"
 
-/*
- * Entry code is made a chunk at a time: its first 64 bytes hold the
- * pointer every entry jumps through (sc_shadow_common), then the entries.
- * A chunk is written whole when made, so all of it is resident: 1024
- * entries (16 KB) keep that close to what a program uses (redis-server
- * makes ~1700 entries; 4096-entry chunks cost it 68 KB of private memory,
- * these 32 KB).
- */
-#define CHUNK_ENTRIES 1024u
 #define CHUNK_HEAD 64u
-#define CHUNK_BYTES (CHUNK_HEAD + CHUNK_ENTRIES * SHADOW_ENTRY_SIZE)
+#define CHUNK_BYTES 4096u
+#define CHUNK_ENTRIES ((CHUNK_BYTES - CHUNK_HEAD) / SHADOW_ENTRY_SIZE)
+#define MAX_CHUNKS (SC_MAX_ENTRIES / CHUNK_ENTRIES + 1)
+
+/* the two families of stubs (zero-initialized: .bss, not .data, whose
+ * file pages fault in 16 at a time) */
+struct family {
+	uint32_t n;                     /* indices given */
+	uint8_t *chunks[MAX_CHUNKS];
+};
+static struct family entries, imports;
+
+static void (*common_of(const struct family *f))(void)
+{
+	return f == &entries ? sc_shadow_common : sc_pending_common;
+}
 
 SC_HIDDEN struct sc_entry *sc_entry_table;
-static uint8_t *chunks[SC_MAX_ENTRIES / CHUNK_ENTRIES];
-static uint32_t n_entries;
+SC_HIDDEN struct sc_hook *sc_hook_table;
+
+static void *reserve(size_t bytes)
+{
+	void *t = mmap(NULL, bytes, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	return t == MAP_FAILED ? NULL : t;
+}
 
 int sc_shadow_init(void)
 {
-	void *t = mmap(NULL, (size_t)SC_MAX_ENTRIES * sizeof(struct sc_entry),
-		       PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-	if (t == MAP_FAILED) {
+	sc_entry_table = reserve((size_t)SC_MAX_ENTRIES * sizeof(struct sc_entry));
+	sc_hook_table = reserve((size_t)SC_MAX_ENTRIES * sizeof(struct sc_hook));
+	if (!sc_entry_table || !sc_hook_table) {
 		sc_warn("cannot reserve the shadow table: %s", strerror(errno));
 		return -1;
 	}
-	sc_entry_table = t;
 	return 0;
 }
 
-static int new_chunk(uint32_t c)
+static int new_chunk(struct family *f, uint32_t c)
 {
 	uint8_t *m = mmap(NULL, CHUNK_BYTES, PROT_READ | PROT_WRITE,
 			  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (m == MAP_FAILED)
 		return -1;
-	void *common = (void *)sc_shadow_common;
+	void *common = (void *)common_of(f);
 	memcpy(m, &common, sizeof(common));
 	for (uint32_t i = 0; i < CHUNK_ENTRIES; i++)
 		sc_arch_write_entry(m + CHUNK_HEAD + i * SHADOW_ENTRY_SIZE,
@@ -61,33 +92,51 @@ static int new_chunk(uint32_t c)
 		munmap(m, CHUNK_BYTES);
 		return -1;
 	}
-	__atomic_store_n(&chunks[c], m, __ATOMIC_RELEASE);
+	__atomic_store_n(&f->chunks[c], m, __ATOMIC_RELEASE);
 	return 0;
+}
+
+static void *code_of(const struct family *f, uint32_t idx)
+{
+	uint8_t *c = f->chunks[idx / CHUNK_ENTRIES];
+	return c + CHUNK_HEAD + (idx % CHUNK_ENTRIES) * SHADOW_ENTRY_SIZE;
+}
+
+/* The next index of f with its code in place, or -1. Under the lock. */
+static long next_index(struct family *f)
+{
+	uint32_t idx = f->n;
+	if (idx >= SC_MAX_ENTRIES)
+		return -1;
+	if (idx % CHUNK_ENTRIES == 0 && !f->chunks[idx / CHUNK_ENTRIES] &&
+	    new_chunk(f, idx / CHUNK_ENTRIES) != 0) {
+		sc_warn("cannot map shadow code: %s", strerror(errno));
+		return -1;
+	}
+	return idx;
 }
 
 void *sc_entry_code(uint32_t idx)
 {
-	uint8_t *c = chunks[idx / CHUNK_ENTRIES];
-	return c + CHUNK_HEAD + (idx % CHUNK_ENTRIES) * SHADOW_ENTRY_SIZE;
+	return code_of(&entries, idx);
+}
+
+void *sc_hook_code(uint32_t n)
+{
+	return code_of(&imports, n);
 }
 
 uint32_t sc_entry_count(void)
 {
-	return __atomic_load_n(&n_entries, __ATOMIC_ACQUIRE);
+	return __atomic_load_n(&entries.n, __ATOMIC_ACQUIRE);
 }
 
 /* Caller holds the runtime lock (or is single-threaded start-up). */
-long sc_entry_new(void *target, uint32_t flags, uint32_t caller, uint32_t callee,
-		  const char *name)
+long sc_entry_new(void *target, uint32_t flags, uint32_t caller)
 {
-	uint32_t idx = n_entries;
-	if (idx >= SC_MAX_ENTRIES)
+	long idx = next_index(&entries);
+	if (idx < 0)
 		return -1;
-	if (idx % CHUNK_ENTRIES == 0 && !chunks[idx / CHUNK_ENTRIES] &&
-	    new_chunk(idx / CHUNK_ENTRIES) != 0) {
-		sc_warn("cannot map shadow code: %s", strerror(errno));
-		return -1;
-	}
 	/* a callee that reads its return address must see its real caller */
 	size_t code = flags & SC_ENT_NOTIME ? 0 : sc_object_code_len((uintptr_t)target);
 	if (code && sc_arch_reads_return_address(target, code < 256 ? code : 256))
@@ -95,13 +144,58 @@ long sc_entry_new(void *target, uint32_t flags, uint32_t caller, uint32_t callee
 	sc_entry_table[idx].target = target;
 	sc_entry_table[idx].flags = flags;
 	sc_entry_table[idx].caller = caller;
-	__atomic_store_n(&n_entries, idx + 1, __ATOMIC_RELEASE);
-	if (name) {
-		struct sc_m_entry e = {.idx = idx, .caller = caller, .callee = callee,
-				       .flags = flags};
-		sc_meta_add(SC_M_ENTRY, &e, sizeof(e), name);
-	}
+	__atomic_store_n(&entries.n, (uint32_t)idx + 1, __ATOMIC_RELEASE);
 	return idx;
+}
+
+/* Caller holds the runtime lock. */
+long sc_hook_new(void *target, uint32_t flags, uint32_t caller, uint32_t callee,
+		   const char *name, uintptr_t slot)
+{
+	long n = next_index(&imports);
+	if (n < 0)
+		return -1;
+	struct sc_hook *im = &sc_hook_table[n];
+	im->target = target;
+	im->slot = slot;
+	im->flags = flags;
+	im->caller = caller;
+	im->bound = 0;
+	imports.n = (uint32_t)n + 1;
+	struct sc_m_entry e = {.idx = (uint32_t)n, .caller = caller, .callee = callee,
+			       .flags = flags};
+	sc_meta_add(SC_M_ENTRY, &e, sizeof(e), name);
+	return n;
+}
+
+/*
+ * The first call through import n (from sc_slow, every register of the
+ * call saved): gives it an entry, writes SC_M_BIND, points its GOT slot at
+ * the entry's code, and answers where the call goes on: the entry's code,
+ * or the target itself (uncounted) when an entry cannot be made now.
+ */
+void *sc_hook_bind(uint32_t n)
+{
+	struct sc_hook *im = &sc_hook_table[n];
+	sc_lock();
+	uint32_t b = im->bound;
+	if (!b) {
+		long idx = sc_entry_new(im->target, im->flags, im->caller);
+		if (idx < 0) {
+			sc_unlock();
+			return im->target;
+		}
+		struct sc_m_bind mb = {.import = n, .idx = (uint32_t)idx,
+				       .flags = sc_entry_table[idx].flags};
+		sc_meta_add(SC_M_BIND, &mb, sizeof(mb), NULL);
+		b = (uint32_t)idx + 1;
+		__atomic_store_n(&im->bound, b, __ATOMIC_RELEASE);
+		if (im->slot)
+			sc_objects_repoint(im->caller, im->slot, sc_hook_code(n),
+					   sc_entry_code(b - 1));
+	}
+	sc_unlock();
+	return sc_entry_code(b - 1);
 }
 
 /*

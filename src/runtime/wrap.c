@@ -253,8 +253,9 @@ static bool executable(const struct sc_object *o, uintptr_t a)
 	return false;
 }
 
-/* (caller object, function) -> entry, so a pointer asked for twice is the
- * same pointer both times (the program may compare them). */
+/* (caller object, function) -> import, so a pointer asked for twice is the
+ * same pointer both times (the program may compare them): the import's
+ * code, also once it is bound (its calls then take one load more). */
 struct dl_map {
 	uint32_t caller;
 	uint32_t idx;
@@ -277,14 +278,14 @@ static void *shadow_for(void *r, const char *name, void *ret)
 	for (size_t i = 0; i < dlmap_n; i++)
 		if (dlmap[i].caller == co->id && dlmap[i].target == (uintptr_t)r &&
 		    dlmap[i].callee == to->id) {
-			res = sc_entry_code(dlmap[i].idx);
+			res = sc_hook_code(dlmap[i].idx);
 			goto out;
 		}
 	char api[256];
 	sc_api_name(name, api, sizeof(api));
 	void *wrapper;
 	uint32_t flags = SC_ENT_DLSYM | sc_entry_flags_for(api, &wrapper);
-	long idx = sc_entry_new(wrapper ? wrapper : r, flags, co->id, to->id, api);
+	long idx = sc_hook_new(wrapper ? wrapper : r, flags, co->id, to->id, api, 0);
 	if (idx < 0)
 		goto out;
 	if (dlmap_n == dlmap_cap) {
@@ -296,7 +297,7 @@ static void *shadow_for(void *r, const char *name, void *ret)
 		dlmap_cap = cap;
 	}
 	dlmap[dlmap_n++] = (struct dl_map){co->id, (uint32_t)idx, (uintptr_t)r, to->id};
-	res = sc_entry_code((uint32_t)idx);
+	res = sc_hook_code((uint32_t)idx);
 out:
 	sc_unlock();
 	return res;

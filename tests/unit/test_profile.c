@@ -94,12 +94,16 @@ static void m_object(struct buf *b, uint32_t id, const char *path)
 	meta_rec(b, SC_M_OBJECT, &o, sizeof(o), path);
 }
 
+/* An import numbered apart from its entry index (idx + 100), and its
+ * first call binding it to idx: the reader must join the two. */
 static void m_entry(struct buf *b, uint32_t idx, uint32_t caller, uint32_t callee,
 		    const char *name)
 {
-	struct sc_m_entry e = { idx, caller, callee, SC_ENT_PLT };
+	struct sc_m_entry e = { idx + 100, caller, callee, SC_ENT_PLT };
+	struct sc_m_bind bd = { idx + 100, idx, SC_ENT_PLT, 0 };
 
 	meta_rec(b, SC_M_ENTRY, &e, sizeof(e), name);
+	meta_rec(b, SC_M_BIND, &bd, sizeof(bd), NULL);
 }
 
 static void m_thread(struct buf *b, uint32_t seq, uint32_t tid, uint32_t robj)
@@ -421,7 +425,13 @@ static void test_errors(void)
 	basic_meta(&b);
 	((struct sc_meta_header *)(void *)b.b)->version = 7;
 	write_meta(dir, 5, 0, &b);
-	expect_error(dir, "p5-0.meta: format version 7, this scaler reads 2", "bad version");
+	{
+		char want[100];
+
+		snprintf(want, sizeof(want), "p5-0.meta: format version 7, this scaler reads %u",
+			 SC_FORMAT_VERSION);
+		expect_error(dir, want, "bad version");
+	}
 
 	dir = mkdir_t("short");
 	basic_meta(&b);
