@@ -70,17 +70,22 @@ struct sc_thread {
 	int fd;                 /* the .thr file (checked before use: daemons) */
 	dev_t dev;
 	ino_t ino;
-	char path[4200];
+	uint32_t pid, gen;      /* with seq, the file's name (thread.c) */
 	uint32_t seq;
 	uint32_t tid;
 	struct sc_thr_header *hdr;
 	size_t map_len;
+	uint32_t grave_next;
+	/*
+	 * Only the first frames of a thread are used as a rule, so they come
+	 * right after the fields above: a thread's state is one page of RSS
+	 * (its file's path, 4 KB, is not kept here but made when needed).
+	 */
+	struct sc_frame frames[SC_FRAMES];
 	/* Frames dropped from the stack because they looked abandoned, kept
 	 * in case they were not: a coroutine's calls still in flight when
 	 * another coroutine returned below them (swapcontext). */
-	uint32_t grave_next;
 	struct sc_frame grave[SC_GRAVE];
-	struct sc_frame frames[SC_FRAMES];
 };
 
 /* Global shadow-entry table, by entry index (offsets.h: EN_*). */

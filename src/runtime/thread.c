@@ -40,6 +40,14 @@ static pthread_once_t key_once = PTHREAD_ONCE_INIT;
 
 #define GROW_STEP 4096u
 
+/* The path of t's file, in one buffer for all threads: under the lock. */
+static char path_buf[4200];
+static const char *thr_path(const struct sc_thread *t)
+{
+	snprintf(path_buf, sizeof(path_buf), "%s/p%u-%u-t%u.thr", sc_dir, t->pid, t->gen, t->seq);
+	return path_buf;
+}
+
 static void register_thread(struct sc_thread *t);
 
 static void on_thread_exit(void *p)
@@ -73,13 +81,14 @@ static struct sc_thread *thread_new(void)
 				   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (t == MAP_FAILED)
 		return NULL;
+	/* the path is made in a shared buffer: 4 KB on this thread's stack
+	 * would be a page of RSS it may never use again */
 	sc_lock();
 	uint32_t seq = next_seq++;
-	sc_unlock();
-	/* the path goes straight to its place: 4 KB on this thread's stack
-	 * would be a page of RSS it may never use again */
-	char *path = t->path;
-	snprintf(path, sizeof(t->path), "%s/p%d-%u-t%u.thr", sc_dir, (int)getpid(), sc_gen, seq);
+	t->seq = seq;
+	t->pid = (uint32_t)getpid();
+	t->gen = sc_gen;
+	const char *path = thr_path(t);
 	int fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	uint64_t cap = cap_for(sc_entry_count());
 	size_t reserve = file_size_for(SC_MAX_ENTRIES);
@@ -88,11 +97,13 @@ static struct sc_thread *thread_new(void)
 		m = mmap(NULL, reserve, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 	if (m == MAP_FAILED) {
 		sc_warn("cannot create %s: %s; thread not profiled", path, strerror(errno));
+		sc_unlock();
 		if (fd >= 0)
 			close(fd);
 		munmap(t, sizeof(*t));
 		return NULL;
 	}
+	sc_unlock();
 	struct stat st;
 	t->fd = fd;
 	if (fstat(fd, &st) == 0) {
@@ -101,7 +112,6 @@ static struct sc_thread *thread_new(void)
 	}
 	t->hdr = m;
 	t->map_len = reserve;
-	t->seq = seq;
 	t->tid = (uint32_t)syscall(SYS_gettid);
 	memcpy(t->hdr->magic, SC_THR_MAGIC, 8);
 	t->hdr->version = SC_FORMAT_VERSION;
@@ -171,7 +181,9 @@ int sc_thread_grow(struct sc_thread *t)
 		cap = SC_MAX_ENTRIES;
 	if (cap <= t->real_cap)
 		return 0;
-	t->fd = sc_fd_still(t->fd, t->path, t->dev, t->ino, O_RDWR);
+	sc_lock();
+	t->fd = sc_fd_still(t->fd, thr_path(t), t->dev, t->ino, O_RDWR);
+	sc_unlock();
 	if (t->fd < 0 || ftruncate(t->fd, (off_t)file_size_for(cap)) != 0)
 		return -1;
 	t->real_cap = cap;
@@ -303,7 +315,7 @@ void sc_thread_after_fork(void)
 	n->busy = t->busy;
 	n->cap = n->busy ? 0 : n->real_cap;
 	munmap(t->hdr, t->map_len);
-	if (sc_fd_still(t->fd, t->path, t->dev, t->ino, O_RDWR) == t->fd)
+	if (sc_fd_still(t->fd, thr_path(t), t->dev, t->ino, O_RDWR) == t->fd)
 		close(t->fd);
 	munmap(t, sizeof(*t));
 	sc_tls_thread = n;
