@@ -192,7 +192,7 @@ static int scan_cb(struct dl_phdr_info *info, size_t size, void *p)
 		name = main_path();
 	else if (!name || !name[0])
 		name = "linux-vdso.so.1";
-	o->path = strdup(name);
+	o->path = sc_mem_strdup(name);
 	if (!o->path)
 		o->path = "?";
 	if (o->base == ctx->self && ctx->self)
@@ -356,11 +356,11 @@ static void keep_rss_note(struct keep_rss *k)
 	size_t nseg = keep_rss_segs(k, page, NULL);
 	if (!nseg)
 		return;
-	k->seg = malloc(nseg * sizeof(*k->seg));
+	k->seg = sc_mem_grow(NULL, nseg * sizeof(*k->seg));
 	if (!k->seg)
 		return;
 	keep_rss_segs(k, page, keep_rss_add);
-	k->was = malloc(k->pages ? k->pages : 1);
+	k->was = sc_mem_grow(NULL, k->pages ? k->pages : 1);
 	k->fd = k->was ? open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC) : -1;
 	for (size_t i = 0; k->fd >= 0 && i < k->n; i++)
 		if (!pagemap_walk(k->fd, k->seg[i].lo, k->seg[i].np, page, k->was + k->seg[i].first, false)) {
@@ -406,8 +406,8 @@ static void keep_rss_free(struct keep_rss *k)
 {
 	if (k->fd >= 0)
 		close(k->fd);
-	free(k->seg);
-	free(k->was);
+	sc_mem_free(k->seg);
+	sc_mem_free(k->was);
 }
 
 /*
@@ -493,7 +493,7 @@ static int import_cb(void *p, const struct sc_import *imp)
 		return 1;
 	if (c->n == c->cap) {
 		size_t cap = c->cap ? c->cap * 2 : 256;
-		struct patch *np = realloc(c->patches, cap * sizeof(*np));
+		struct patch *np = sc_mem_grow(c->patches, cap * sizeof(*np));
 		if (!np)
 			return 1;
 		c->patches = np;
@@ -510,7 +510,7 @@ static int gotdat_cb(void *p, const struct sc_import *imp)
 		return 0;
 	if (c->n_uses == c->cap_uses) {
 		size_t cap = c->cap_uses ? c->cap_uses * 2 : 64;
-		struct got_use *nu = realloc(c->uses, cap * sizeof(*nu));
+		struct got_use *nu = sc_mem_grow(c->uses, cap * sizeof(*nu));
 		if (!nu)
 			return 1;
 		c->uses = nu;
@@ -601,8 +601,8 @@ static void patch_object(struct sc_object *o)
 	sc_reloc_walk(&ri, import_cb, &c);
 	qsort(c.patches, c.n, sizeof(*c.patches), cmp_patch);
 	apply(o, c.patches, c.n);
-	free(c.patches);
-	free(c.uses);
+	sc_mem_free(c.patches);
+	sc_mem_free(c.uses);
 }
 
 void sc_objects_scan(bool patch)

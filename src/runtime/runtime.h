@@ -12,6 +12,7 @@
  *   exec.c     wrappers of exec* and posix_spawn: the runtime's variables
  *              follow into a new image whatever environment it is given
  *   meta.c     the append-only metadata stream (format.h)
+ *   mem.c      the runtime's own memory, from mmap
  */
 #ifndef SCALER_RUNTIME_H
 #define SCALER_RUNTIME_H
@@ -162,6 +163,11 @@ void sc_meta_reopen_child(void) SC_HIDDEN;
 uint32_t sc_meta_pid(void) SC_HIDDEN;
 int sc_fd_still(int fd, const char *path, dev_t dev, ino_t ino, int flags) SC_HIDDEN;
 extern SC_HIDDEN uint32_t sc_gen;
+
+/* mem.c: the runtime's memory (not the program's malloc) */
+void *sc_mem_grow(void *p, size_t n) SC_HIDDEN;
+void sc_mem_free(void *p) SC_HIDDEN;
+const char *sc_mem_strdup(const char *s) SC_HIDDEN;
 
 /* shadow.c */
 int sc_shadow_init(void) SC_HIDDEN;

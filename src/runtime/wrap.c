@@ -290,7 +290,7 @@ static void *shadow_for(void *r, const char *name, void *ret)
 		goto out;
 	if (dlmap_n == dlmap_cap) {
 		size_t cap = dlmap_cap ? dlmap_cap * 2 : 64;
-		struct dl_map *m = realloc(dlmap, cap * sizeof(*m));
+		struct dl_map *m = sc_mem_grow(dlmap, cap * sizeof(*m));
 		if (!m)
 			goto out;
 		dlmap = m;
@@ -325,15 +325,51 @@ static void *w_dlvsym(void *h, const char *name, const char *ver)
 
 /* ---- threads ---------------------------------------------------------- */
 
+/*
+ * What a new thread needs to start: handed over in a box from a pool
+ * rather than the heap. A box malloc'd by the creator and freed by the new
+ * thread made glibc give every new thread a malloc arena (64 MB reserved,
+ * a page or two of RSS) in programs that never use glibc's malloc
+ * (redis, with jemalloc). Boxes beyond the pool's come from malloc.
+ */
 struct start_box {
 	void *(*fn)(void *);
 	void *arg;
+	struct start_box *next;         /* free list */
 };
+#define BOXES 128
+static struct start_box boxes[BOXES];
+static struct start_box *free_boxes;
+static uint32_t boxes_used;             /* boxes ever taken from the pool */
+
+static struct start_box *box_get(void)
+{
+	sc_lock();
+	struct start_box *b = free_boxes;
+	if (b)
+		free_boxes = b->next;
+	else if (boxes_used < BOXES)
+		b = &boxes[boxes_used++];
+	sc_unlock();
+	return b ? b : malloc(sizeof(*b));
+}
+
+static void box_put(struct start_box *b)
+{
+	if (b < boxes || b >= boxes + BOXES) {
+		free(b);
+		return;
+	}
+	sc_lock();
+	b->next = free_boxes;
+	free_boxes = b;
+	sc_unlock();
+}
 
 static void *thread_start(void *p)
 {
 	struct start_box b = *(struct start_box *)p;
-	free(p);
+	box_put(p);
 	sc_tls_start_routine = (uintptr_t)b.fn;
 	if (sc_active)
 		sc_thread_get();
@@ -343,14 +379,14 @@ static void *thread_start(void *p)
 static int w_pthread_create(pthread_t *th, const pthread_attr_t *attr,
 			    void *(*fn)(void *), void *arg)
 {
-	struct start_box *b = malloc(sizeof(*b));
+	struct start_box *b = box_get();
 	if (!b)
 		return pthread_create(th, attr, fn, arg);
 	b->fn = fn;
 	b->arg = arg;
 	int r = pthread_create(th, attr, thread_start, b);
 	if (r)
-		free(b);
+		box_put(b);
 	return r;
 }
 
