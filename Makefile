@@ -12,7 +12,15 @@ CFLAGS  += -std=gnu11 $(WARN) -D_GNU_SOURCE -Isrc -Isrc/common -Iarch/$(ARCH)
 # The runtime lives in someone else's process: hidden visibility, no PLT
 # calls of its own that could be hooked, initial-exec TLS only.
 RT_CFLAGS := $(CFLAGS) -fPIC -fvisibility=hidden -fno-omit-frame-pointer \
-             -ftls-model=initial-exec -fno-stack-protector
+             -ftls-model=initial-exec -fno-stack-protector -fdata-sections
+
+# Every process pays for each page of the runtime's .bss it touches. Its
+# big arrays (the object table, the idle thread, the stub directories)
+# are touched only at their start, so the small variables must not sit
+# between them: each variable in its own section (-fdata-sections), and
+# the linker orders them by alignment, the arrays (32) before the scalars
+# (8, 4), which then share one page.
+RT_LDFLAGS := -Wl,--sort-section=alignment
 
 # The hot path is hand-written assembly. On Intel's Skylake family (also
 # Cascade Lake, our machines) a jump that crosses or ends on a 32-byte
@@ -42,7 +50,7 @@ $(BUILD)/lib/libscaler.so-gdb.py: scripts/scaler-gdb.py
 
 $(BUILD)/lib/libscaler.so: $(RT_OBJ)
 	@mkdir -p $(@D)
-	$(CC) -shared -o $@ $^ -Wl,-z,now -Wl,-z,relro -Wl,-z,noexecstack -ldl -lpthread
+	$(CC) -shared -o $@ $^ -Wl,-z,now -Wl,-z,relro -Wl,-z,noexecstack $(RT_LDFLAGS) -ldl -lpthread
 
 $(BUILD)/bin/scaler: $(CLI_OBJ)
 	@mkdir -p $(@D)

@@ -31,8 +31,9 @@
 
 extern char **environ;
 
-static char kv_preload[PATH_MAX + 16];  /* LD_PRELOAD=<this library> */
-static char kv_dir[sizeof(sc_dir) + 16];
+/* made once at start-up, kept in the runtime's own memory (mem.c) */
+static const char *kv_preload = "";     /* LD_PRELOAD=<this library> */
+static const char *kv_dir;
 static char kv_timing[32];
 static const char *self_path;           /* points into kv_preload */
 static size_t self_len;
@@ -41,18 +42,21 @@ static size_t self_len;
 void sc_exec_init(void)
 {
 	Dl_info di;
+	char buf[PATH_MAX + 16];
 	const char *timing = sc_timing_mode == SC_TIMING_ALL    ? "all"
 			     : sc_timing_mode == SC_TIMING_NONE ? "none"
 								: "adaptive";
 	if (!dladdr((void *)sc_exec_init, &di) || !di.dli_fname || !di.dli_fname[0] ||
-	    snprintf(kv_preload, sizeof(kv_preload), "LD_PRELOAD=%s", di.dli_fname) >=
-		    (int)sizeof(kv_preload)) {
-		kv_preload[0] = 0;
+	    snprintf(buf, sizeof(buf), "LD_PRELOAD=%s", di.dli_fname) >= (int)sizeof(buf))
 		return;
-	}
+	const char *pre = sc_mem_strdup(buf);
+	snprintf(buf, sizeof(buf), "SCALER_DIR=%s", sc_dir);
+	kv_dir = sc_mem_strdup(buf);
+	if (!pre || !kv_dir)
+		return;
+	kv_preload = pre;
 	self_path = kv_preload + 11;
 	self_len = strlen(self_path);
-	snprintf(kv_dir, sizeof(kv_dir), "SCALER_DIR=%s", sc_dir);
 	snprintf(kv_timing, sizeof(kv_timing), "SCALER_TIMING=%s", timing);
 }
 
@@ -133,10 +137,10 @@ static int exec_fixed(const struct exec_call *c)
 		snprintf(joined, plen, "LD_PRELOAD=%s:%s", self_path, env[pre] + 11);
 		v[pre] = joined;
 	} else if (pre < 0) {
-		v[k++] = kv_preload;
+		v[k++] = (char *)kv_preload;
 	}
 	if (!dir)
-		v[k++] = kv_dir;
+		v[k++] = (char *)kv_dir;
 	if (!timing)
 		v[k++] = kv_timing;
 	v[k] = NULL;

@@ -21,7 +21,7 @@
 #include "runtime.h"
 
 SC_HIDDEN int sc_active;
-SC_HIDDEN char sc_dir[4096];
+SC_HIDDEN const char *sc_dir = "";
 SC_HIDDEN int sc_timing_mode = SC_TIMING_ADAPTIVE;
 SC_HIDDEN uint32_t sc_period_min = 1, sc_period_max = 127;
 SC_HIDDEN uint64_t sc_slow_ticks = ~0ull;
@@ -272,11 +272,10 @@ __attribute__((constructor(101))) static void sc_init(void)
 	if (!dir || !dir[0])
 		return;                         /* loaded, but not asked to profile */
 	sc_bind_self_to_libc();                 /* before any other libc call */
-	if (strlen(dir) >= sizeof(sc_dir)) {
+	if (strlen(dir) >= 4000 || !(sc_dir = sc_mem_strdup(dir))) {
 		sc_warn("SCALER_DIR too long; not profiling");
 		return;
 	}
-	strcpy(sc_dir, dir);
 	const char *timing = getenv("SCALER_TIMING");
 	if (timing && !strcmp(timing, "all"))
 		sc_timing_mode = SC_TIMING_ALL;

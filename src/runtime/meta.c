@@ -34,7 +34,7 @@
 
 SC_HIDDEN uint32_t sc_gen;
 static int meta_fd = -1;
-static char meta_path[4200];
+static const char *meta_path = "";   /* mem.c */
 static dev_t meta_dev;
 static ino_t meta_ino;
 static struct sc_meta_header meta_hdr;
@@ -89,7 +89,8 @@ static int open_new(void)
 		struct stat st;
 		if (fd >= 0 && fstat(fd, &st) == 0) {
 			sc_gen = gen;
-			snprintf(meta_path, sizeof(meta_path), "%s", path);
+			const char *p = sc_mem_strdup(path);
+			meta_path = p ? p : "";
 			meta_dev = st.st_dev;
 			meta_ino = st.st_ino;
 			return fd;

@@ -132,7 +132,12 @@ static int list_cb(struct dl_phdr_info *info, size_t size, void *p)
  * Caller holds the lock. */
 void sc_objects_prune(void)
 {
-	static struct { uintptr_t base; const void *phdr; } seen[SC_MAX_OBJECTS];
+	/* the list lives only during this call: from mmap, not .bss, where
+	 * 128 KB for SC_MAX_OBJECTS kept a page resident */
+	struct { uintptr_t base; const void *phdr; } *seen =
+		sc_mem_grow(NULL, (size_t)SC_MAX_OBJECTS * sizeof(*seen));
+	if (!seen)
+		return;
 	struct list_ctx c = {0, (void *)seen};
 	dl_iterate_phdr(list_cb, &c);
 	for (uint32_t i = 0; i < n_objs; i++) {
@@ -147,12 +152,13 @@ void sc_objects_prune(void)
 			sc_meta_add(SC_M_UNLOAD, &m, sizeof(m), NULL);
 		}
 	}
+	sc_mem_free(seen);
 }
 
-static const char *main_path(void)
+/* the executable's path, for its object (copied by the caller) */
+static const char *main_path(char *buf, size_t len)
 {
-	static char buf[PATH_MAX];
-	ssize_t n = readlink("/proc/self/exe", buf, sizeof(buf) - 1);
+	ssize_t n = readlink("/proc/self/exe", buf, len - 1);
 	if (n <= 0)
 		return "a.out";
 	buf[n] = 0;
@@ -188,8 +194,9 @@ static int scan_cb(struct dl_phdr_info *info, size_t size, void *p)
 		}
 	}
 	const char *name = info->dlpi_name;
+	char exe[PATH_MAX];
 	if (n_objs == 0 && (!name || !name[0]))
-		name = main_path();
+		name = main_path(exe, sizeof(exe));
 	else if (!name || !name[0])
 		name = "linux-vdso.so.1";
 	o->path = sc_mem_strdup(name);

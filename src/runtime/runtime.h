@@ -132,7 +132,7 @@ extern SC_HIDDEN uint64_t sc_nested_ticks;             /* init.c, shadow.S */
 extern SC_HIDDEN uint64_t sc_outlier_ticks;            /* pclock.c, shadow.S */
 extern SC_HIDDEN int sc_have_xsave;                     /* shadow.S */
 extern SC_HIDDEN int sc_active;   /* 1 once start-up succeeded */
-extern SC_HIDDEN char sc_dir[4096];
+extern SC_HIDDEN const char *sc_dir;     /* < 4000 bytes */
 extern SC_HIDDEN int sc_timing_mode;
 extern SC_HIDDEN struct sc_thread sc_idle_thread;
 

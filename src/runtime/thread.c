@@ -40,12 +40,20 @@ static pthread_once_t key_once = PTHREAD_ONCE_INIT;
 
 #define GROW_STEP 4096u
 
-/* The path of t's file, in one buffer for all threads: under the lock. */
-static char path_buf[4200];
+/* The path of t's file, in one buffer for all threads (mem.c, made at
+ * the first use): under the lock. */
 static const char *thr_path(const struct sc_thread *t)
 {
-	snprintf(path_buf, sizeof(path_buf), "%s/p%u-%u-t%u.thr", sc_dir, t->pid, t->gen, t->seq);
-	return path_buf;
+	static char *buf;
+	static size_t len;
+	if (!buf) {
+		len = strlen(sc_dir) + 64;
+		buf = sc_mem_grow(NULL, len);
+		if (!buf)
+			return "/nonexistent";
+	}
+	snprintf(buf, len, "%s/p%u-%u-t%u.thr", sc_dir, t->pid, t->gen, t->seq);
+	return buf;
 }
 
 static void register_thread(struct sc_thread *t);
