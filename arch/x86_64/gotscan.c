@@ -22,6 +22,7 @@
  * compares). A memchr for 0xff, the first form's lead byte, stopped every
  * ~20 bytes of code and cost ~3 ms of start-up per process.
  */
+#include <cpuid.h>
 #include <immintrin.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -105,11 +106,31 @@ DEFINE_SCAN(sc_arch_got_refs_sse2, 16, MOVEMASK16)
 DEFINE_SCAN(sc_arch_got_refs_avx2, 32, MOVEMASK32)
 #pragma GCC pop_options
 
+/*
+ * AVX2 usable: the CPU has it (CPUID.7:EBX bit 5) and the kernel saves
+ * the YMM state (OSXSAVE, then XCR0 bits 1 and 2). Asked of CPUID
+ * directly: __builtin_cpu_supports pulls 4.6 KB of libgcc's CPU model
+ * code into the runtime, a page of RSS in every process.
+ */
+static bool have_avx2(void)
+{
+	unsigned a, b, c, d;
+	if (!__get_cpuid(1, &a, &b, &c, &d) || !(c & bit_OSXSAVE) || !(c & bit_AVX))
+		return false;
+	unsigned lo, hi;
+	__asm__ volatile("xgetbv" : "=a"(lo), "=d"(hi) : "c"(0));
+	if ((lo & 6) != 6)
+		return false;
+	return __get_cpuid_count(7, 0, &a, &b, &c, &d) && (b & bit_AVX2);
+}
+
 void sc_arch_got_refs(const uint8_t *code, size_t len, uintptr_t lo, uintptr_t hi,
 		      sc_got_ref_fn fn, void *ctx)
 {
-	__builtin_cpu_init();           /* constructors may run before libgcc's */
-	if (__builtin_cpu_supports("avx2"))
+	static int avx2 = -1;
+	if (avx2 < 0)
+		avx2 = have_avx2();
+	if (avx2)
 		sc_arch_got_refs_avx2(code, len, lo, hi, fn, ctx);
 	else
 		sc_arch_got_refs_sse2(code, len, lo, hi, fn, ctx);
