@@ -363,6 +363,66 @@ static void test_basic(void)
 	sc_profile_free(&p);
 }
 
+/*
+ * Imports and binds (format v3): counters are numbered in the order of
+ * first calls. An import never called has no entry; a bind names its
+ * import by number, in any order; a bind of an import the file does not
+ * describe (a torn start) is ignored; the flags of the bind are the ones
+ * in force (peek.c may add NOTIME at the first call).
+ */
+static void test_binds(void)
+{
+	const char *dir = mkdir_t("binds");
+	struct buf b = { 0 };
+	struct sc_profile p;
+	struct sc_rec r[3];
+	char err[512];
+	int rc;
+
+	meta_header(&b, 100, 0, SC_TIMING_ADAPTIVE, S0, MONO0, 1000000000ull, 0);
+	m_object(&b, 0, "/tmp/build/app");
+	m_object(&b, 1, "/usr/lib/x86_64-linux-gnu/libc.so.6");
+	{
+		struct sc_m_entry e0 = { 7, 0, 1, SC_ENT_PLT };    /* called second */
+		struct sc_m_entry e1 = { 8, 0, 1, SC_ENT_PLT };    /* never called */
+		struct sc_m_entry e2 = { 9, 0, 1, SC_ENT_GOT };    /* called first */
+		struct sc_m_bind b0 = { 9, 0, SC_ENT_GOT | SC_ENT_NOTIME, 0 };
+		struct sc_m_bind b1 = { 7, 1, SC_ENT_PLT, 0 };
+		struct sc_m_bind b2 = { 42, 2, SC_ENT_PLT, 0 };    /* unknown import */
+
+		meta_rec(&b, SC_M_ENTRY, &e0, sizeof(e0), "strlen");
+		meta_rec(&b, SC_M_ENTRY, &e1, sizeof(e1), "puts");
+		meta_rec(&b, SC_M_ENTRY, &e2, sizeof(e2), "getpid");
+		meta_rec(&b, SC_M_BIND, &b0, sizeof(b0), NULL);
+		meta_rec(&b, SC_M_BIND, &b1, sizeof(b1), NULL);
+		meta_rec(&b, SC_M_BIND, &b2, sizeof(b2), NULL);
+	}
+	m_thread(&b, 0, 100, UINT32_MAX);
+	m_end(&b, S0 + 1000000000ull, MONO0 + 1000000000ull, 0, SC_END_EXIT);
+	write_meta(dir, 100, 0, &b);
+	r[0] = rec(3, 0, 0, 0, 0, 0);
+	r[1] = rec(5, 5, 500, 500, 5, 500);
+	r[2] = rec(11, 11, 1100, 1100, 11, 1100);
+	write_thr(dir, 100, 0, 0, S0, S0 + 1000000, r, 3, 0);
+	rc = sc_profile_load(dir, &p, err, sizeof(err));
+	CHECK(rc == 0, "load binds profile (%s)", rc ? err : "ok");
+	if (rc == 0 && p.nimages == 1) {
+		const struct sc_image *im = &p.images[0];
+		const struct sc_call *c = find_call(&im->agg, "app", "libc.so.6", "getpid");
+
+		CHECK_EQ(im->nentries, 2, "entries: the two bound imports");
+		check_call(&im->agg, "app", "libc.so.6", "strlen", 5, 500, 500);
+		CHECK(c && c->count == 3, "getpid: counter slot 0, count 3");
+		CHECK(find_call(&im->agg, "app", "libc.so.6", "puts") == NULL,
+		      "puts: never called, no entry");
+		CHECK(im->nentries == 2 && im->entries[0].idx == 0 &&
+		      (im->entries[0].flags & SC_ENT_NOTIME),
+		      "slot 0 has the bind's flags (NOTIME added)");
+		CHECK_EQ(im->agg.ncalls, 2, "record 2 (an unknown import's) is not reported");
+	}
+	sc_profile_free(&p);
+}
+
 /* The basic meta followed by a record the process died writing. */
 static void test_torn(void)
 {
@@ -728,6 +788,7 @@ int main(void)
 		return 2;
 	}
 	test_basic();
+	test_binds();
 	test_torn();
 	test_errors();
 	test_threads();
