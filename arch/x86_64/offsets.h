@@ -55,8 +55,10 @@
 #define EN_SHIFT    4   /* sizeof(struct sc_entry) == 1 << EN_SHIFT */
 
 /* struct sc_import: global table indexed by import number */
-#define HK_BOUND    24  /* uint32_t: its entry index + 1, 0 until bound */
-#define HK_SHIFT    5   /* sizeof(struct sc_hook) == 1 << HK_SHIFT */
+#define HK_BOUND    12  /* uint32_t: low HK_IDX_BITS its entry index + 1,
+			   0 until bound; flags above */
+#define HK_IDX_BITS 21  /* > log2(SC_MAX_ENTRIES + 1) */
+#define HK_SHIFT    4   /* sizeof(struct sc_hook) == 1 << HK_SHIFT */
 
 /* entry flags the assembly tests (same values as SC_ENT_* in format.h) */
 #define ASM_ENT_NOTIME 8

@@ -328,7 +328,8 @@ ENTRY(sc_pending_common)
 	.cfi_startproc
 	shlq	$HK_SHIFT, %r11
 	addq	sc_hook_table(%rip), %r11
-	movl	HK_BOUND(%r11), %r10d		/* entry index + 1, or 0 */
+	movl	HK_BOUND(%r11), %r10d
+	andl	$((1 << HK_IDX_BITS) - 1), %r10d	/* entry index + 1, or 0 */
 	subl	$1, %r10d
 	jb	1f
 	movl	%r10d, %r11d

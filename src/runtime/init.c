@@ -69,6 +69,8 @@ _Static_assert(offsetof(struct sc_entry, target) == EN_TARGET, "EN_TARGET");
 _Static_assert(offsetof(struct sc_entry, flags) == EN_FLAGS, "EN_FLAGS");
 _Static_assert(sizeof(struct sc_hook) == (1u << HK_SHIFT), "HK_SHIFT");
 _Static_assert(offsetof(struct sc_hook, bound) == HK_BOUND, "HK_BOUND");
+_Static_assert((1u << HK_IDX_BITS) > SC_MAX_ENTRIES && SC_MAX_OBJECTS <= 65536 &&
+	       (SC_ENT_MAYBLOCK << 1) <= (1u << (32 - HK_IDX_BITS)), "struct sc_hook fields");
 _Static_assert(SC_ENT_NOTIME == ASM_ENT_NOTIME && SC_ENT_UNWIND == ASM_ENT_UNWIND &&
 	       SC_ENT_WAIT == ASM_ENT_WAIT, "flags");
 

@@ -45,25 +45,14 @@ static char held[8192] __attribute__((aligned(4096)));
 static size_t held_len;
 static int batch;               /* > 0: hold records */
 
-static int write_all(int fd, const void *p, size_t n)
-{
-	const char *c = p;
-	while (n) {
-		ssize_t w = write(fd, c, n);
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			return -1;
-		c += w;
-		n -= (size_t)w;
-	}
-	return 0;
-}
-
 /* writev until done; advances iov */
 static int writev_all(int fd, struct iovec *iov, int n)
 {
-	while (n) {
+	for (;;) {
+		while (n && !iov->iov_len)
+			iov++, n--;
+		if (!n)
+			break;
 		ssize_t w = writev(fd, iov, n);
 		if (w < 0 && errno == EINTR)
 			continue;
@@ -77,6 +66,12 @@ static int writev_all(int fd, struct iovec *iov, int n)
 		}
 	}
 	return 0;
+}
+
+static int write_all(int fd, const void *p, size_t n)
+{
+	struct iovec iov = {(void *)p, n};
+	return writev_all(fd, &iov, 1);
 }
 
 static int open_new(void)

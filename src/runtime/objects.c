@@ -67,6 +67,12 @@ struct sc_object *sc_object_of(uintptr_t a)
 	return NULL;
 }
 
+/* The load bias of object id (its base, whether or not it is loaded). */
+uintptr_t sc_object_base(uint32_t id)
+{
+	return id < n_objs ? objs[id].base : 0;
+}
+
 /* Bytes of readable code from a to the end of its segment (0: none). */
 size_t sc_object_code_len(uintptr_t a)
 {

@@ -96,14 +96,21 @@ struct sc_entry {
 	uint32_t caller;
 };
 
-/* Every hooked import, by import number (shadow.c; offsets.h: HK_*). */
+/*
+ * Every hooked import, by import number (shadow.c; offsets.h: HK_*). 16
+ * bytes, written for every import an object has (an nginx process has
+ * 1100, a postgres backend 2000), most of them never called: addresses
+ * are kept as offsets from their objects' load bias.
+ */
 struct sc_hook {
-	void *target;
-	uintptr_t slot;         /* the GOT slot pointed at it, 0 for dlsym's */
-	uint32_t flags;         /* SC_ENT_* as hooked (peek.c adds at bind) */
-	uint32_t caller;        /* object id */
-	uint32_t bound;         /* its entry index + 1, 0 until first called */
-	uint32_t reserved;
+	uint32_t target_off;    /* target - base of object tobj */
+	uint16_t tobj;          /* object holding the target (a wrapper's is
+				   the runtime) */
+	uint16_t caller;        /* object id */
+	uint32_t slot_off;      /* GOT slot - caller's base; 0 for dlsym's */
+	uint32_t bound;         /* low HK_IDX_BITS: its entry index + 1, 0
+				   until first called; above: SC_ENT_* flags
+				   as hooked (peek.c may add at bind) */
 };
 
 /* A loaded object we know about. */
@@ -180,6 +187,7 @@ long sc_hook_new(void *target, uint32_t flags, uint32_t caller, uint32_t callee,
 		   const char *name, uintptr_t slot) SC_HIDDEN;
 void *sc_hook_code(uint32_t n) SC_HIDDEN;
 void *sc_hook_bind(uint32_t n) SC_HIDDEN;
+void *sc_hook_target(uint32_t n) SC_HIDDEN;
 uint32_t sc_entry_count(void) SC_HIDDEN;
 uint32_t sc_entry_flags_for(const char *name, void **wrapper) SC_HIDDEN;
 
@@ -188,6 +196,7 @@ void sc_objects_scan(bool patch) SC_HIDDEN;
 void sc_objects_prune(void) SC_HIDDEN;
 void sc_bind_self_to_libc(void) SC_HIDDEN;
 struct sc_object *sc_object_of(uintptr_t addr) SC_HIDDEN;
+uintptr_t sc_object_base(uint32_t id) SC_HIDDEN;
 uint32_t sc_object_id_of(uintptr_t addr) SC_HIDDEN;
 size_t sc_object_code_len(uintptr_t addr) SC_HIDDEN;
 void sc_lock(void) SC_HIDDEN;

@@ -6,7 +6,8 @@
  *  - An import number for every hooked (calling object, imported function)
  *    pair and every pointer handed out by dlsym, given when it is hooked.
  *    sc_hook_table[n] holds where the call goes, the GOT slot, flags,
- *    and once it has been called, its entry index. The slot points at the
+ *    and once it has been called, its entry index (16 bytes, as offsets
+ *    from the objects' load bias). The slot points at the
  *    import's code (16 bytes, sc_pending_common), written as SC_M_ENTRY
  *    with idx = the import number.
  *  - An entry index, given to an import at its first call (sc_hook_bind)
@@ -148,24 +149,37 @@ long sc_entry_new(void *target, uint32_t flags, uint32_t caller)
 	return idx;
 }
 
+#define IDX_MASK ((1u << HK_IDX_BITS) - 1)
+
 /* Caller holds the runtime lock. */
 long sc_hook_new(void *target, uint32_t flags, uint32_t caller, uint32_t callee,
-		   const char *name, uintptr_t slot)
+		 const char *name, uintptr_t slot)
 {
+	struct sc_object *to = sc_object_of((uintptr_t)target);
+	uintptr_t cbase = sc_object_base(caller);
+	if (!to || (uintptr_t)target - to->base > UINT32_MAX ||
+	    (slot && (slot - cbase == 0 || slot - cbase > UINT32_MAX)))
+		return -1;                      /* not an offset we can keep */
 	long n = next_index(&imports);
 	if (n < 0)
 		return -1;
-	struct sc_hook *im = &sc_hook_table[n];
-	im->target = target;
-	im->slot = slot;
-	im->flags = flags;
-	im->caller = caller;
-	im->bound = 0;
+	struct sc_hook *h = &sc_hook_table[n];
+	h->target_off = (uint32_t)((uintptr_t)target - to->base);
+	h->tobj = (uint16_t)to->id;
+	h->caller = (uint16_t)caller;
+	h->slot_off = slot ? (uint32_t)(slot - cbase) : 0;
+	h->bound = flags << HK_IDX_BITS;
 	imports.n = (uint32_t)n + 1;
 	struct sc_m_entry e = {.idx = (uint32_t)n, .caller = caller, .callee = callee,
 			       .flags = flags};
 	sc_meta_add(SC_M_ENTRY, &e, sizeof(e), name);
 	return n;
+}
+
+void *sc_hook_target(uint32_t n)
+{
+	const struct sc_hook *h = &sc_hook_table[n];
+	return (void *)(sc_object_base(h->tobj) + h->target_off);
 }
 
 /*
@@ -176,23 +190,24 @@ long sc_hook_new(void *target, uint32_t flags, uint32_t caller, uint32_t callee,
  */
 void *sc_hook_bind(uint32_t n)
 {
-	struct sc_hook *im = &sc_hook_table[n];
+	struct sc_hook *h = &sc_hook_table[n];
 	sc_lock();
-	uint32_t b = im->bound;
+	uint32_t b = h->bound & IDX_MASK;
 	if (!b) {
-		long idx = sc_entry_new(im->target, im->flags, im->caller);
+		uint32_t flags = h->bound >> HK_IDX_BITS;
+		long idx = sc_entry_new(sc_hook_target(n), flags, h->caller);
 		if (idx < 0) {
 			sc_unlock();
-			return im->target;
+			return sc_hook_target(n);
 		}
 		struct sc_m_bind mb = {.import = n, .idx = (uint32_t)idx,
 				       .flags = sc_entry_table[idx].flags};
 		sc_meta_add(SC_M_BIND, &mb, sizeof(mb), NULL);
 		b = (uint32_t)idx + 1;
-		__atomic_store_n(&im->bound, b, __ATOMIC_RELEASE);
-		if (im->slot)
-			sc_objects_repoint(im->caller, im->slot, sc_hook_code(n),
-					   sc_entry_code(b - 1));
+		__atomic_store_n(&h->bound, h->bound | b, __ATOMIC_RELEASE);
+		if (h->slot_off)
+			sc_objects_repoint(h->caller, sc_object_base(h->caller) + h->slot_off,
+					   sc_hook_code(n), sc_entry_code(b - 1));
 	}
 	sc_unlock();
 	return sc_entry_code(b - 1);

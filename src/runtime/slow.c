@@ -137,7 +137,7 @@ SC_HIDDEN long sc_slow(uint64_t idx, int reason, void **entry_rsp)
 		 * call goes on unseen and the next one binds.
 		 */
 		if (!sc_active || sc_lock_held() || (t && t != &sc_idle_thread && t->busy))
-			return (long)sc_hook_table[idx].target;
+			return (long)sc_hook_target((uint32_t)idx);
 		return (long)sc_hook_bind((uint32_t)idx);
 	case SLOW_UNWIND:
 		if (t && t != &sc_idle_thread)
