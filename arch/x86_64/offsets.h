@@ -16,6 +16,10 @@
 #define TH_SPEND    24  /* one past the last shadow frame */
 #define TH_SPBASE   32  /* first shadow frame */
 #define TH_LAST     40  /* uint64_t *: last_tsc in the thread file header */
+#define TH_OVH_HOT  48  /* ticks taken off a call timed after a timed one */
+#define TH_OVH_COLD 56  /* ... off a call sampled after untimed ones */
+#define TH_NESTED   64  /* ticks a timed call adds to its timed caller */
+#define TH_RECAL    72  /* TSC deadline for re-measuring the three */
 
 /* struct sc_frame: one per timed call in flight */
 #define FR_RET      0   /* the caller's real return address */

@@ -198,10 +198,21 @@ ENTRY(sc_shadow_common)
 	testl	$ASM_ENT_WAIT, EN_FLAGS(%rax)
 	movq	EN_TARGET(%rax), %r11
 	jnz	.Lwait_enter
+	/*
+	 * The call starts that much later than the TSC says: what timing it
+	 * costs inside the interval (calib.c), the thread's hot figure for a
+	 * call timed right after a timed one (span 0 or 1), else its cold
+	 * one. Stored first and added to, as no register is left for it.
+	 */
+	movq	FR_REC(%rcx), %rax
+	movq	TH_OVH_HOT(%r10), %rdx
+	cmpl	$1, RC_SPAN(%rax)
+	cmova	TH_OVH_COLD(%r10), %rdx
+	movq	%rdx, FR_TSC(%rcx)
 	rdtsc
 	shlq	$32, %rdx
 	orq	%rdx, %rax
-	movq	%rax, FR_TSC(%rcx)
+	addq	%rax, FR_TSC(%rcx)
 	/*
 	 * The clock's state as it is now: the return works the call's share
 	 * out from it (a multiply at most, when k has not changed meanwhile).
@@ -228,8 +239,9 @@ ENTRY(sc_shadow_common)
 	rdtsc
 	shlq	$32, %rdx
 	orq	%rdx, %rax
-	movq	%rax, FR_TSC(%rcx)
 	movq	%rax, %rsi			/* now */
+	addq	TH_OVH_HOT(%r10), %rax		/* its start, as above */
+	movq	%rax, FR_TSC(%rcx)
 	movq	$-1, %rdi
 	call	sc_pclock_step
 	movq	%rax, FR_P(%rcx)
@@ -525,10 +537,11 @@ sc_return_point:			/* the API's return address */
 	 * (elapsed itself when k = 1, the usual case). Otherwise both ends
 	 * are worked out in full.
 	 *
-	 * FR_TSC is the entry's TSC moved on by what timing the calls nested
-	 * in this one cost (each nested return adds sc_nested_ticks to it),
-	 * so now - FR_TSC is the call's own time; it may come out below 0
-	 * when calibration overestimated that cost, and counts as 0 then.
+	 * FR_TSC is the entry's TSC moved on by what timing this call costs
+	 * and what timing the calls nested in it cost (each nested return
+	 * adds the thread's nested figure to it), so now - FR_TSC is the
+	 * call's own time; it may come out below 0 when a figure
+	 * overestimated the cost, and counts as 0 then.
 	 */
 	movq	%rsi, %rax
 	subq	FR_TSC(%rcx), %rax
@@ -581,7 +594,7 @@ sc_return_point:			/* the API's return address */
 	addq	%rax, (FR_CHILD - FR_SIZE)(%rcx)
 	/* and the interceptor's cost of timing this call is not its time:
 	 * its start moves on by that much */
-	movq	sc_nested_ticks(%rip), %rax
+	movq	TH_NESTED(%r10), %rax
 	addq	%rax, (FR_TSC - FR_SIZE)(%rcx)
 2:	movq	%rdx, %rax
 	subq	FR_CHILD(%rcx), %rax
@@ -646,12 +659,42 @@ sc_return_point:			/* the API's return address */
 6:	movl	%eax, RC_COUNTDOWN(%r11)
 	movq	FR_RET(%rcx), %r11
 	movq	%rcx, TH_SP(%r10)		/* pop, after reading it */
+	cmpq	TH_RECAL(%r10), %rsi		/* time to re-measure the cost? */
+	jae	.Lrecal
+.Lrecal_done:
 	movq	%r8, %rax
 	movq	%r9, %rdx
 	pushq	%r11				/* the caller's return address, */
 	ret					/* predicted: its call's pair */
 
 	/* off the fast path: each goes back to where it left */
+
+	/*
+	 * sc_recalibrate(thread, now) (calib.c), every few ms of a thread
+	 * making timed calls, once this call is booked and popped: r11 (the
+	 * caller's return address), r8 and r9 (the return values) and the
+	 * extended state (xmm0/1, st0/1 may hold return values) are kept.
+	 */
+.Lrecal:					/* r10 = thread, rsi = now */
+	pushq	%r11
+	pushq	%rbp
+	movq	%rsp, %rbp
+	pushq	%r8
+	pushq	%r9
+	movl	sc_xsave_size(%rip), %eax
+	subq	%rax, %rsp
+	andq	$-64, %rsp
+	movq	%r10, %rdi
+	call	sc_save_ext			/* keeps rdi, rsi */
+	call	sc_recalibrate
+	call	sc_restore_ext
+	leaq	-16(%rbp), %rsp
+	popq	%r9
+	popq	%r8
+	popq	%rbp
+	popq	%r11
+	jmp	.Lrecal_done
+
 .Lhist_full:
 	movl	$-1, RC_HIST(%r11,%rax,4)
 	jmp	.Lh_done
@@ -864,7 +907,7 @@ ENTRY(sc_calib_nop)
 END(sc_calib_nop)
 
 /* A function of known length, a chain of 16 dependent multiplies (~48
- * cycles), for the same calibration: see calibrate_overhead in init.c. */
+ * cycles), for the same calibration: see calib.c. */
 ENTRY(sc_calib_work)
 	.cfi_startproc
 	movq	%rdi, %rax

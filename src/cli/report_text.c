@@ -195,15 +195,21 @@ static void text_header(const struct report *r)
 	fprintf(r->out, "scaler report: %s%s", cmdfit, tail);
 	sgr(r, "0");
 	fprintf(r->out, "\n%s", report_timing_desc(p->timing_mode));
-	/* the interceptor's own share of each timed call was measured at
-	 * start-up and taken off every call's time: say how much */
-	if (p->timing_mode != SC_TIMING_NONE && root && root->tsc_hz > 0 &&
-	    root->hdr.overhead_ticks) {
-		char b[32];
+	/* the interceptor's own share of each timed call was measured (and
+	 * re-measured on each thread) and taken off every call's time: say
+	 * how much, and how far it moved */
+	if (p->timing_mode != SC_TIMING_NONE && root && root->tsc_hz > 0 && root->ovh_n) {
+		char b[32], lo[32], hi[32];
+		long double k = 1e9L / root->tsc_hz;
 
-		report_fmt_ns(b, sizeof(b), (long double)root->hdr.overhead_ticks * 1e9L /
-						    root->tsc_hz);
-		fprintf(r->out, "; %s/call own cost subtracted", b);
+		report_fmt_ns(b, sizeof(b), (long double)root->ovh_sum / root->ovh_n * k);
+		report_fmt_ns(lo, sizeof(lo), (long double)root->ovh_min * k);
+		report_fmt_ns(hi, sizeof(hi), (long double)root->ovh_max * k);
+		if (root->ovh_min == root->ovh_max)
+			fprintf(r->out, "; own cost taken off each timed call: %s", b);
+		else
+			fprintf(r->out, "; own cost taken off each timed call: %s (%s-%s, "
+				"%" PRIu64 " measurements)", b, lo, hi, root->ovh_n);
 	}
 	fputc('\n', r->out);
 	if (r->component)

@@ -29,9 +29,12 @@
 #include <stdint.h>
 #endif
 
-#define SC_FORMAT_VERSION 3u   /* 2: 256-byte records (histogram, 1/k clock)
+#define SC_FORMAT_VERSION 4u   /* 2: 256-byte records (histogram, 1/k clock)
 				  3: entries numbered at first call
-				     (SC_M_BIND), 256-byte thread header */
+				     (SC_M_BIND), 256-byte thread header
+				  4: the interceptor's cost taken off each
+				     timed call at run time, re-measured per
+				     thread (sc_thr_header.ovh_*) */
 #define SC_META_MAGIC "SCALERM1"   /* 8 bytes, no NUL needed */
 #define SC_THR_MAGIC "SCALERT1"
 
@@ -49,7 +52,9 @@ struct sc_meta_header {
 	uint64_t start_mono_ns; /* CLOCK_MONOTONIC at the same instant */
 	uint64_t start_real_ns; /* CLOCK_REALTIME, for display */
 	uint64_t tsc_hz;        /* quick start-up calibration (fallback) */
-	uint64_t overhead_ticks;/* calibrated cost of one timed call, subtracted */
+	uint64_t overhead_ticks;/* cost of timing a call measured at start-up
+				   (already taken off each timed call; the
+				   threads' figures are in their headers) */
 	uint64_t reserved[4];
 };
 
@@ -170,6 +175,15 @@ struct sc_thr_header {
 	uint64_t start_p;
 	uint64_t end_p;
 	uint64_t block_ticks;   /* the blocking threshold in force (wblock) */
+	/* The interceptor's cost taken off each timed call (ticks): the
+	 * figure in force at the thread's start and after each re-measure
+	 * (every few ms while it makes timed calls), their sum, number and
+	 * range. Adaptive timing shows the figure for sampled calls. */
+	uint64_t ovh_sum;
+	uint32_t ovh_n;
+	uint32_t ovh_min;
+	uint32_t ovh_max;
+	uint32_t reserved1;
 };
 _Static_assert(sizeof(struct sc_thr_header) <= SC_THR_HEADER_SIZE, "thread header");
 

@@ -628,14 +628,14 @@ static struct sc_thread *thread_by_seq(struct sc_image *im, uint32_t seq, size_t
  * With timing "all" P == 1 and this is simply ticks. A record with timed
  * calls but no weights (wcount == 0) falls back to ticks/timed.
  *
- * Each interposed call also pays the interceptor's own cost, calibrated at
- * start-up as overhead_ticks; it is removed per call (count, not timed,
- * since est stands for all calls), clamped at 0. Exclusive time scales est
+ * The interceptor's own cost was taken off each timed call as it was
+ * booked (runtime calib.c: measured at start-up and re-measured on each
+ * thread as the machine's speed moves), so nothing is subtracted here.
+ * Exclusive time scales est
  * by the measured self fraction self_ticks/ticks (nested interposed calls
  * removed), clamped to [0, est]; with ticks == 0 everything is self.
  */
-static void estimate(const struct sc_rec *r, uint64_t overhead_ticks,
-		     long double *incl, long double *self, long double *attr,
+static void estimate(const struct sc_rec *r, long double *incl, long double *self, long double *attr,
 		     long double *block)
 {
 	long double wt, wc, est, s;
@@ -656,9 +656,6 @@ static void estimate(const struct sc_rec *r, uint64_t overhead_ticks,
 	est = wt;
 	if ((long double)r->count > wc)
 		est += ((long double)r->count - wc) * (wt / wc);
-	est -= (long double)overhead_ticks * (long double)r->count;
-	if (est < 0)
-		est = 0;
 	if (r->ticks > 0) {
 		/* a signed sum: nested calls are charged as estimates */
 		s = est * (long double)(int64_t)r->self_ticks / (long double)r->ticks;
@@ -761,6 +758,14 @@ static int load_thr(struct sc_profile *p, struct sc_image *im, int dirfd,
 	t->last_tsc = h.last_tsc;
 	t->start_p = h.start_p;
 	t->end_p = h.end_p;
+	if (h.ovh_n) {
+		if (!im->ovh_n || h.ovh_min < im->ovh_min)
+			im->ovh_min = h.ovh_min;
+		if (h.ovh_max > im->ovh_max)
+			im->ovh_max = h.ovh_max;
+		im->ovh_sum += h.ovh_sum;
+		im->ovh_n += h.ovh_n;
+	}
 
 	/*
 	 * Record i counts calls through shadow entry idx i; entries are sorted
@@ -807,7 +812,7 @@ static int load_thr(struct sc_profile *p, struct sc_image *im, int dirfd,
 			memcpy(&rec, chunk + k * h.rec_size, sizeof(rec));
 			if (rec.count == 0)
 				continue;
-			estimate(&rec, im->hdr.overhead_ticks, &incl, &self, &attr, &block);
+			estimate(&rec, &incl, &self, &attr, &block);
 			e->count += rec.count;
 			e->timed += rec.timed;
 			e->est_ticks += incl;

@@ -155,6 +155,10 @@ struct sc_image {
 	size_t nthreads;
 	struct sc_thread *threads;  /* by seq */
 	struct sc_agg agg;
+	/* the interceptor's cost taken off each timed call, over the
+	 * threads' measurements (sc_thr_header.ovh_*), in ticks */
+	uint64_t ovh_sum, ovh_n;
+	uint64_t ovh_min, ovh_max;
 };
 
 #define SC_TIMING_MIXED 0xffffffffu

@@ -27,9 +27,6 @@ SC_HIDDEN uint32_t sc_period_min = 1, sc_period_max = 127;
 SC_HIDDEN uint64_t sc_slow_ticks = ~0ull;
 SC_HIDDEN uint32_t sc_xsave_size = 512;
 SC_HIDDEN int sc_have_xsave;
-/* What one timed call costs its timed caller: from outside, all of the
- * interceptor's timed path and trampoline, less a plain call. */
-SC_HIDDEN uint64_t sc_nested_ticks;
 
 void sc_meta_set_clock(uint64_t tsc, uint64_t mono, uint64_t hz, uint64_t overhead) SC_HIDDEN;
 
@@ -98,150 +95,6 @@ static uint64_t quick_tsc_hz(void)
 	return (t1 - t0) * 1000000000ull / (m1 - m0);
 }
 
-/*
- * Mean ticks inside the timed interval of fn, over `timed` timed calls.
- * At period 1 every call is timed. Otherwise each timed call follows
- * CALIB_GAP counted calls of fn, as a sampled call follows counted ones
- * of the same API in a run: its countdown is held high for those and set
- * to 1 for the timed one, rather than waiting out the period (127 calls
- * of ~25 ns each, 1.3 ms of start-up for 15 batches). ~0 if nothing was
- * timed.
- */
-#define CALIB_GAP 8
-static uint64_t timed_batch(struct sc_rec *r, unsigned long (*fn)(unsigned long),
-			    uint32_t period, uint32_t timed)
-{
-	unsigned long x = 3;
-	memset(r, 0, sizeof(*r));
-	if (period == 1) {
-		for (uint32_t i = 0; i < timed * 2 && r->timed < timed; i++)
-			x += fn(i | 1);
-	} else {
-		for (uint32_t i = 0; i < timed; i++) {
-			r->countdown = INT32_MAX;       /* counted only */
-			for (uint32_t j = 0; j < CALIB_GAP; j++)
-				x += fn(j | 1);
-			r->countdown = 1;               /* this one is timed */
-			x += fn(i | 1);
-		}
-	}
-	__asm__ volatile("" : : "r"(x));
-	return r->timed ? r->ticks / r->timed : ~0ull;
-}
-
-/* mean ticks of a plain call of fn, 256 calls */
-static uint64_t plain_batch(unsigned long (*volatile fn)(unsigned long))
-{
-	unsigned long x = 3;
-	uint64_t t0 = sc_rdtsc();
-	for (uint32_t i = 0; i < 256; i++)
-		x += fn(i | 1);
-	__asm__ volatile("" : : "r"(x));
-	return (sc_rdtsc() - t0) / 256;
-}
-
-static int cmp_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-	return x < y ? -1 : x > y;
-}
-
-#define CALIB_BATCHES 15
-
-/*
- * What timing a call adds inside the measured interval (entry rdtsc to
- * return rdtsc), which the reader subtracts from every timed call.
- *
- * It is measured on a function of known length, not on an empty one:
- * rdtsc does not wait for the instructions before it, so the interceptor's
- * work around the two reads partly overlaps the function's own. An empty
- * function shows all of it; a function that does some work hides part of
- * it, and subtracting the empty function's figure from every call took
- * ~2 ns too much from real calls (and everything from a 1 ns one): with
- * that, --timing=all put acc_short (bench/accuracy.sh) 11 % under the
- * truth and 17 % under adaptive; measured this way, within 4 %. So:
- *     work  = plain call of sc_calib_work - plain call of sc_calib_nop
- *     cost  = timed sc_calib_work, inside the interval - work
- * each the median of 15 batches, through a private entry on a scratch
- * thread state, timing calls as often as the mode will (period: 1 for
- * all, the longest for adaptive). The calls are independent (argument i,
- * results summed), as in a loop over a library call; chained through
- * their results they overlap less and the figure comes out ~8 ns low.
- * Also measured: what a timed call adds in all (sc_nested_ticks, charged
- * to a timed caller for each timed call nested in it).
- */
-static uint64_t calibrate_overhead(uint32_t period)
-{
-	long nop = sc_entry_new((void *)sc_calib_nop, 0, 0);
-	long work = sc_entry_new((void *)sc_calib_work, 0, 0);
-	if (nop < 0 || work < 0)
-		return 0;
-	size_t nrec = (size_t)work + 1;
-	struct sc_thread *t = mmap(NULL, sizeof(*t), PROT_READ | PROT_WRITE,
-				   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	struct sc_rec *recs = mmap(NULL, nrec * sizeof(struct sc_rec),
-				   PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (t == MAP_FAILED || recs == MAP_FAILED)
-		return 0;
-	t->recs = recs;
-	t->cap = t->real_cap = nrec;
-	t->sp = t->sp_base = t->frames;
-	t->sp_end = t->frames + SC_FRAMES;
-	uint64_t last;                          /* scratch */
-	t->last_tsc = &last;
-	uint32_t pmin = sc_period_min, pmax = sc_period_max;
-	sc_tls_thread = t;
-	/* the nop takes no argument; called as the work's type, it ignores it */
-	unsigned long (*nop_plain)(unsigned long) =
-		(unsigned long (*)(unsigned long))sc_calib_nop;
-	unsigned long (*nop_through)(unsigned long) =
-		(unsigned long (*)(unsigned long))sc_entry_code((uint32_t)nop);
-	unsigned long (*work_through)(unsigned long) =
-		(unsigned long (*)(unsigned long))sc_entry_code((uint32_t)work);
-	/*
-	 * Each batch measures everything once, back to back, and the median
-	 * of the batches' figures is kept: on a shared machine the speed
-	 * drifts, and a minimum taken of each quantity separately could pair
-	 * a fast moment of one with a slow one of the other.
-	 */
-	uint64_t cost[CALIB_BATCHES], nested[CALIB_BATCHES];
-	int n = 0;
-	for (int b = 0; b < CALIB_BATCHES; b++) {
-		sc_period_min = sc_period_max = 1;      /* time every call */
-		uint64_t direct = plain_batch(nop_plain);
-		uint64_t outside = plain_batch(nop_through);
-		uint64_t w = plain_batch(sc_calib_work);
-		/*
-		 * Under adaptive timing a timed call is a rare one: the timed
-		 * path and the trampoline run cold (mispredicted branches,
-		 * lines not in L1), and what that adds is multiplied by each
-		 * sample's weight. So the cost to subtract is measured the
-		 * same way: calls at the longest sampling period, 32 timed,
-		 * each after counted calls.
-		 */
-		sc_period_min = sc_period_max = period;
-		uint64_t in = timed_batch(&recs[work], work_through, period,
-					  period > 1 ? 32 : 256);
-		if (in == ~0ull)
-			continue;
-		w = w > direct ? w - direct : 0;
-		cost[n] = in > w ? in - w : 0;
-		nested[n] = outside > direct ? outside - direct : 0;
-		n++;
-	}
-	sc_tls_thread = NULL;
-	sc_period_min = pmin;
-	sc_period_max = pmax;
-	munmap(recs, nrec * sizeof(struct sc_rec));
-	munmap(t, sizeof(*t));
-	if (!n)
-		return 0;
-	qsort(cost, (size_t)n, sizeof(cost[0]), cmp_u64);
-	qsort(nested, (size_t)n, sizeof(nested[0]), cmp_u64);
-	sc_nested_ticks = nested[n / 2];
-	return cost[n / 2];
-}
-
 static void write_cmdline(void)
 {
 	char buf[8192];
@@ -289,7 +142,6 @@ __attribute__((constructor(101))) static void sc_init(void)
 		return;
 	uint64_t hz = quick_tsc_hz();
 	sc_pclock_init(hz);
-	uint64_t overhead = calibrate_overhead(sc_timing_mode == SC_TIMING_ADAPTIVE ? 127 : 1);
 	switch (sc_timing_mode) {
 	case SC_TIMING_ALL: sc_period_min = sc_period_max = 1; break;
 	case SC_TIMING_NONE: sc_period_min = sc_period_max = 0x7fffffff; break;
@@ -299,6 +151,8 @@ __attribute__((constructor(101))) static void sc_init(void)
 		sc_slow_ticks = hz / 1000000 * 2;     /* calls over 2 us: always timed */
 		break;
 	}
+	/* after the mode is set: the measured calls take its paths */
+	uint64_t overhead = sc_calibrate_start(hz);
 	if (sc_meta_open() != 0)
 		return;
 	sc_meta_set_clock(sc_rdtsc(), sc_mono_ns(), hz, overhead);

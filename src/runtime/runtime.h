@@ -3,6 +3,7 @@
  *
  * Stages, in the order a process meets them:
  *   init.c     start-up: settings, calibration, the meta file, patching
+ *   calib.c    what timing a call costs: measured, re-measured, taken off
  *   objects.c  the table of loaded objects and patching their GOTs
  *   reloc.c    reading relocations from an object's in-memory dynamic section
  *   shadow.c   the Universal Shadow Table: entry indices, targets, code
@@ -57,7 +58,18 @@ struct sc_pclock {
 	uint64_t tk;
 };
 
-/* Per-thread state. The first six fields are read by shadow.S. */
+/*
+ * What timing a call costs, in TSC ticks (calib.c): hot, inside the
+ * measured interval of a call timed right after another timed one (every
+ * call in `all`); cold, the same for a call sampled after untimed ones
+ * (adaptive), which runs the timed path with cold branches and lines;
+ * nested, what a whole timed call adds to a timed caller around it.
+ */
+struct sc_calib {
+	uint64_t hot, cold, nested;
+};
+
+/* Per-thread state. The first ten fields are read by shadow.S. */
 struct sc_thread {
 	struct sc_rec *recs;
 	uint64_t cap;
@@ -65,7 +77,15 @@ struct sc_thread {
 	struct sc_frame *sp_end;
 	struct sc_frame *sp_base;
 	uint64_t *last_tsc;
+	/* this thread's figures in force (calib.c): the entry moves a timed
+	 * call's start on by hot or cold, a return its caller's by nested */
+	struct sc_calib cal;
+	uint64_t recal_at;      /* TSC at which a timed return re-measures
+				   them (~0: never) */
 	/* C only */
+	struct sc_calib cal_last[3]; /* the last three measurements: the
+					figures in force are their medians */
+	uint32_t cal_n;
 	uint64_t real_cap;      /* cap while not busy */
 	int busy;               /* nesting depth of runtime code on this thread */
 	int fd;                 /* the .thr file (checked before use: daemons) */
@@ -135,7 +155,6 @@ extern SC_HIDDEN uint32_t sc_period_min, sc_period_max; /* shadow.S */
 extern SC_HIDDEN uint64_t sc_slow_ticks;               /* shadow.S */
 extern SC_HIDDEN uint32_t sc_xsave_size;               /* shadow.S */
 extern SC_HIDDEN uint64_t sc_block_ticks;              /* pclock.c, shadow.S */
-extern SC_HIDDEN uint64_t sc_nested_ticks;             /* init.c, shadow.S */
 extern SC_HIDDEN uint64_t sc_outlier_ticks;            /* pclock.c, shadow.S */
 extern SC_HIDDEN int sc_have_xsave;                     /* shadow.S */
 extern SC_HIDDEN int sc_active;   /* 1 once start-up succeeded */
@@ -217,6 +236,12 @@ void sc_thread_finish(struct sc_thread *t, uint64_t tsc) SC_HIDDEN;
 void sc_threads_finish_all(uint64_t tsc) SC_HIDDEN;
 void sc_thread_after_fork(void) SC_HIDDEN;
 extern SC_HIDDEN __thread uintptr_t sc_tls_start_routine;
+
+/* calib.c: what timing a call costs, taken off each timed call */
+uint64_t sc_calibrate_start(uint64_t tsc_hz) SC_HIDDEN;
+void sc_calib_thread_init(struct sc_thread *t) SC_HIDDEN;
+void sc_recalibrate(struct sc_thread *t, uint64_t now) SC_HIDDEN;
+extern SC_HIDDEN struct sc_calib sc_cal0;
 
 /* slow.c */
 void sc_unwind_prepare(struct sc_thread *t, uintptr_t rsp) SC_HIDDEN;

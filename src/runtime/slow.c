@@ -221,7 +221,10 @@ void sc_rec_book(struct sc_rec *r, uint64_t t, uint64_t self, uint64_t w, uint64
 void sc_tail_credit(struct sc_frame *f, uint64_t now)
 {
 	struct sc_rec *r = f->trec;
-	uint64_t t = now > f->ttsc ? now - f->ttsc : 0;
+	/* the tail's interval holds the interceptor's cost of a timed call
+	 * too (calib.c): taken off as from any timed call */
+	uint64_t t0 = f->ttsc + sc_tls_thread->cal.hot;
+	uint64_t t = now > t0 ? now - t0 : 0;
 	uint64_t w = r->span ? r->span : 1, el = now - f->tsc;
 	uint64_t p = sc_pclock_step(0, now), pe = sc_pclock_entry(f), pt = 0;
 

@@ -160,13 +160,38 @@ def check_shape(report, timing):
     return bad
 
 
+def timing_env(timing):
+    """A timing of the form "MODE+recal" is MODE with the cost of timing
+    re-measured on nearly every timed return (SCALER_RECAL=1 us) instead of
+    every 2 ms: it runs the re-measuring from the return trampoline in every
+    situation a test program makes. Returns (mode, environment)."""
+    if timing and timing.endswith("+recal"):
+        return timing[:-len("+recal")], dict(os.environ, SCALER_RECAL="1")
+    return timing, None
+
+
+def check_recal(rep):
+    """Under "+recal": the re-measuring ran (more measurements than the
+    threads' start-up figures) and its figures are sane."""
+    root = root_process(rep)
+    cost = root.get("timing_cost", {})
+    calls = sum(c["count"] for c in root.get("calls", []))
+    n = cost.get("measurements", 0)
+    if calls >= 20 and n <= len(root.get("threads", [])):
+        return ["%d calls but only %d cost measurements" % (calls, n)]
+    if n and not 0 <= cost["min_ns"] <= cost["mean_ns"] <= cost["max_ns"] < 10000:
+        return ["cost of timing figures %r" % (cost,)]
+    return []
+
+
 def record(scaler, argv, outdir, cwd=None, stdin=None, timing=None):
     """scaler record + report; returns (rc, stdout, stderr, report-or-None,
     problems)."""
     cmd = [scaler, "record", "-o", outdir]
+    timing, env = timing_env(timing)
     if timing:
         cmd.append("--timing=" + timing)
-    rc, out, err = run(cmd + ["--"] + argv, cwd=cwd, stdin=stdin)
+    rc, out, err = run(cmd + ["--"] + argv, cwd=cwd, stdin=stdin, env=env)
     rrc, rout, rerr = run([scaler, "report", "-i", outdir, "--format", "json"])
     if rrc != 0:
         return rc, out, err, None, ["report exited %d: %s" % (rrc, rerr.decode(errors="replace")[:300])]
@@ -206,6 +231,8 @@ def compare_run(scaler, argv, rows, tmp, cwd_factory=None, stdin=None, timing=No
     prof = os.path.join(tempfile.mkdtemp(dir=tmp), "prof")
     rc, out, err, rep, bad = record(scaler, argv, prof, cwd=cwd,
                                     stdin=stdin, timing=timing)
+    if rep is not None and timing and timing.endswith("+recal"):
+        bad += check_recal(rep)
     want_rc = nrc if nrc >= 0 else 128 - nrc
     if rc != want_rc:
         bad.append("exit status %d under scaler, %d without (stderr: %s)" %
@@ -257,10 +284,12 @@ def cmd_e2e(a):
         exe = os.path.join(bindir, "sc_" + prog)
         rows = parse_expect(os.path.join(HERE, prog, "expect"))
         # every call timed stresses the full interceptor path (x87 results,
-        # unwinding through timed frames); "none" the counting-only path
+        # unwinding through timed frames), and re-measuring the cost of
+        # timing on nearly every return its slowest part; "none" the
+        # counting-only path
         timings = [None]
         if a.variant == "lazy":
-            timings += ["all", "none"] if prog == "basic" else ["all"]
+            timings += ["all", "all+recal"] + (["none"] if prog == "basic" else [])
         for timing in timings:
             variant = a.variant + (",timing=" + timing if timing else "")
 
@@ -283,13 +312,13 @@ def cmd_e2e(a):
     if a.variant == "lazy" and (not a.only or "report" in a.only):
         report_views(a, bindir)
     if a.variant == "lazy" and (not a.only or "analysis" in a.only):
-        for timing in ("adaptive", "all"):
+        for timing in ("adaptive", "all", "all+recal"):
             guarded("analysis-figures", a.variant + ",timing=" + timing,
                     lambda: check_analysis(a, bindir, timing))
     if a.variant == "lazy" and (not a.only or "inflight" in a.only):
         guarded("inflight-figures", a.variant, lambda: check_inflight(a, bindir))
     if a.variant == "lazy" and (not a.only or "nest" in a.only):
-        for timing in ("adaptive", "all"):
+        for timing in ("adaptive", "all", "all+recal"):
             guarded("nest-figures", a.variant + ",timing=" + timing,
                     lambda: check_nest(a, bindir, timing))
 
@@ -299,11 +328,12 @@ def record_program(a, bindir, prog, timing=None):
     when this returns) and reads its report: (problems, report JSON, the
     program's stderr)."""
     tmp = tempfile.mkdtemp(prefix="scaler-e2e-")
+    timing, env = timing_env(timing)
     try:
         out = os.path.join(tmp, "d")
         rc, _, err = run([a.scaler, "record", "-o", out] +
                          (["--timing=" + timing] if timing else []) +
-                         ["--", os.path.join(bindir, "sc_" + prog)])
+                         ["--", os.path.join(bindir, "sc_" + prog)], env=env)
         rc2, rep, err2 = run([a.scaler, "report", "-i", out, "--format", "json"])
         if rc != 0 or rc2 != 0:
             return ["record %d / report %d: %s" % (rc, rc2, (err + err2)[-300:])], None, err
@@ -368,7 +398,8 @@ def check_analysis(a, bindir, timing):
     """The report's Wait, nesting and serial/parallel figures against the
     truth the program measures itself (stderr name=us lines), within 10 %:
     usleep Wait, pthread_mutex_lock Wait (blocked), an_outer inclusive and
-    exclusive, an_serial attributed = raw, an_parallel attributed = the
+    exclusive, an_many inclusive (2000 timed calls nested in it: none of
+    their timing's cost, nor of re-measuring it), an_serial attributed = raw, an_parallel attributed = the
     span of the parallel phase (its raw time is the sum of the calls); p50 of
     usleep within the 5 ms sleeps' reach; Wait calls add no critical time."""
     bad, d, err = record_program(a, bindir, "analysis", timing)
@@ -390,6 +421,7 @@ def check_analysis(a, bindir, timing):
         us = calls[(exe, "libc.so.6", "usleep")]
         lock = calls[(exe, "libc.so.6", "pthread_mutex_lock")]
         outer = calls[(exe, lib, "an_outer")]
+        many = calls[(exe, lib, "an_many")]
         ser = calls[(exe, lib, "an_serial")]
         par = calls[(exe, lib, "an_parallel")]
         join = calls[(exe, "libc.so.6", "pthread_join")]
@@ -401,6 +433,7 @@ def check_analysis(a, bindir, timing):
     near("pthread_mutex_lock Wait", lock["wait_ns"], truth.get("lock_wait_us"))
     near("an_outer inclusive", outer["total_ns"], truth.get("outer_incl_us"))
     near("an_outer exclusive", outer["self_ns"], truth.get("outer_self_us"))
+    near("an_many inclusive", many["total_ns"], truth.get("many_us"))
     near("an_serial attributed", ser["attr_ns"], truth.get("serial_us"))
     near("an_parallel attributed", par["attr_ns"], truth.get("parallel_span_us"))
     # raw is the sum of the four calls, attributed their union: the

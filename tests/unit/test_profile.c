@@ -158,6 +158,12 @@ static void write_meta(const char *dir, uint32_t pid, uint32_t gen, struct buf *
 }
 
 /* A .thr file; `extra` garbage bytes are appended after the records. */
+/* what the next write_thr puts in the header's ovh_* fields */
+static struct {
+	uint64_t sum;
+	uint32_t n, min, max;
+} thr_ovh;
+
 static void write_thr(const char *dir, uint32_t pid, uint32_t gen, uint32_t seq,
 		      uint64_t start, uint64_t end, const struct sc_rec *recs, size_t n,
 		      size_t extra)
@@ -176,6 +182,10 @@ static void write_thr(const char *dir, uint32_t pid, uint32_t gen, uint32_t seq,
 	h.start_tsc = start;
 	h.end_tsc = end;
 	snprintf(h.name, sizeof(h.name), "t%u", seq);
+	h.ovh_sum = thr_ovh.sum;
+	h.ovh_n = thr_ovh.n;
+	h.ovh_min = thr_ovh.min;
+	h.ovh_max = thr_ovh.max;
 	memcpy(p, &h, sizeof(h));
 	if (n)
 		memcpy(p + SC_THR_HEADER_SIZE, recs, n * sizeof(*recs));
@@ -535,7 +545,9 @@ static void test_errors(void)
 
 /*
  * Overrides, several threads and components, objects sharing a basename,
- * overhead subtraction, the short-END hz fallback, EXIT over END.
+ * the interceptor's cost (taken off by the runtime: the reader subtracts
+ * nothing, only sums the threads' figures), the short-END hz fallback,
+ * EXIT over END.
  */
 static void test_threads(void)
 {
@@ -569,14 +581,18 @@ static void test_threads(void)
 	m_exit(&b, 3, 7000000);
 	write_meta(dir, 7, 0, &b);
 
-	r[0] = rec(100, 100, 10000, 10000, 100, 10000);  /* 10000 - 2*100 */
+	/* the header's overhead (2 ticks) was taken off already: kept as is */
+	r[0] = rec(100, 100, 10000, 10000, 100, 10000);
 	r[1] = rec(0, 0, 0, 0, 0, 0);
-	r[2] = rec(5, 5, 50, 50, 5, 50);                 /* 50 - 2*5 */
-	r[3] = rec(7, 7, 70, 70, 7, 70);                 /* 70 - 14 */
+	r[2] = rec(5, 5, 50, 50, 5, 50);
+	r[3] = rec(7, 7, 70, 70, 7, 70);
+	thr_ovh.sum = 30, thr_ovh.n = 3, thr_ovh.min = 8, thr_ovh.max = 12;
 	write_thr(dir, 7, 0, 0, S, 0, r, 4, 0);          /* still running */
-	r[0] = rec(1, 1, 1, 1, 1, 1);                    /* 1 - 2 < 0: clamped */
-	r[1] = rec(10, 10, 1000, 1000, 10, 600);         /* 980, self 588 */
+	r[0] = rec(1, 1, 1, 1, 1, 1);
+	r[1] = rec(10, 10, 1000, 1000, 10, 600);         /* self 600 */
+	thr_ovh.sum = 7, thr_ovh.n = 1, thr_ovh.min = 7, thr_ovh.max = 7;
 	write_thr(dir, 7, 0, 1, S + 1000000, S + 3000000, r, 2, 10);
+	memset(&thr_ovh, 0, sizeof(thr_ovh));           /* none measured */
 	write_thr(dir, 7, 0, 2, S + 2000000, S + 2500000, NULL, 0, 0);
 
 	rc = sc_profile_load(dir, &p, err, sizeof(err));
@@ -599,14 +615,18 @@ static void test_threads(void)
 	CHECK(find_call(&im->agg, "prog", "libbar.so", "wrong") == NULL, "overridden entry gone");
 	CHECK(find_call(&im->agg, "prog", "libc.so.6", "never_called") == NULL,
 	      "uncalled entry has no call row");
-	check_call(&im->agg, "prog", "libc.so.6", "puts", 101, 9800, 9800);
-	check_call(&im->agg, "libbar.so", "libc.so.6", "puts", 10, 980, 588);
-	check_call(&im->agg, "prog", "libbar.so", "bar_fn", 5, 40, 40);
-	check_call(&im->agg, "libbar.so", "libbar.so", "bar_internal", 7, 56, 56);
+	check_call(&im->agg, "prog", "libc.so.6", "puts", 101, 10001, 10001);
+	check_call(&im->agg, "libbar.so", "libc.so.6", "puts", 10, 1000, 600);
+	check_call(&im->agg, "prog", "libbar.so", "bar_fn", 5, 50, 50);
+	check_call(&im->agg, "libbar.so", "libbar.so", "bar_internal", 7, 70, 70);
+	CHECK_EQ(im->ovh_sum, 37, "cost figures summed over threads");
+	CHECK_EQ(im->ovh_n, 4, "cost measurements counted over threads");
+	CHECK_EQ(im->ovh_min, 7, "least cost figure of any thread");
+	CHECK_EQ(im->ovh_max, 12, "largest cost figure of any thread");
 	CHECK_EQ(im->agg.ncomp, 3, "objects sharing a basename are one component");
-	check_comp(&im->agg, "prog", 5500000, 5500000 - 9840);
-	check_comp(&im->agg, "libbar.so", 2000040, 2000040 - 980);
-	check_comp(&im->agg, "libc.so.6", 10780, 10780);
+	check_comp(&im->agg, "prog", 5500000, 5500000 - 10051);
+	check_comp(&im->agg, "libbar.so", 2000050, 2000050 - 1000);
+	check_comp(&im->agg, "libc.so.6", 11001, 11001);
 	CHECK(sc_agg_component(&im->agg, "libc.so.6") &&
 	      !strcmp(sc_agg_component(&im->agg, "libc.so.6")->path, "/lib/libc.so.6"),
 	      "component path from the first object");

@@ -10,6 +10,7 @@
  *   nest    20 x an_outer(2 ms self, 3 ms in an_inner)
  *                                              -> an_outer 100 ms inclusive,
  *                                                 40 ms exclusive
+ *   many    an_many(2000 x (10 us, an_tick()))  -> an_many 20 ms inclusive
  *   serial  an_serial(60 ms), alone            -> attributed 60 ms
  *   parallel 4 threads x an_parallel(60 ms) at once
  *                                              -> 240 ms raw, 60 ms attributed
@@ -23,6 +24,7 @@ void an_serial(long us);
 void an_parallel(long us);
 void an_hold(long us);
 void an_outer(long self_us, long inner_us);
+void an_many(long us, int n);
 void an_truth(FILE *f);
 
 static long now_us(void)
@@ -80,6 +82,7 @@ int main(void)
 
 	for (int i = 0; i < 20; i++)
 		an_outer(2000, 3000);
+	an_many(10, 2000);
 
 	an_serial(60000);
 

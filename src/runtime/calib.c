@@ -1,0 +1,290 @@
+/*
+ * calib.c - what timing a call costs, measured so that it can be taken off
+ * every timed call.
+ *
+ * A timed call's measured interval (entry rdtsc to return rdtsc) holds
+ * some of the interceptor's own work besides the API's, and a timed call
+ * nested in another adds all of its timing to its caller's interval. That
+ * cost, counted in TSC ticks, is not a constant: it moves with the speed
+ * the CPU runs at (frequency steps, a busy SMT sibling, the neighbours of
+ * a virtual machine). On the shared hosts we measure on it moved between
+ * 8 and 19 ns from one start to the next, and by as much within one run,
+ * which made a single start-up figure subtracted from every call miss by
+ * 30-50 % on short calls.
+ *
+ * So it is measured twice over:
+ *  - at start-up, 15 batches of 256 calls each on a scratch thread state:
+ *    the figures every thread starts with (sc_cal0);
+ *  - on each thread that makes timed calls, every SC_RECAL_MS, from the
+ *    return trampoline (shadow.S, .Lrecal): one batch of 32 calls each,
+ *    on the thread itself, and the figures in force are the medians of
+ *    its last three measurements (one measurement hit by an interrupt
+ *    cannot move them). That costs ~4 us per 2 ms of a busy thread.
+ *
+ * They are taken off at run time, not by the reader: a timed call's entry
+ * moves its frame's start on by the thread's hot or cold figure (shadow.S),
+ * and each timed return moves its timed caller's start on by the nested
+ * figure. What a call books is then its own time, clamped at 0, and its
+ * histogram bucket and maximum are its own as well.
+ *
+ * One measurement (measure()), on a function of known length rather than
+ * an empty one: rdtsc does not wait for the instructions before it, so the
+ * interceptor's work around the two reads partly overlaps the function's
+ * own. An empty function shows all of it; a function that does some work
+ * hides part of it, and subtracting the empty function's figure from every
+ * call took ~2 ns too much from real calls. So
+ *     work   = plain call of sc_calib_work - plain call of sc_calib_nop
+ *     hot    = timed sc_calib_work, inside the interval, each call timed
+ *              right after the previous one - work
+ *     cold   = the same, each timed call after CALIB_GAP counted ones, as
+ *              adaptive timing samples a call (its timed path then runs
+ *              with cold branches and lines) - work
+ *     nested = timed call of sc_calib_nop from outside - plain call
+ * The calls are independent (argument i, results summed), as in a loop
+ * over a library call; chained through their results they overlap less
+ * and the figure comes out ~8 ns low. Which calls are timed is forced
+ * through the record's countdown and span, so the mode's settings (and
+ * other threads) are never touched.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#include "runtime.h"
+
+_Static_assert(offsetof(struct sc_thread, cal.hot) == TH_OVH_HOT, "TH_OVH_HOT");
+_Static_assert(offsetof(struct sc_thread, cal.cold) == TH_OVH_COLD, "TH_OVH_COLD");
+_Static_assert(offsetof(struct sc_thread, cal.nested) == TH_NESTED, "TH_NESTED");
+_Static_assert(offsetof(struct sc_thread, recal_at) == TH_RECAL, "TH_RECAL");
+
+#define SC_RECAL_MS 2
+#define CALIB_GAP 8             /* counted calls before a cold timed one */
+#define START_BATCHES 15
+#define START_CALLS 256
+#define RECAL_CALLS 32
+
+SC_HIDDEN struct sc_calib sc_cal0;
+static uint64_t recal_ticks = ~0ull;    /* ~0: no re-measuring */
+static long nop_idx = -1, work_idx = -1;
+
+typedef unsigned long (*calib_fn)(unsigned long);
+
+static calib_fn through(long idx)
+{
+	return (calib_fn)sc_entry_code((uint32_t)idx);
+}
+
+/*
+ * Mean ticks of n calls of fn from outside. Before each call the record r
+ * is set so that the call is timed if fn goes through its entry (for a
+ * plain function r is a scratch record: the same stores either way).
+ */
+static uint64_t plain(calib_fn volatile fn, struct sc_rec *r, uint32_t n)
+{
+	unsigned long x = 3;
+	uint64_t t0 = sc_rdtsc();
+	for (uint32_t i = 0; i < n; i++) {
+		r->countdown = 1;
+		r->span = 1;
+		x += fn(i | 1);
+	}
+	__asm__ volatile("" : : "r"(x));
+	return (sc_rdtsc() - t0) / n;
+}
+
+/* Mean ticks inside the timed interval of n timed calls of fn (through
+ * record r), each right after the previous one, or (cold) each after
+ * CALIB_GAP counted calls; ~0 if none was timed (a full shadow stack). */
+static uint64_t timed(calib_fn fn, struct sc_rec *r, uint32_t n, bool cold)
+{
+	unsigned long x = 3;
+	r->timed = r->ticks = 0;
+	for (uint32_t i = 0; i < n; i++) {
+		if (cold) {
+			r->countdown = INT32_MAX;       /* counted only */
+			for (uint32_t j = 0; j < CALIB_GAP; j++)
+				x += fn(j | 1);
+		}
+		r->countdown = 1;                       /* this one is timed */
+		r->span = cold ? CALIB_GAP + 1 : 1;
+		x += fn(i | 1);
+	}
+	__asm__ volatile("" : : "r"(x));
+	return r->timed ? r->ticks / r->timed : ~0ull;
+}
+
+/* One measurement of n calls each on thread t (whose figures in force
+ * must be 0 meanwhile); false if the calls could not be timed. */
+static bool measure(struct sc_thread *t, uint32_t n, bool cold, struct sc_calib *out)
+{
+	struct sc_rec scratch;
+	struct sc_rec *rn = &t->recs[nop_idx], *rw = &t->recs[work_idx];
+	/* the nop takes no argument; called as the work's type, it ignores it */
+	uint64_t direct = plain((calib_fn)sc_calib_nop, &scratch, n);
+	uint64_t outside = plain(through(nop_idx), rn, n);
+	uint64_t w = plain(sc_calib_work, &scratch, n);
+	uint64_t in_hot = timed(through(work_idx), rw, n, false);
+	uint64_t in_cold = cold ? timed(through(work_idx), rw, n, true) : in_hot;
+	if (in_hot == ~0ull || in_cold == ~0ull || rn->timed == 0)
+		return false;
+	w = w > direct ? w - direct : 0;
+	out->hot = in_hot > w ? in_hot - w : 0;
+	out->cold = in_cold > w ? in_cold - w : 0;
+	out->nested = outside > direct ? outside - direct : 0;
+	return true;
+}
+
+static uint64_t median3(uint64_t a, uint64_t b, uint64_t c)
+{
+	if (a > b) {
+		uint64_t x = a;
+		a = b;
+		b = x;
+	}
+	return c < a ? a : c > b ? b : c;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+/* the figure a report shows: the one taken off most timed calls */
+static uint64_t shown(const struct sc_calib *c)
+{
+	return sc_timing_mode == SC_TIMING_ADAPTIVE ? c->cold : c->hot;
+}
+
+static void note(struct sc_thread *t)
+{
+	struct sc_thr_header *h = t->hdr;
+	uint64_t v = shown(&t->cal);
+	if (!h)
+		return;
+	h->ovh_sum += v;
+	if (!h->ovh_n || v < h->ovh_min)
+		h->ovh_min = v;
+	if (v > h->ovh_max)
+		h->ovh_max = v;
+	h->ovh_n++;
+}
+
+/*
+ * Start-up: the median of START_BATCHES measurements, on a scratch thread
+ * state with private entries (sc_calib_nop and sc_calib_work, never bound
+ * to an import, so no report ever shows them). Each batch measures
+ * everything once, back to back: on a shared machine the speed drifts,
+ * and a minimum taken of each quantity separately could pair a fast
+ * moment of one with a slow one of the other. Returns what a report
+ * shows (the meta header keeps it); 0 if nothing could be measured.
+ */
+uint64_t sc_calibrate_start(uint64_t tsc_hz)
+{
+	nop_idx = sc_entry_new((void *)sc_calib_nop, 0, 0);
+	work_idx = sc_entry_new((void *)sc_calib_work, 0, 0);
+	if (nop_idx < 0 || work_idx < 0)
+		return 0;
+	size_t nrec = (size_t)work_idx + 1;
+	struct sc_thread *t = mmap(NULL, sizeof(*t), PROT_READ | PROT_WRITE,
+				   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	struct sc_rec *recs = mmap(NULL, nrec * sizeof(struct sc_rec),
+				   PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (t == MAP_FAILED || recs == MAP_FAILED)
+		return 0;
+	t->recs = recs;
+	t->cap = t->real_cap = nrec;
+	t->sp = t->sp_base = t->frames;
+	t->sp_end = t->frames + SC_FRAMES;
+	t->recal_at = ~0ull;
+	uint64_t last;                          /* scratch */
+	t->last_tsc = &last;
+	sc_tls_thread = t;
+	uint64_t hot[START_BATCHES], cold[START_BATCHES], nested[START_BATCHES];
+	int n = 0;
+	for (int b = 0; b < START_BATCHES; b++) {
+		struct sc_calib m;
+		if (measure(t, START_CALLS, sc_timing_mode == SC_TIMING_ADAPTIVE, &m)) {
+			hot[n] = m.hot;
+			cold[n] = m.cold;
+			nested[n] = m.nested;
+			n++;
+		}
+	}
+	sc_tls_thread = NULL;
+	munmap(recs, nrec * sizeof(struct sc_rec));
+	munmap(t, sizeof(*t));
+	if (!n)
+		return 0;
+	qsort(hot, (size_t)n, sizeof(hot[0]), cmp_u64);
+	qsort(cold, (size_t)n, sizeof(cold[0]), cmp_u64);
+	qsort(nested, (size_t)n, sizeof(nested[0]), cmp_u64);
+	sc_cal0 = (struct sc_calib){hot[n / 2], cold[n / 2], nested[n / 2]};
+	/* `none` times nothing worth re-measuring for. SCALER_RECAL=N sets
+	 * the interval to N us (tests: 1, on nearly every timed return), 0
+	 * keeps the start-up figures (to compare, bench/accuracy.sh). */
+	const char *e = getenv("SCALER_RECAL");
+	uint64_t us = e && *e ? strtoull(e, NULL, 10) : SC_RECAL_MS * 1000;
+	if (sc_timing_mode != SC_TIMING_NONE && us)
+		recal_ticks = tsc_hz / 1000000 * us;
+	return shown(&sc_cal0);
+}
+
+/* A new thread starts with the start-up figures. */
+void sc_calib_thread_init(struct sc_thread *t)
+{
+	t->cal = sc_cal0;
+	for (int i = 0; i < 3; i++)
+		t->cal_last[i] = sc_cal0;
+	t->cal_n = 0;
+	t->recal_at = recal_ticks == ~0ull ? ~0ull : sc_rdtsc() + recal_ticks;
+	note(t);
+}
+
+/*
+ * From the return trampoline, when a timed call of thread t returned at
+ * TSC `now` past t->recal_at (the call is booked and its frame popped;
+ * every register the program can see is saved). Measures on t itself,
+ * through the private entries: their records and the top frame (which
+ * the measuring calls charge as their timed caller) are put back as they
+ * were, and every call still in flight on t is given the time this took,
+ * as its timing cost is given back to a timed caller.
+ */
+void sc_recalibrate(struct sc_thread *t, uint64_t now)
+{
+	t->recal_at = ~0ull;                    /* its own timed calls */
+	struct sc_frame *top = t->sp > t->sp_base ? t->sp - 1 : NULL;
+	if (t->busy || (uint64_t)work_idx >= t->cap || nop_idx < 0 ||
+	    t->sp + 1 >= t->sp_end) {
+		t->recal_at = now + recal_ticks;
+		return;
+	}
+	struct sc_rec keep_n = t->recs[nop_idx], keep_w = t->recs[work_idx];
+	struct sc_frame keep_top;
+	if (top)
+		keep_top = *top;
+	struct sc_calib in_force = t->cal, m;
+	t->cal = (struct sc_calib){0, 0, 0};
+	bool ok = measure(t, RECAL_CALLS, sc_timing_mode == SC_TIMING_ADAPTIVE, &m);
+	t->recs[nop_idx] = keep_n;
+	t->recs[work_idx] = keep_w;
+	if (top)
+		*top = keep_top;
+	if (ok) {
+		struct sc_calib *l = t->cal_last;
+		l[t->cal_n++ % 3] = m;
+		t->cal.hot = median3(l[0].hot, l[1].hot, l[2].hot);
+		t->cal.cold = median3(l[0].cold, l[1].cold, l[2].cold);
+		t->cal.nested = median3(l[0].nested, l[1].nested, l[2].nested);
+		note(t);
+	} else {
+		t->cal = in_force;
+	}
+	uint64_t end = sc_rdtsc(), d = end - now;
+	for (struct sc_frame *f = t->sp_base; f < t->sp; f++) {
+		f->tsc += d;
+		if (f->trec)
+			f->ttsc += d;
+	}
+	t->recal_at = end + recal_ticks;
+}
