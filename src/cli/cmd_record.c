@@ -92,34 +92,89 @@ static int find_command(const char *cmd, char *out, size_t n)
 	return -1;
 }
 
-static int remove_tree(const char *dir)
+/*
+ * A profile directory holds nothing but p<pid>-<gen>.meta and
+ * p<pid>-<gen>-t<seq>.thr files (format.h). Only such a directory (or an
+ * empty one) is ever moved aside or removed: `-o src` given by mistake
+ * must not cost anyone their sources. Returns 1 if dir is one, 0 if not
+ * (*what names the first thing that is not), -1 if it cannot be read.
+ */
+static int is_profile_dir(const char *dir, char *what, size_t n)
+{
+	DIR *d = opendir(dir);
+	if (!d)
+		return -1;
+	struct dirent *e;
+	int ok = 1;
+	while (ok && (e = readdir(d))) {
+		unsigned pid, gen, seq;
+		char tail[8];
+		int end = 0;
+		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+			continue;
+		if (sscanf(e->d_name, "p%u-%u.met%1[a]%n", &pid, &gen, tail, &end) == 3 &&
+		    end && !e->d_name[end])
+			continue;
+		end = 0;
+		if (sscanf(e->d_name, "p%u-%u-t%u.th%1[r]%n", &pid, &gen, &seq, tail, &end) == 4 &&
+		    end && !e->d_name[end])
+			continue;
+		snprintf(what, n, "%s", e->d_name);
+		ok = 0;
+	}
+	closedir(d);
+	return ok;
+}
+
+/* Removes a profile directory (is_profile_dir said so): files, then it. */
+static int remove_profile(const char *dir)
 {
 	DIR *d = opendir(dir);
 	if (!d)
 		return errno == ENOENT ? 0 : -1;
 	struct dirent *e;
-	char p[PATH_MAX];
 	while ((e = readdir(d))) {
-		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
-			continue;
-		snprintf(p, sizeof(p), "%s/%s", dir, e->d_name);
-		struct stat st;
-		if (lstat(p, &st) == 0 && S_ISDIR(st.st_mode))
-			remove_tree(p);
-		else
-			unlink(p);
+		if (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
+			unlinkat(dirfd(d), e->d_name, 0);
 	}
 	closedir(d);
 	return rmdir(dir);
 }
 
+/* dir may be replaced: absent, or a profile directory; else says why not */
+static int replaceable(const char *dir)
+{
+	struct stat st;
+	char what[256];
+	if (lstat(dir, &st) != 0)
+		return errno == ENOENT ? 0 : fail("cannot use %s: %s", dir, strerror(errno));
+	if (!S_ISDIR(st.st_mode))
+		return fail("%s exists and is not a profile directory%s; not touching it", dir, "");
+	int r = is_profile_dir(dir, what, sizeof(what));
+	if (r < 0)
+		return fail("cannot read %s: %s", dir, strerror(errno));
+	if (!r) {
+		char why[400];
+		snprintf(why, sizeof(why), " (it holds %s); not touching it", what);
+		return fail("%s exists and is not a scaler profile%s", dir, why);
+	}
+	return 0;
+}
+
+/*
+ * Like perf: a profile already at dir is kept as dir.old (the one before
+ * it is removed), so one run back is never lost. Anything that is not a
+ * profile is left alone and the record refused.
+ */
 static int prepare_dir(const char *dir)
 {
 	struct stat st;
 	if (lstat(dir, &st) == 0) {
 		char old[PATH_MAX];
 		snprintf(old, sizeof(old), "%s.old", dir);
-		if (remove_tree(old) != 0 && errno != ENOENT)
+		if (replaceable(dir) || replaceable(old))
+			return 2;
+		if (remove_profile(old) != 0)
 			return fail("cannot remove %s: %s", old, strerror(errno));
 		if (rename(dir, old) != 0)
 			return fail("cannot move %s aside: %s", dir, strerror(errno));

@@ -1300,6 +1300,40 @@ def cli_checks(scaler, tmp):
         return bad
     guarded("report-not-a-profile", None, bad_report)
 
+    def keep_others():
+        """-o names a directory that is not a profile (sources, say): the
+        record is refused and nothing in it is touched; a profile already
+        there is kept as DIR.old, and a DIR.old that is not a profile is
+        not removed to make room."""
+        bad = []
+        src = os.path.join(tmp, "src")
+        os.mkdir(src)
+        with open(os.path.join(src, "main.c"), "w") as f:
+            f.write("int main(void) { return 0; }\n")
+        for _ in range(2):
+            rc, _, err = run([scaler, "record", "-o", src, "--", "/bin/true"])
+            if rc == 0 or not err.decode(errors="replace").startswith("scaler:"):
+                bad.append("record into a source directory: exit %d, %r" % (rc, err[:120]))
+        if os.listdir(src) != ["main.c"] or os.path.exists(src + ".old"):
+            bad.append("source directory touched: %r" % (os.listdir(src),))
+        prof = os.path.join(tmp, "prof")
+        pids = []
+        for _ in range(3):
+            rc, _, err = run([scaler, "record", "-o", prof, "--", "/bin/true"])
+            if rc != 0:
+                bad.append("record into a profile directory: exit %d %r" % (rc, err[:120]))
+            pids.append(sorted(os.listdir(prof)))
+        if sorted(os.listdir(prof + ".old")) != pids[1]:
+            bad.append("DIR.old is not the run before: %r vs %r" % (os.listdir(prof + ".old"), pids))
+        with open(os.path.join(prof + ".old", "notes.txt"), "w") as f:
+            f.write("mine\n")
+        rc, _, _ = run([scaler, "record", "-o", prof, "--", "/bin/true"])
+        if rc == 0 or not os.path.exists(os.path.join(prof + ".old", "notes.txt")) or \
+                sorted(os.listdir(prof)) != pids[2]:
+            bad.append("a DIR.old holding other files was replaced (exit %d)" % rc)
+        return bad
+    guarded("record-keeps-other-dirs", None, keep_others)
+
 
 def cmd_real(a):
     tmp = tempfile.mkdtemp(prefix="scaler-real-")
