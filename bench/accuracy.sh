@@ -25,7 +25,7 @@ scaler="$root/build/bin/scaler"
 i=0
 while [ $i -lt "$REPS" ]; do
 	for m in adaptive all adaptive-fixed all-fixed; do
-		recal=1
+		recal=                  # the default: every 2 ms
 		case $m in *-fixed) recal=0 ;; esac
 		SCALER_RECAL=$recal "$scaler" record -o "$out/acc-$m-$i" --timing=${m%-fixed} \
 			-- "$out/accuracy" >/dev/null 2> "$out/acc-$m-$i.txt"
@@ -53,21 +53,22 @@ for m in modes:
                 ratio[m][c["api"]].append(c["total_ns"] / own[c["api"]])
                 truth[c["api"]].append(own[c["api"]])
 med = lambda v: statistics.median(v) if v else float("nan")
-print("figure / truth (medians of %d runs; truth: the same work done by a copy of the" % reps)
-print("code in the same run). fixed: start-up calibration only (SCALER_RECAL=0)")
-print("%-11s %9s %9s %9s %9s %9s %10s %9s  %s" % ("api", "truth ms", "adaptive", "all",
-      "adapt-fix", "all-fix", "adapt/all", "ns/call", "adapt/all run by run"))
+print("per API, ns per call: the truth (the same work done by a copy of the code in the")
+print("same run, loop and call taken off), then each mode's figure as a multiple of it")
+print("(medians of %d runs). -fix: the start-up calibration only (SCALER_RECAL=0)" % reps)
+print("%-11s %7s %7s %7s %9s %9s %9s %9s %10s  %s" % ("api", "truth", "adapt", "all",
+      "adapt/tr", "all/tr", "adfix/tr", "allfix/tr", "adapt/all", "adapt/all run by run"))
 worst = 0
 for a, n in apis.items():
-    ra, rl = med(ratio["adaptive"][a]), med(ratio["all"][a])
     t = med(truth[a])
+    ra, rl = med(ratio["adaptive"][a]), med(ratio["all"][a])
     r = ra / rl if rl else float("nan")
-    dns = (ra - rl) * t / n
     if a != "acc_cheap":
         worst = max(worst, abs(r - 1))
     pair = sorted(x / y for x, y in zip(ratio["adaptive"][a], ratio["all"][a]) if y)
-    print("%-11s %9.1f %9.3f %9.3f %9.3f %9.3f %10.3f %+9.2f  %s" % (
-        a, t / 1e6, ra, rl, med(ratio["adaptive-fixed"][a]), med(ratio["all-fixed"][a]), r, dns,
-        " ".join("%.2f" % x for x in pair)))
-print("worst adaptive/all difference %.1f %% (acc_cheap aside: see its ns/call)" % (worst * 100))
+    print("%-11s %7.2f %7.2f %7.2f %9.3f %9.3f %9.3f %9.3f %10.3f  %s" % (
+        a, t / n, ra * t / n, rl * t / n, ra, rl, med(ratio["adaptive-fixed"][a]),
+        med(ratio["all-fixed"][a]), r, " ".join("%.2f" % x for x in pair)))
+print("worst adaptive/all difference %.1f %% (acc_cheap aside: its truth is under 1 ns a call," % (worst * 100))
+print("below what two TSC reads resolve: compare its ns per call)")
 PY

@@ -500,8 +500,11 @@ static int import_cb(void *p, const struct sc_import *imp)
 	}
 	void *wrapper;
 	uint32_t flags = imp->kind | sc_entry_flags_for(imp->name, &wrapper);
-	long n = sc_hook_new(wrapper ? wrapper : (void *)cur, flags, o->id, callee->id,
-			       imp->name, imp->slot);
+	/* a wrapper lies in the runtime's own object: looked up */
+	long n = sc_hook_new(wrapper ? wrapper : (void *)cur, wrapper ? NULL : callee, flags,
+			     o->id, callee->id, imp->name, imp->slot);
+	if (n == SC_HOOK_SKIP)
+		return 0;                       /* this import stays as it is */
 	if (n < 0)
 		return 1;
 	if (c->n == c->cap) {

@@ -200,10 +200,14 @@ int sc_shadow_init(void) SC_HIDDEN;
 /* Allocates an entry; returns its index or -1 (under the lock). */
 long sc_entry_new(void *target, uint32_t flags, uint32_t caller) SC_HIDDEN;
 void *sc_entry_code(uint32_t idx) SC_HIDDEN;
-/* Hooks an import; returns its number or -1 (under the lock). Writes its
- * SC_M_ENTRY; slot (or 0) is repointed at its entry when first called. */
-long sc_hook_new(void *target, uint32_t flags, uint32_t caller, uint32_t callee,
-		   const char *name, uintptr_t slot) SC_HIDDEN;
+/* Hooks an import (under the lock): target lies in object `to` (NULL:
+ * look it up). Returns its number; SC_HOOK_SKIP if this one cannot be
+ * kept (an offset over 4 GB from a load bias), -1 if the table is full.
+ * Writes its SC_M_ENTRY; slot (or 0) is repointed at its entry when
+ * first called. */
+#define SC_HOOK_SKIP (-2)
+long sc_hook_new(void *target, struct sc_object *to, uint32_t flags, uint32_t caller,
+		 uint32_t callee, const char *name, uintptr_t slot) SC_HIDDEN;
 void *sc_hook_code(uint32_t n) SC_HIDDEN;
 void *sc_hook_bind(uint32_t n) SC_HIDDEN;
 void *sc_hook_target(uint32_t n) SC_HIDDEN;

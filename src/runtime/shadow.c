@@ -152,14 +152,15 @@ long sc_entry_new(void *target, uint32_t flags, uint32_t caller)
 #define IDX_MASK ((1u << HK_IDX_BITS) - 1)
 
 /* Caller holds the runtime lock. */
-long sc_hook_new(void *target, uint32_t flags, uint32_t caller, uint32_t callee,
-		 const char *name, uintptr_t slot)
+long sc_hook_new(void *target, struct sc_object *to, uint32_t flags, uint32_t caller,
+		 uint32_t callee, const char *name, uintptr_t slot)
 {
-	struct sc_object *to = sc_object_of((uintptr_t)target);
+	if (!to)
+		to = sc_object_of((uintptr_t)target);
 	uintptr_t cbase = sc_object_base(caller);
 	if (!to || (uintptr_t)target - to->base > UINT32_MAX ||
 	    (slot && (slot - cbase == 0 || slot - cbase > UINT32_MAX)))
-		return -1;                      /* not an offset we can keep */
+		return SC_HOOK_SKIP;            /* not an offset we can keep */
 	long n = next_index(&imports);
 	if (n < 0)
 		return -1;

@@ -285,7 +285,8 @@ static void *shadow_for(void *r, const char *name, void *ret)
 	sc_api_name(name, api, sizeof(api));
 	void *wrapper;
 	uint32_t flags = SC_ENT_DLSYM | sc_entry_flags_for(api, &wrapper);
-	long idx = sc_hook_new(wrapper ? wrapper : r, flags, co->id, to->id, api, 0);
+	long idx = sc_hook_new(wrapper ? wrapper : r, wrapper ? NULL : to, flags, co->id,
+			       to->id, api, 0);
 	if (idx < 0)
 		goto out;
 	if (dlmap_n == dlmap_cap) {
