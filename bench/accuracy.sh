@@ -25,7 +25,7 @@ scaler="$root/build/bin/scaler"
 i=0
 while [ $i -lt "$REPS" ]; do
 	for m in adaptive all adaptive-fixed all-fixed; do
-		recal=                  # the default: every 2 ms
+		recal=                  # the default: every 10 ms
 		case $m in *-fixed) recal=0 ;; esac
 		SCALER_RECAL=$recal "$scaler" record -o "$out/acc-$m-$i" --timing=${m%-fixed} \
 			-- "$out/accuracy" >/dev/null 2> "$out/acc-$m-$i.txt"

@@ -163,7 +163,7 @@ def check_shape(report, timing):
 def timing_env(timing):
     """A timing of the form "MODE+recal" is MODE with the cost of timing
     re-measured on nearly every timed return (SCALER_RECAL=1 us) instead of
-    every 2 ms: it runs the re-measuring from the return trampoline in every
+    every 10 ms: it runs the re-measuring from the return trampoline in every
     situation a test program makes. Returns (mode, environment)."""
     if timing and timing.endswith("+recal"):
         return timing[:-len("+recal")], dict(os.environ, SCALER_RECAL="1")
