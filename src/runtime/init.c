@@ -110,8 +110,9 @@ static void write_cmdline(void)
 	sc_meta_add(SC_M_CMDLINE, buf, (size_t)n, NULL);
 }
 
-static void at_fork_prepare(void) { sc_lock(); }
-static void at_fork_parent(void) { sc_unlock(); }
+/* both locks across fork, in their order: the child's copies are free */
+static void at_fork_prepare(void) { sc_lock(); sc_leaf_lock(); }
+static void at_fork_parent(void) { sc_leaf_unlock(); sc_unlock(); }
 static void at_fork_child(void)
 {
 	sc_lock_reset_child();

@@ -1,8 +1,9 @@
 /*
  * meta.c - the append-only metadata stream p<pid>-<gen>.meta (format.h).
  *
- * Records are appended under the runtime lock the moment the thing they
- * describe exists, so the file is complete whenever the process dies.
+ * Records are appended under the leaf lock (objects.c) the moment the
+ * thing they describe exists, so the file is complete whenever the process
+ * dies.
  *
  * A forked child starts its own file with the objects and entries it
  * inherited: it copies the parent's records, up to the length the file
@@ -13,12 +14,12 @@
  * A scan of the loaded objects (start-up, dlopen) describes hundreds of
  * entries at once; one write(2), and one fstat(2) to check the descriptor,
  * each cost ~1 ms per start-up for a few hundred records. Between
- * sc_meta_batch(true) and sc_meta_batch(false), both under the lock,
- * records are held in a buffer and written 8 KB at a time. The program
- * does not run meanwhile (the scan holds the lock, and what the entries
- * describe is not reachable before it ends), so nothing that refers to
- * them can reach the file first. A fatal signal inside a scan writes what
- * is held before its END record.
+ * sc_meta_batch(true) and sc_meta_batch(false), called by a scan under the
+ * runtime lock, records are held in a buffer and written 8 KB at a time.
+ * Other threads may run meanwhile and bind imports of objects patched
+ * earlier; their SC_M_BIND records join the batch (the reader takes
+ * records in any order). A fatal signal inside a scan writes what is held
+ * before its END record.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -170,18 +171,18 @@ static void flush_held(void)
 	held_len = 0;
 }
 
-/* Under the runtime lock: hold records (on) or write them (off). */
+/* Hold records (on) or write them (off). */
 void sc_meta_batch(bool on)
 {
-	if (on) {
+	sc_leaf_lock();
+	if (on)
 		batch++;
-		return;
-	}
-	if (batch > 0 && --batch == 0) {
+	else if (batch > 0 && --batch == 0) {
 		check_fd();
 		flush_held();
 		madvise(held, sizeof(held), MADV_DONTNEED);
 	}
+	sc_leaf_unlock();
 }
 
 /*
@@ -214,7 +215,7 @@ void sc_meta_add(uint32_t type, const void *a, size_t alen, const char *str)
 	 * first. */
 	bool sig = type == SC_M_END && sc_in_signal;
 	if (!sig)
-		sc_lock();
+		sc_leaf_lock();
 	bool hold = batch && !sig;
 	check_fd();
 	if (sig || (hold && held_len + total > sizeof(held)))   /* total <= sizeof(held) */
@@ -239,7 +240,7 @@ void sc_meta_add(uint32_t type, const void *a, size_t alen, const char *str)
 			file_len += total;
 	}
 	if (!sig)
-		sc_unlock();
+		sc_leaf_unlock();
 }
 
 /*

@@ -44,10 +44,29 @@ static __thread int lock_depth __attribute__((tls_model("initial-exec")));
 void sc_lock(void) { pthread_mutex_lock(&lock); lock_depth++; }
 void sc_unlock(void) { lock_depth--; pthread_mutex_unlock(&lock); }
 bool sc_lock_held(void) { return lock_depth > 0; }
+
+/*
+ * The leaf lock: shadow entries, the meta file and writes to GOT slots.
+ * It is what an import's first call takes (sc_hook_bind), and that call
+ * may come from code holding the dynamic loader's lock (a constructor run
+ * by dlopen, libc's dladdr calling into ld.so), while the runtime lock is
+ * held across calls into the loader (dl_iterate_phdr, dlopen, dlsym): a
+ * bind under the runtime lock deadlocked redis-server at start-up. So a
+ * holder of the leaf lock never calls the loader nor takes the runtime
+ * lock; the order is always runtime lock, then leaf lock.
+ */
+static pthread_mutex_t leaf = PTHREAD_RECURSIVE_MUTEX_INITIALIZER_NP;
+static __thread int leaf_depth __attribute__((tls_model("initial-exec")));
+void sc_leaf_lock(void) { pthread_mutex_lock(&leaf); leaf_depth++; }
+void sc_leaf_unlock(void) { leaf_depth--; pthread_mutex_unlock(&leaf); }
+bool sc_leaf_held(void) { return leaf_depth > 0; }
+
 void sc_lock_reset_child(void)
 {
 	lock = (pthread_mutex_t)PTHREAD_RECURSIVE_MUTEX_INITIALIZER_NP;
 	lock_depth = 0;
+	leaf = (pthread_mutex_t)PTHREAD_RECURSIVE_MUTEX_INITIALIZER_NP;
+	leaf_depth = 0;
 }
 
 struct sc_object *sc_object_of(uintptr_t a)
@@ -215,7 +234,8 @@ static int scan_cb(struct dl_phdr_info *info, size_t size, void *p)
 		o->skip = true;                 /* no imports worth hooking */
 	struct sc_m_object m = {.id = o->id, .base = o->base,
 				.flags = o->id == 0 ? SC_OBJ_MAIN : (sc_active ? SC_OBJ_DLOPEN : 0)};
-	n_objs++;
+	/* published whole: binds read objs without the runtime lock */
+	__atomic_store_n(&n_objs, n_objs + 1, __ATOMIC_RELEASE);
 	sc_meta_add(SC_M_OBJECT, &m, sizeof(m), o->path);
 	return 0;
 }
@@ -557,6 +577,9 @@ static int seg_prot(const struct sc_object *o, uintptr_t a)
  */
 static void apply(const struct sc_object *o, struct patch *pt, size_t n)
 {
+	/* a bind may repoint a slot on a page another thread is patching:
+	 * one page's unprotect, writes and protect at a time */
+	sc_leaf_lock();
 	long pg = sysconf(_SC_PAGESIZE);
 	uintptr_t r0 = o->relro & ~(uintptr_t)(pg - 1);
 	uintptr_t r1 = (o->relro + o->relro_len) & ~(uintptr_t)(pg - 1);
@@ -580,12 +603,14 @@ static void apply(const struct sc_object *o, struct patch *pt, size_t n)
 			mprotect((void *)page, (size_t)pg, final);
 		i = j - 1;
 	}
+	sc_leaf_unlock();
 }
 
 /*
  * An import's first call: its slot goes from the import's code to its
  * entry's, if it still holds the import's (the program may have written
- * the slot itself) and the object is still loaded. Under the lock.
+ * the slot itself) and the object is still loaded. Under the leaf lock
+ * (objs is a fixed array: reading it needs no lock).
  */
 void sc_objects_repoint(uint32_t id, uintptr_t slot, void *old, void *code)
 {

@@ -225,6 +225,11 @@ size_t sc_object_code_len(uintptr_t addr) SC_HIDDEN;
 void sc_lock(void) SC_HIDDEN;
 void sc_unlock(void) SC_HIDDEN;
 bool sc_lock_held(void) SC_HIDDEN;     /* by this thread */
+/* the leaf lock (objects.c): entries, the meta file, GOT writes; taken
+ * after the runtime lock or alone, never held across the loader */
+void sc_leaf_lock(void) SC_HIDDEN;
+void sc_leaf_unlock(void) SC_HIDDEN;
+bool sc_leaf_held(void) SC_HIDDEN;
 void sc_objects_repoint(uint32_t id, uintptr_t slot, void *old, void *code) SC_HIDDEN;
 /* fork child: the lock was taken by the parent's thread in the prepare
  * handler; a recursive mutex cannot be unlocked by another tid, so the

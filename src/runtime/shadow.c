@@ -132,12 +132,16 @@ uint32_t sc_entry_count(void)
 	return __atomic_load_n(&entries.n, __ATOMIC_ACQUIRE);
 }
 
-/* Caller holds the runtime lock (or is single-threaded start-up). */
+/* Takes the leaf lock: an import's first call makes entries without the
+ * runtime lock (sc_hook_bind). */
 long sc_entry_new(void *target, uint32_t flags, uint32_t caller)
 {
+	sc_leaf_lock();
 	long idx = next_index(&entries);
-	if (idx < 0)
+	if (idx < 0) {
+		sc_leaf_unlock();
 		return -1;
+	}
 	/* a callee that reads its return address must see its real caller */
 	size_t code = flags & SC_ENT_NOTIME ? 0 : sc_object_code_len((uintptr_t)target);
 	if (code && sc_arch_reads_return_address(target, code < 256 ? code : 256))
@@ -146,6 +150,7 @@ long sc_entry_new(void *target, uint32_t flags, uint32_t caller)
 	sc_entry_table[idx].flags = flags;
 	sc_entry_table[idx].caller = caller;
 	__atomic_store_n(&entries.n, (uint32_t)idx + 1, __ATOMIC_RELEASE);
+	sc_leaf_unlock();
 	return idx;
 }
 
@@ -192,13 +197,14 @@ void *sc_hook_target(uint32_t n)
 void *sc_hook_bind(uint32_t n)
 {
 	struct sc_hook *h = &sc_hook_table[n];
-	sc_lock();
+	/* the leaf lock, not the runtime lock: see objects.c */
+	sc_leaf_lock();
 	uint32_t b = h->bound & IDX_MASK;
 	if (!b) {
 		uint32_t flags = h->bound >> HK_IDX_BITS;
 		long idx = sc_entry_new(sc_hook_target(n), flags, h->caller);
 		if (idx < 0) {
-			sc_unlock();
+			sc_leaf_unlock();
 			return sc_hook_target(n);
 		}
 		struct sc_m_bind mb = {.import = n, .idx = (uint32_t)idx,
@@ -210,7 +216,7 @@ void *sc_hook_bind(uint32_t n)
 			sc_objects_repoint(h->caller, sc_object_base(h->caller) + h->slot_off,
 					   sc_hook_code(n), sc_entry_code(b - 1));
 	}
-	sc_unlock();
+	sc_leaf_unlock();
 	return sc_entry_code(b - 1);
 }
 

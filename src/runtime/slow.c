@@ -132,11 +132,12 @@ SC_HIDDEN long sc_slow(uint64_t idx, int reason, void **entry_rsp)
 	case SLOW_BIND:
 		/*
 		 * The first call through an import. Not from runtime code
-		 * (busy), nor from a signal handler that interrupted this
-		 * thread holding the lock (the tables are half written): the
-		 * call goes on unseen and the next one binds.
+		 * (busy, or holding a lock), nor from a signal handler that
+		 * interrupted this thread holding one (the tables are half
+		 * written): the call goes on unseen and the next one binds.
 		 */
-		if (!sc_active || sc_lock_held() || (t && t != &sc_idle_thread && t->busy))
+		if (!sc_active || sc_lock_held() || sc_leaf_held() ||
+		    (t && t != &sc_idle_thread && t->busy))
 			return (long)sc_hook_target((uint32_t)idx);
 		return (long)sc_hook_bind((uint32_t)idx);
 	case SLOW_UNWIND:

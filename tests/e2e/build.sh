@@ -59,6 +59,10 @@ exe $CC sc_fork fork/main.c -lsc_b
 lib $CC libsc_dl.so dl/sc_dl.c
 exe $CC sc_dl dl/main.c -ldl
 exe $CC sc_reload reload/main.c -ldl
+for n in 1 2 3 4; do
+	lib $CC libsc_dlr$n.so dlrace/sc_dlr.c
+done
+exe $CC sc_dlrace dlrace/main.c -ldl -pthread
 
 lib $CC libsc_lj.so longjmp/sc_lj.c
 exe $CC sc_longjmp longjmp/main.c -lsc_lj
