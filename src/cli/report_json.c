@@ -115,18 +115,16 @@ static void json_agg(struct sc_json *j, const struct report *r, const struct sc_
 /* what the runtime took off each timed call (its threads' measurements) */
 static void json_timing_cost(struct sc_json *j, const struct sc_image *im)
 {
-	long double k = im->tsc_hz > 0 ? 1e9L / im->tsc_hz : 0;
-
 	sc_json_key(j, "timing_cost");
 	sc_json_begin_object(j);
 	sc_json_key(j, "measurements");
 	sc_json_uint(j, im->ovh_n);
 	sc_json_key(j, "mean_ns");
-	sc_json_int(j, im->ovh_n ? (int64_t)((long double)im->ovh_sum / im->ovh_n * k + 0.5L) : 0);
+	sc_json_int(j, im->ovh_mean_ns);
 	sc_json_key(j, "min_ns");
-	sc_json_int(j, (int64_t)((long double)im->ovh_min * k + 0.5L));
+	sc_json_int(j, im->ovh_min_ns);
 	sc_json_key(j, "max_ns");
-	sc_json_int(j, (int64_t)((long double)im->ovh_max * k + 0.5L));
+	sc_json_int(j, im->ovh_max_ns);
 	sc_json_end_object(j);
 }
 

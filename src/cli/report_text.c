@@ -200,11 +200,10 @@ static void text_header(const struct report *r)
 	 * how much, and how far it moved */
 	if (p->timing_mode != SC_TIMING_NONE && root && root->tsc_hz > 0 && root->ovh_n) {
 		char b[32], lo[32], hi[32];
-		long double k = 1e9L / root->tsc_hz;
 
-		report_fmt_ns(b, sizeof(b), (long double)root->ovh_sum / root->ovh_n * k);
-		report_fmt_ns(lo, sizeof(lo), (long double)root->ovh_min * k);
-		report_fmt_ns(hi, sizeof(hi), (long double)root->ovh_max * k);
+		report_fmt_ns(b, sizeof(b), (long double)root->ovh_mean_ns);
+		report_fmt_ns(lo, sizeof(lo), (long double)root->ovh_min_ns);
+		report_fmt_ns(hi, sizeof(hi), (long double)root->ovh_max_ns);
 		if (root->ovh_min == root->ovh_max)
 			fprintf(r->out, "; own cost taken off each timed call: %s", b);
 		else

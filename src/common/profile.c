@@ -1296,6 +1296,11 @@ static void finish_image(struct sc_profile *p, struct sc_image *im)
 	else
 		im->exit_status = -1;
 	im->incomplete = !im->has_end && !im->has_exit;
+	if (im->ovh_n) {
+		im->ovh_mean_ns = round_ns(ticks_to_ns(im, (long double)im->ovh_sum / im->ovh_n));
+		im->ovh_min_ns = round_ns(ticks_to_ns(im, (long double)im->ovh_min));
+		im->ovh_max_ns = round_ns(ticks_to_ns(im, (long double)im->ovh_max));
+	}
 
 	/* Threads: wall time, with the image's end as the fallback end. */
 	for (i = 0; i < im->nthreads; i++) {

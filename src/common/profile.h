@@ -156,9 +156,11 @@ struct sc_image {
 	struct sc_thread *threads;  /* by seq */
 	struct sc_agg agg;
 	/* the interceptor's cost taken off each timed call, over the
-	 * threads' measurements (sc_thr_header.ovh_*), in ticks */
+	 * threads' measurements (sc_thr_header.ovh_*), in ticks, and as ns
+	 * (0 without measurements or a clock rate) */
 	uint64_t ovh_sum, ovh_n;
 	uint64_t ovh_min, ovh_max;
+	int64_t ovh_mean_ns, ovh_min_ns, ovh_max_ns;
 };
 
 #define SC_TIMING_MIXED 0xffffffffu
