@@ -27,6 +27,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <pthread.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -46,14 +47,29 @@ void sc_unlock(void) { lock_depth--; pthread_mutex_unlock(&lock); }
 bool sc_lock_held(void) { return lock_depth > 0; }
 
 /*
- * The leaf lock: shadow entries, the meta file and writes to GOT slots.
- * It is what an import's first call takes (sc_hook_bind), and that call
- * may come from code holding the dynamic loader's lock (a constructor run
- * by dlopen, libc's dladdr calling into ld.so), while the runtime lock is
- * held across calls into the loader (dl_iterate_phdr, dlopen, dlsym): a
- * bind under the runtime lock deadlocked redis-server at start-up. So a
- * holder of the leaf lock never calls the loader nor takes the runtime
- * lock; the order is always runtime lock, then leaf lock.
+ * Two locks, because of the dynamic loader's own lock.
+ *
+ * The runtime lock is held across calls into the loader: dl_iterate_phdr,
+ * dlsym and dlopen(RTLD_NOLOAD) while a scan pins objects and resolves
+ * imports, and the real dlclose in its wrapper, so that no object is
+ * unmapped while a scan reads it. So it must never be wanted by code that
+ * may run with the loader's lock held: constructors and destructors run
+ * by dlopen and dlclose, dl_iterate_phdr callbacks, libc's dladdr calling
+ * into ld.so. That is any intercepted call and any wrapper. Only the scan
+ * (dlopen wrappers, start-up), the dlclose wrapper and fork take it, and
+ * the wrappers skip it when they run nested inside a dlopen or dlclose of
+ * their own thread (in_loader, wrap.c: the outer call scans or prunes).
+ * What is left: a constructor run by a dlopen the runtime does not wrap
+ * (libc's own, for NSS or iconv modules) that calls dlopen or dlclose
+ * while another thread scans.
+ *
+ * The leaf lock covers everything else that is shared: shadow entries and
+ * imports, the meta file, writes to GOT slots, thread files and the
+ * thread list, dlsym's map, start boxes. An import's first call takes it
+ * (sc_hook_bind), from wherever it happens: a bind under the runtime lock
+ * deadlocked redis-server at start-up. Its holders never call the loader
+ * nor take the runtime lock; the order is always runtime lock, then leaf
+ * lock.
  */
 static pthread_mutex_t leaf = PTHREAD_RECURSIVE_MUTEX_INITIALIZER_NP;
 static __thread int leaf_depth __attribute__((tls_model("initial-exec")));
@@ -120,17 +136,37 @@ static uintptr_t self_base(void)
 	return 0;
 }
 
-struct scan_ctx {
-	uint32_t first_new;
-	uintptr_t self;
-};
-
-static bool is_known(struct dl_phdr_info *info)
+/*
+ * Whether info is an object already registered. Its address and program
+ * headers are not enough: the object may have been unloaded and loaded
+ * again at the same address by calls the runtime does not see after the
+ * fact (the last reference dropped by a dlclose of the runtime's own, on
+ * a handle it took with RTLD_NOLOAD to look a symbol up, or one inside
+ * libc). Such a copy is new, with a GOT the loader filled: if unloads
+ * happened since the object was registered and the slot the runtime last
+ * wrote no longer holds what it wrote, the old record is marked gone.
+ * Runs inside dl_iterate_phdr (so the object stays mapped), under the
+ * runtime lock.
+ */
+static bool is_known(struct dl_phdr_info *info, size_t size)
 {
-	for (uint32_t i = 0; i < n_objs; i++)
-		if (!objs[i].gone && objs[i].base == info->dlpi_addr &&
-		    objs[i].phdr == info->dlpi_phdr)
+	bool subs = size >= offsetof(struct dl_phdr_info, dlpi_subs) + sizeof(info->dlpi_subs);
+	for (uint32_t i = 0; i < n_objs; i++) {
+		struct sc_object *o = &objs[i];
+		if (o->gone || o->base != info->dlpi_addr || o->phdr != info->dlpi_phdr)
+			continue;
+		if (!subs || info->dlpi_subs == o->subs || !o->witness)
 			return true;
+		sc_leaf_lock();                 /* a bind may be rewriting it */
+		bool same = *(void *const *)o->witness == o->witness_val;
+		sc_leaf_unlock();
+		if (same)
+			return true;
+		o->gone = true;
+		struct sc_m_object m = {.id = o->id, .base = o->base};
+		sc_meta_add(SC_M_UNLOAD, &m, sizeof(m), NULL);
+		return false;
+	}
 	return false;
 }
 
@@ -190,22 +226,67 @@ static const char *main_path(char *buf, size_t len)
 	return buf;
 }
 
-static int scan_cb(struct dl_phdr_info *info, size_t size, void *p)
+/*
+ * An object the scan found and has not registered: what dl_iterate_phdr
+ * said of it, and the handle that pins it (see sc_objects_scan).
+ */
+struct cand {
+	uintptr_t base;
+	const ElfW(Phdr) *phdr;
+	int phnum;
+	unsigned long long subs;
+	const char *name;       /* sc_mem_strdup: becomes the object's path */
+	void *pin;
+};
+
+struct scan_ctx {
+	struct cand *c;
+	uint32_t n, cap;
+	bool failed;
+};
+
+static int cand_cb(struct dl_phdr_info *info, size_t size, void *p)
 {
 	struct scan_ctx *ctx = p;
-	(void)size;
-	if (n_objs >= SC_MAX_OBJECTS || is_known(info))
+	if (is_known(info, size))
 		return 0;
+	if (ctx->n == ctx->cap) {
+		uint32_t cap = ctx->cap ? ctx->cap * 2 : 64;
+		struct cand *nc = sc_mem_grow(ctx->c, cap * sizeof(*nc));
+		if (!nc) {
+			ctx->failed = true;
+			return 1;
+		}
+		ctx->c = nc;
+		ctx->cap = cap;
+	}
+	const char *name = info->dlpi_name;
+	char exe[PATH_MAX];
+	if (n_objs == 0 && ctx->n == 0 && (!name || !name[0]))
+		name = main_path(exe, sizeof(exe));
+	else if (!name || !name[0])
+		name = "linux-vdso.so.1";
+	struct cand *c = &ctx->c[ctx->n++];
+	*c = (struct cand){.base = info->dlpi_addr, .phdr = info->dlpi_phdr,
+			   .phnum = info->dlpi_phnum, .name = sc_mem_strdup(name)};
+	if (size >= offsetof(struct dl_phdr_info, dlpi_subs) + sizeof(info->dlpi_subs))
+		c->subs = info->dlpi_subs;
+	return 0;
+}
+
+static void add_object(const struct cand *c, uintptr_t self)
+{
 	struct sc_object *o = &objs[n_objs];
 	memset(o, 0, sizeof(*o));
 	o->id = n_objs;
-	o->base = info->dlpi_addr;
-	o->phdr = info->dlpi_phdr;
-	o->phnum = info->dlpi_phnum;
+	o->subs = c->subs;
+	o->base = c->base;
+	o->phdr = c->phdr;
+	o->phnum = c->phnum;
 	o->lo = UINTPTR_MAX;
-	for (int i = 0; i < info->dlpi_phnum; i++) {
-		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
-		uintptr_t s = info->dlpi_addr + ph->p_vaddr;
+	for (int i = 0; i < c->phnum; i++) {
+		const ElfW(Phdr) *ph = &c->phdr[i];
+		uintptr_t s = c->base + ph->p_vaddr;
 		if (ph->p_type == PT_LOAD) {
 			if (s < o->lo)
 				o->lo = s;
@@ -218,16 +299,8 @@ static int scan_cb(struct dl_phdr_info *info, size_t size, void *p)
 			o->relro_len = ph->p_memsz;
 		}
 	}
-	const char *name = info->dlpi_name;
-	char exe[PATH_MAX];
-	if (n_objs == 0 && (!name || !name[0]))
-		name = main_path(exe, sizeof(exe));
-	else if (!name || !name[0])
-		name = "linux-vdso.so.1";
-	o->path = sc_mem_strdup(name);
-	if (!o->path)
-		o->path = "?";
-	if (o->base == ctx->self && ctx->self)
+	o->path = c->name ? c->name : "?";
+	if (o->base == self && self)
 		o->skip = true;                 /* ourselves */
 	if (strstr(o->path, "linux-vdso") || strstr(o->path, "/ld-linux") ||
 	    strstr(o->path, "ld64.so"))
@@ -237,7 +310,28 @@ static int scan_cb(struct dl_phdr_info *info, size_t size, void *p)
 	/* published whole: binds read objs without the runtime lock */
 	__atomic_store_n(&n_objs, n_objs + 1, __ATOMIC_RELEASE);
 	sc_meta_add(SC_M_OBJECT, &m, sizeof(m), o->path);
-	return 0;
+}
+
+/*
+ * A handle on the loaded object c names, taken with RTLD_NOLOAD, or NULL.
+ * The loader adds an object to its list before relocating it, and
+ * dl_iterate_phdr shows it then: a scan that patched it would see its
+ * slots overwritten by the relocation still to come (calls lost). dlopen
+ * waits for the loader's lock, i.e. for a dlopen in flight in another
+ * thread to finish, and the handle keeps the object mapped until the
+ * scan lets it go. (dl_iterate_phdr lists the caller's namespace only:
+ * objects of other namespaces, from dlmopen, are not seen at all.)
+ */
+static void *pin(const struct cand *c)
+{
+	void *h = dlopen(c->name, RTLD_LAZY | RTLD_NOLOAD);
+	if (!h)
+		return NULL;
+	struct link_map *lm = NULL;
+	if (dlinfo(h, RTLD_DI_LINKMAP, &lm) == 0 && lm && lm->l_addr == c->base)
+		return h;
+	dlclose(h);
+	return NULL;
 }
 
 /* ---- GLOB_DAT classification --------------------------------------- */
@@ -575,7 +669,7 @@ static int seg_prot(const struct sc_object *o, uintptr_t a)
  * whole pages of PT_GNU_RELRO (as glibc's _dl_protect_relro rounds), the
  * segment's own otherwise. GOT pages are never executable.
  */
-static void apply(const struct sc_object *o, struct patch *pt, size_t n)
+static void apply(struct sc_object *o, struct patch *pt, size_t n)
 {
 	/* a bind may repoint a slot on a page another thread is patching:
 	 * one page's unprotect, writes and protect at a time */
@@ -597,6 +691,10 @@ static void apply(const struct sc_object *o, struct patch *pt, size_t n)
 		size_t j = i;
 		while (j < n && (pt[j].slot & ~(uintptr_t)(pg - 1)) == page) {
 			__atomic_store_n((void **)pt[j].slot, pt[j].code, __ATOMIC_RELEASE);
+			if (!o->witness)
+				o->witness = pt[j].slot;        /* see is_known */
+			if (o->witness == pt[j].slot)
+				o->witness_val = pt[j].code;
 			j++;
 		}
 		if (!(final & PROT_WRITE))
@@ -646,28 +744,56 @@ static void patch_object(struct sc_object *o)
 	sc_mem_free(c.uses);
 }
 
+/*
+ * The scan, in stages, under the runtime lock:
+ *   1. forget objects no longer loaded (prune);
+ *   2. list the objects not registered yet (dl_iterate_phdr);
+ *   3. after start-up, pin each (pin(): waits out a dlopen in flight,
+ *      keeps it mapped); one that cannot be pinned was unloaded meanwhile,
+ *      or is still being loaded by a dlopen that will scan it itself;
+ *   4. register them all, then patch each: every new object must be
+ *      registered before any is patched, as a target is attributed to
+ *      the object that contains it. The code an object's patching maps is
+ *      given back after the object, before the next is read, so the peak
+ *      (VmHWM) grows by one object's code at most; the symbol tables
+ *      resolving reads in every object, at the end;
+ *   5. let the pins go; if that unloaded one, prune again.
+ */
 void sc_objects_scan(bool patch)
 {
-	struct scan_ctx ctx = {.first_new = n_objs, .self = self_base()};
 	sc_lock();
 	sc_meta_batch(true);
 	sc_objects_prune();
-	dl_iterate_phdr(scan_cb, &ctx);
-	/* every new object must be registered before any is patched: a
-	 * target is attributed to the object that contains it. The code an
-	 * object's scan maps is given back after the object, before the next
-	 * is read, so the peak (VmHWM) grows by one object's code at most;
-	 * the symbol tables resolving read in every object, at the end */
-	if (patch && ctx.first_new < n_objs) {
+	struct scan_ctx ctx = {0};
+	dl_iterate_phdr(cand_cb, &ctx);
+	if (ctx.failed)
+		sc_warn("out of memory listing objects; some not profiled");
+	uint32_t first_new = n_objs, pins = 0;
+	uintptr_t self = self_base();
+	for (uint32_t i = 0; i < ctx.n && n_objs < SC_MAX_OBJECTS; i++) {
+		/* at start-up every object is loaded and relocated, and
+		 * some (the program, the vDSO) have no name to pin by */
+		if (sc_active && !(ctx.c[i].pin = pin(&ctx.c[i])))
+			continue;
+		pins += ctx.c[i].pin != NULL;
+		add_object(&ctx.c[i], self);
+	}
+	if (patch && first_new < n_objs) {
 		struct keep_rss k;
 		keep_rss_note(&k);
-		for (uint32_t i = ctx.first_new; i < n_objs; i++) {
+		for (uint32_t i = first_new; i < n_objs; i++) {
 			patch_object(&objs[i]);
 			keep_rss_drop(&k, &objs[i]);
 		}
 		keep_rss_drop(&k, NULL);
 		keep_rss_free(&k);
 	}
+	for (uint32_t i = 0; i < ctx.n; i++)
+		if (ctx.c[i].pin)
+			dlclose(ctx.c[i].pin);
+	if (pins)
+		sc_objects_prune();
+	sc_mem_free(ctx.c);
 	sc_meta_batch(false);
 	sc_unlock();
 }

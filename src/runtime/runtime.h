@@ -145,6 +145,13 @@ struct sc_object {
 	const char *path;
 	const ElfW(Phdr) *phdr;
 	int phnum;
+	/* a GOT slot the runtime wrote and what it wrote last (under the leaf
+	 * lock), and the loader's count of unloads when the object was
+	 * registered: a copy loaded again at the same address after an
+	 * unload the runtime did not see holds something else there */
+	uintptr_t witness;
+	void *witness_val;
+	unsigned long long subs;
 };
 
 /* settings and globals (init.c) */

@@ -156,7 +156,8 @@ long sc_entry_new(void *target, uint32_t flags, uint32_t caller)
 
 #define IDX_MASK ((1u << HK_IDX_BITS) - 1)
 
-/* Caller holds the runtime lock. */
+/* Under the leaf lock: a scan (runtime lock held) and dlsym (no runtime
+ * lock, see objects.c) both add imports. */
 long sc_hook_new(void *target, struct sc_object *to, uint32_t flags, uint32_t caller,
 		 uint32_t callee, const char *name, uintptr_t slot)
 {
@@ -166,9 +167,12 @@ long sc_hook_new(void *target, struct sc_object *to, uint32_t flags, uint32_t ca
 	if (!to || (uintptr_t)target - to->base > UINT32_MAX ||
 	    (slot && (slot - cbase == 0 || slot - cbase > UINT32_MAX)))
 		return SC_HOOK_SKIP;            /* not an offset we can keep */
+	sc_leaf_lock();
 	long n = next_index(&imports);
-	if (n < 0)
+	if (n < 0) {
+		sc_leaf_unlock();
 		return -1;
+	}
 	struct sc_hook *h = &sc_hook_table[n];
 	h->target_off = (uint32_t)((uintptr_t)target - to->base);
 	h->tobj = (uint16_t)to->id;
@@ -179,6 +183,7 @@ long sc_hook_new(void *target, struct sc_object *to, uint32_t flags, uint32_t ca
 	struct sc_m_entry e = {.idx = (uint32_t)n, .caller = caller, .callee = callee,
 			       .flags = flags};
 	sc_meta_add(SC_M_ENTRY, &e, sizeof(e), name);
+	sc_leaf_unlock();
 	return n;
 }
 

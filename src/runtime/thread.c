@@ -41,7 +41,7 @@ static pthread_once_t key_once = PTHREAD_ONCE_INIT;
 #define GROW_STEP 4096u
 
 /* The path of t's file, in one buffer for all threads (mem.c, made at
- * the first use): under the lock. */
+ * the first use): under the leaf lock. */
 static const char *thr_path(const struct sc_thread *t)
 {
 	static char *buf;
@@ -91,7 +91,7 @@ static struct sc_thread *thread_new(void)
 		return NULL;
 	/* the path is made in a shared buffer: 4 KB on this thread's stack
 	 * would be a page of RSS it may never use again */
-	sc_lock();
+	sc_leaf_lock();
 	uint32_t seq = next_seq++;
 	t->seq = seq;
 	t->pid = (uint32_t)getpid();
@@ -105,13 +105,13 @@ static struct sc_thread *thread_new(void)
 		m = mmap(NULL, reserve, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 	if (m == MAP_FAILED) {
 		sc_warn("cannot create %s: %s; thread not profiled", path, strerror(errno));
-		sc_unlock();
+		sc_leaf_unlock();
 		if (fd >= 0)
 			close(fd);
 		munmap(t, sizeof(*t));
 		return NULL;
 	}
-	sc_unlock();
+	sc_leaf_unlock();
 	struct stat st;
 	t->fd = fd;
 	if (fstat(fd, &st) == 0) {
@@ -190,9 +190,9 @@ int sc_thread_grow(struct sc_thread *t)
 		cap = SC_MAX_ENTRIES;
 	if (cap <= t->real_cap)
 		return 0;
-	sc_lock();
+	sc_leaf_lock();
 	t->fd = sc_fd_still(t->fd, thr_path(t), t->dev, t->ino, O_RDWR);
-	sc_unlock();
+	sc_leaf_unlock();
 	if (t->fd < 0 || ftruncate(t->fd, (off_t)file_size_for(cap)) != 0)
 		return -1;
 	t->real_cap = cap;
@@ -233,7 +233,7 @@ static uint32_t n_threads;
 
 static void register_thread(struct sc_thread *t)
 {
-	sc_lock();
+	sc_leaf_lock();
 	if (!all_threads) {
 		void *m = mmap(NULL, MAX_THREADS * sizeof(*all_threads), PROT_READ | PROT_WRITE,
 			       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
@@ -243,7 +243,7 @@ static void register_thread(struct sc_thread *t)
 		all_threads[n_threads] = t;
 		__atomic_store_n(&n_threads, n_threads + 1, __ATOMIC_RELEASE);
 	}
-	sc_unlock();
+	sc_leaf_unlock();
 }
 
 /*

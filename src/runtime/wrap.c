@@ -124,6 +124,26 @@ static struct sc_object *caller_object(void *ret)
 	return sc_object_of((uintptr_t)ret);
 }
 
+/*
+ * How deep this thread is in a real dlopen or dlclose called by the
+ * wrappers below. Inside one, the loader's lock is held and constructors
+ * or destructors run: a dlopen or dlclose they make must not take the
+ * runtime lock (objects.c), and need not, as the outer call scans or
+ * prunes when the loader is done.
+ */
+static __thread int in_loader __attribute__((tls_model("initial-exec")));
+
+/* the scan after a dlopen, unless nested in one (see in_loader) */
+static void scan_after_open(void)
+{
+	if (!sc_active || in_loader)
+		return;
+	struct sc_thread *t = sc_tls_thread;
+	sc_thread_busy(t);
+	sc_objects_scan(true);
+	sc_thread_idle(t);
+}
+
 static void *w_dlopen(const char *file, int flags)
 {
 	void *ret = __builtin_return_address(0);
@@ -132,47 +152,61 @@ static void *w_dlopen(const char *file, int flags)
 	sc_thread_busy(t);
 	const char *f = caller_path(caller_object(ret), file, buf, sizeof(buf));
 	sc_thread_idle(t);
+	in_loader++;
 	void *h = dlopen(f, flags);
-	if (h && sc_active) {
-		sc_thread_busy(t);
-		sc_objects_scan(true);
-		sc_thread_idle(t);
-	}
+	in_loader--;
+	if (h)
+		scan_after_open();
 	return h;
 }
 
 static void *w_dlmopen(Lmid_t lm, const char *file, int flags)
 {
+	in_loader++;
 	void *h = dlmopen(lm, file, flags);
-	if (h && sc_active) {
-		struct sc_thread *t = sc_tls_thread;
-		sc_thread_busy(t);
-		sc_objects_scan(true);
-		sc_thread_idle(t);
-	}
+	in_loader--;
+	if (h)
+		scan_after_open();
 	return h;
 }
 
-/* A library may really go away here: forget it, so that if it comes back
- * (maybe at the same address) it is a new object and hooked again. */
+/*
+ * A library may really go away here: forget it, so that if it comes back
+ * (maybe at the same address) it is a new object and hooked again. The
+ * runtime lock is held across the real dlclose: a scan in another thread
+ * reads the headers of every object it registered (keep_rss, objects.c)
+ * and patches new ones, and one unmapped under it crashed it (e2e
+ * dlrace). Its destructors may call anything but the runtime lock, as
+ * any code run under the loader's lock (objects.c). Nested in a dlopen
+ * or dlclose of this thread the lock is not taken and the outer call
+ * prunes (in_loader).
+ */
 static int w_dlclose(void *h)
 {
-	int r = dlclose(h);
-	if (sc_active) {
-		struct sc_thread *t = sc_tls_thread;
-		sc_thread_busy(t);
-		sc_lock();
-		sc_objects_prune();
-		sc_unlock();
-		sc_thread_idle(t);
+	if (!sc_active || in_loader) {
+		in_loader++;
+		int r = dlclose(h);
+		in_loader--;
+		return r;
 	}
+	struct sc_thread *t = sc_tls_thread;
+	sc_thread_busy(t);
+	sc_lock();
+	in_loader++;
+	int r = dlclose(h);
+	in_loader--;
+	sc_objects_prune();
+	sc_unlock();
+	sc_thread_idle(t);
 	return r;
 }
 
 /* ---- dlsym ------------------------------------------------------------ */
 
 /* The objects after the caller in load order, collected first and probed
- * after dl_iterate_phdr returns (dlopen must not run under its lock). */
+ * after dl_iterate_phdr returns (dlopen must not run under its lock). No
+ * runtime lock: a constructor may be the caller (objects.c), so the list
+ * is mapped for the call (16 KB, too much for some threads' stacks). */
 #define NEXT_MAX 1024
 struct next_list {
 	uintptr_t caller_base;
@@ -201,24 +235,23 @@ static int next_cb(struct dl_phdr_info *info, size_t size, void *p)
  * in load order that itself defines the symbol. */
 static void *next_after(const struct sc_object *co, const char *name, const char *ver)
 {
-	static struct next_list l;          /* under sc_lock: large */
+	struct next_list *l = sc_mem_grow(NULL, sizeof(*l));
 	void *found = NULL;
-	sc_lock();
-	l.caller_base = co->base;
-	l.after = false;
-	l.n = 0;
-	dl_iterate_phdr(next_cb, &l);
-	for (size_t i = 0; i < l.n && !found; i++) {
-		void *h = dlopen(l.path[i], RTLD_LAZY | RTLD_NOLOAD);
+	if (!l)
+		return NULL;
+	l->caller_base = co->base;
+	dl_iterate_phdr(next_cb, l);
+	for (size_t i = 0; i < l->n && !found; i++) {
+		void *h = dlopen(l->path[i], RTLD_LAZY | RTLD_NOLOAD);
 		if (!h)
 			continue;
 		void *r = ver ? dlvsym(h, name, ver) : dlsym(h, name);
 		dlclose(h);
 		struct sc_object *o = r ? sc_object_of((uintptr_t)r) : NULL;
-		if (o && o->base == l.base[i])
+		if (o && o->base == l->base[i])
 			found = r;
 	}
-	sc_unlock();
+	sc_mem_free(l);
 	return found;
 }
 
@@ -274,7 +307,7 @@ static void *shadow_for(void *r, const char *name, void *ret)
 	if (to->skip && !strstr(to->path, "ld-linux"))
 		return r;
 	void *res = r;
-	sc_lock();
+	sc_leaf_lock();                 /* not the runtime lock: objects.c */
 	for (size_t i = 0; i < dlmap_n; i++)
 		if (dlmap[i].caller == co->id && dlmap[i].target == (uintptr_t)r &&
 		    dlmap[i].callee == to->id) {
@@ -300,7 +333,7 @@ static void *shadow_for(void *r, const char *name, void *ret)
 	dlmap[dlmap_n++] = (struct dl_map){co->id, (uint32_t)idx, (uintptr_t)r, to->id};
 	res = sc_hook_code((uint32_t)idx);
 out:
-	sc_unlock();
+	sc_leaf_unlock();
 	return res;
 }
 
@@ -345,13 +378,13 @@ static uint32_t boxes_used;             /* boxes ever taken from the pool */
 
 static struct start_box *box_get(void)
 {
-	sc_lock();
+	sc_leaf_lock();
 	struct start_box *b = free_boxes;
 	if (b)
 		free_boxes = b->next;
 	else if (boxes_used < BOXES)
 		b = &boxes[boxes_used++];
-	sc_unlock();
+	sc_leaf_unlock();
 	return b ? b : malloc(sizeof(*b));
 }
 
@@ -361,10 +394,10 @@ static void box_put(struct start_box *b)
 		free(b);
 		return;
 	}
-	sc_lock();
+	sc_leaf_lock();
 	b->next = free_boxes;
 	free_boxes = b;
-	sc_unlock();
+	sc_leaf_unlock();
 }
 
 static void *thread_start(void *p)

@@ -59,10 +59,11 @@ exe $CC sc_fork fork/main.c -lsc_b
 lib $CC libsc_dl.so dl/sc_dl.c
 exe $CC sc_dl dl/main.c -ldl
 exe $CC sc_reload reload/main.c -ldl
+lib $CC libsc_dlrh.so dlrace/sc_dlrh.c -ldl
 for n in 1 2 3 4; do
-	lib $CC libsc_dlr$n.so dlrace/sc_dlr.c
+	lib $CC libsc_dlr$n.so dlrace/sc_dlr.c -lsc_dlrh
 done
-exe $CC sc_dlrace dlrace/main.c -ldl -pthread
+exe $CC sc_dlrace dlrace/main.c -ldl -pthread -Wl,--no-as-needed -lsc_dlrh
 
 lib $CC libsc_lj.so longjmp/sc_lj.c
 exe $CC sc_longjmp longjmp/main.c -lsc_lj

@@ -1,17 +1,19 @@
 /*
- * main.c - the "dlrace" e2e test: an import's first call made while the
- * dynamic loader's lock is held, racing with threads that dlopen, dlsym
- * and dlclose. Four threads each load their own library (libsc_dlrN.so),
- * find dlr_fn, and call it from inside a dl_iterate_phdr callback (which
- * runs under the loader's lock), so the fresh copy's imports are bound
- * under that lock while other threads' dlopen scans hold the runtime's
- * lock and wait for the loader's; then unload it, ROUNDS times. The
- * runtime once bound under its own lock: this hung. Exact counts in
- * expect; the output must match.
- *
- * dlopen and dlclose are serialized by the program (m): a dlclose while
- * another thread's dlopen is being scanned can still unmap an object the
- * scan is about to patch, a race of its own this test does not provoke.
+ * main.c - the "dlrace" e2e test: threads that dlopen, dlsym and dlclose
+ * at once, with the loader's lock held in the ways that deadlocked or
+ * crashed the runtime before:
+ *   - an import's first call made under the loader's lock: each thread
+ *     calls its fresh library's dlr_fn from inside a dl_iterate_phdr
+ *     callback, while other threads' dlopen scans hold the runtime lock
+ *     and wait for the loader's (the runtime once bound under its own
+ *     lock: this hung);
+ *   - a dlsym made by a constructor (the library's, through the helper
+ *     libsc_dlrh.so), i.e. inside dlopen (dlsym once took the runtime lock);
+ *   - a dlclose in one thread while another thread's dlopen scan patches
+ *     objects (the scan read an object unmapped under it: SIGSEGV).
+ * Four threads each load their own library (libsc_dlrN.so) ROUNDS times,
+ * with no lock of the program's between them. Exact counts in expect;
+ * the output must match.
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -24,19 +26,17 @@
 struct job {
 	int n;
 	long sum;
+	int (*fn)(int);                 /* this round's dlr_fn, called once */
 };
-
-static int (*volatile cur_fn[5])(int);
-static pthread_mutex_t m = PTHREAD_MUTEX_INITIALIZER;
 
 static int cb(struct dl_phdr_info *info, size_t size, void *p)
 {
 	struct job *j = p;
 	(void)info;
 	(void)size;
-	if (cur_fn[j->n]) {
-		j->sum += cur_fn[j->n](j->n);
-		cur_fn[j->n] = NULL;            /* once per round */
+	if (j->fn) {
+		j->sum += j->fn(j->n);
+		j->fn = NULL;
 	}
 	return 0;
 }
@@ -47,19 +47,14 @@ static void *worker(void *p)
 	char name[32];
 	snprintf(name, sizeof(name), "libsc_dlr%d.so", j->n);
 	for (int r = 0; r < ROUNDS; r++) {
-		pthread_mutex_lock(&m);
 		void *h = dlopen(name, RTLD_NOW);
 		if (!h) {
 			fprintf(stderr, "dlopen %s: %s\n", name, dlerror());
-			pthread_mutex_unlock(&m);
 			return NULL;
 		}
-		cur_fn[j->n] = (int (*)(int))dlsym(h, "dlr_fn");
-		pthread_mutex_unlock(&m);
+		j->fn = (int (*)(int))dlsym(h, "dlr_fn");
 		dl_iterate_phdr(cb, j);
-		pthread_mutex_lock(&m);
 		dlclose(h);
-		pthread_mutex_unlock(&m);
 	}
 	return NULL;
 }
@@ -69,7 +64,7 @@ int main(void)
 	pthread_t t[4];
 	struct job jobs[4];
 	for (int i = 0; i < 4; i++) {
-		jobs[i] = (struct job){i + 1, 0};
+		jobs[i] = (struct job){i + 1, 0, NULL};
 		pthread_create(&t[i], NULL, worker, &jobs[i]);
 	}
 	long total = 0;
