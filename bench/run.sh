@@ -7,7 +7,9 @@
 #   servers   redis-server + redis-benchmark, nginx + wrk, memcached +
 #             memcslap, postgres + pgbench, a sqlite3 workload: REPS rounds
 #             of (no profiler, scaler record, perf record -g -F 4000) in
-#             turn; median throughput (or time) and peak RSS, with ratios
+#             turn; median throughput (or time) and peak RSS; the loss is
+#             the median of each round's ratio to its own baseline run,
+#             beside the spread of the baseline runs (the host's noise)
 #   memory    bytes per (thread, caller, API) record, read from a profile's
 #             thread file header, and the RSS a profile adds to a program
 #             with many threads x many APIs
@@ -20,13 +22,15 @@
 # Servers, clients and their start/stop code are tests/apps/lib.sh (shared
 # with `make check-apps`); missing tools and servers are installed from
 # Debian's packages. Prints markdown tables (doc/performance.md holds the
-# latest). Environment: PARTS, REPS (3), CALL_REPS (5), N (20000000 calls),
-# SERVERS, DUR (seconds of wrk/pgbench load, 3), THREADS (64).
+# latest). Environment: PARTS, REPS (5 rounds of servers), CALL_REPS (5),
+# N (20000000 calls), SERVERS, DUR (seconds of wrk/pgbench load, 3),
+# MEMC_N (sets per memcslap thread, 40000), THREADS (64).
 set -eu
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 . "$ROOT/tests/apps/lib.sh"
 PARTS=${PARTS:-callrate floor servers memory accuracy report}
-REPS=${REPS:-3}
+REPS=${REPS:-5}
+export MEMC_N=${MEMC_N:-40000}
 CALL_REPS=${CALL_REPS:-5}
 N=${N:-20000000}
 SERVERS=${SERVERS:-redis nginx memcached postgres sqlite3}
@@ -141,7 +145,8 @@ print(sum(c["count"] for c in json.load(sys.stdin)["calls"]) / int(sys.argv[1]))
 					r=$(srv_load "$app" "$d") || true
 					rss_peak
 					srv_stop "$app"
-					[ -n "$r" ] && echo "$r" >> "$out/sv-$app-$m.tput"
+					# one line per round, nan for a failed run: ratios pair rounds
+					echo "${r:-nan}" >> "$out/sv-$app-$m.tput"
 					echo "$RSS_PEAK" >> "$out/sv-$app-$m.rss"
 					echo "$RSS_ANON" >> "$out/sv-$app-$m.anon"
 					req=$(srv_requests "$app" "$d")
@@ -150,6 +155,7 @@ print(sum(c["count"] for c in json.load(sys.stdin)["calls"]) / int(sys.argv[1]))
 						'BEGIN { print c * 1000 / r }' >> "$out/sv-$app-$m.cpu"
 					[ "$m" = scaler ] && [ -n "$req" ] && calls_of "$d/prof" "$req" >> "$out/sv-$app-calls"
 				else
+					echo nan >> "$out/sv-$app-$m.tput"
 					kill -KILL $(tree_pids "$SRV_LAUNCH") 2>/dev/null || true
 				fi
 				rm -rf "$d"     # perf.data and profiles are large
@@ -158,8 +164,13 @@ print(sum(c["count"] for c in json.load(sys.stdin)["calls"]) / int(sys.argv[1]))
 	done
 	echo "### (b) real servers: median of $REPS alternating rounds (no profiler, scaler, perf)"
 	echo
-	echo "| workload | metric | no profiler | scaler | scaler loss | perf -g -F 4000 | perf loss | peak RSS MB | scaler RSS | perf RSS | private (anon) MB: none / scaler |"
-	echo "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
+	echo "Loss: the median over rounds of each run's throughput (or time) against the baseline"
+	echo "run of its own round, so that the host's slow phases, which last seconds to minutes,"
+	echo "hit both sides of a ratio. Baseline spread: the slowest and fastest baseline run"
+	echo "against their median, i.e. what the same unprofiled run does from round to round."
+	echo
+	echo "| workload | metric | no profiler | scaler | scaler loss | perf -g -F 4000 | perf loss | baseline spread | peak RSS MB | scaler RSS | perf RSS | private (anon) MB: none / scaler |"
+	echo "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
 	for app in $SERVERS; do
 		case $app in
 		redis) w="redis-server + redis-benchmark (20 conns, SET+GET)"; u="GET req/s" ;;
@@ -168,18 +179,27 @@ print(sum(c["count"] for c in json.load(sys.stdin)["calls"]) / int(sys.argv[1]))
 		postgres) w="postgres + pgbench TPC-B (4 conns, ${DUR} s)"; u="tps" ;;
 		sqlite3) w="sqlite3 (${SQLITE_ROWS:-100000}-row insert, index, join)"; u="seconds" ;;
 		esac
-		b=$(median < "$out/sv-$app-base.tput"); s=$(median < "$out/sv-$app-scaler.tput")
-		p=$(median < "$out/sv-$app-perf.tput")
+		b=$(grep -v nan "$out/sv-$app-base.tput" | median)
+		s=$(grep -v nan "$out/sv-$app-scaler.tput" | median)
+		p=$(grep -v nan "$out/sv-$app-perf.tput" | median)
+		# loss_of MODE: the median of the rounds' losses against their baseline
+		loss_of() {
+			paste "$out/sv-$app-base.tput" "$out/sv-$app-$1.tput" | awk -v u="$u" '
+				$1 != "nan" && $2 != "nan" && $1 > 0 && $2 > 0 {
+					print (u == "seconds") ? $2 / $1 - 1 : 1 - $2 / $1 }' | median
+		}
+		ls=$(loss_of scaler); lp=$(loss_of perf)
+		spread=$(grep -v nan "$out/sv-$app-base.tput" | sort -g | awk -v m="$b" '
+			NR == 1 { lo = $1 } { hi = $1 } END { printf "%+.0f%% / %+.0f%%", 100 * (lo / m - 1), 100 * (hi / m - 1) }')
 		rb=$(median < "$out/sv-$app-base.rss"); rs=$(median < "$out/sv-$app-scaler.rss")
 		rp=$(median < "$out/sv-$app-perf.rss")
 		ab=$(grep -v nan "$out/sv-$app-base.anon" | median); as=$(grep -v nan "$out/sv-$app-scaler.anon" | median)
 		awk -v w="$w" -v u="$u" -v b="$b" -v s="$s" -v p="$p" -v rb="$rb" -v rs="$rs" -v rp="$rp" \
-			-v ab="$ab" -v as="$as" 'BEGIN {
+			-v ab="$ab" -v as="$as" -v ls="$ls" -v lp="$lp" -v sp="$spread" 'BEGIN {
 			# loss: throughput lost, or time added (sqlite3)
-			if (u == "seconds") { ls = s / b - 1; lp = p / b - 1 } else { ls = 1 - s / b; lp = 1 - p / b }
 			an = (ab == "nan") ? "-" : sprintf("%.1f / %.1f (%.2fx)", ab / 1024, as / 1024, as / ab)
-			printf "| %s | %s | %.6g | %.6g | %+.1f%% | %.6g | %+.1f%% | %.1f | %.1f (%.2fx) | %.1f (%.2fx) | %s |\n",
-				w, u, b, s, 100 * ls, p, 100 * lp, rb / 1024, rs / 1024, rs / rb, rp / 1024, rp / rb, an }'
+			printf "| %s | %s | %.6g | %.6g | %+.1f%% | %.6g | %+.1f%% | %s | %.1f | %.1f (%.2fx) | %.1f (%.2fx) | %s |\n",
+				w, u, b, s, 100 * ls, p, 100 * lp, sp, rb / 1024, rs / 1024, rs / rb, rp / 1024, rp / rb, an }'
 	done
 	echo
 	echo "Where the time goes: calls the profile counted per request, the server's CPU time per"
