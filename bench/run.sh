@@ -24,7 +24,8 @@
 # Debian's packages. Prints markdown tables (doc/performance.md holds the
 # latest). Environment: PARTS, REPS (5 rounds of servers), CALL_REPS (5),
 # N (20000000 calls), SERVERS, DUR (seconds of wrk/pgbench load, 3),
-# MEMC_N (sets per memcslap thread, 40000), THREADS (64).
+# MEMC_N (sets per memcslap thread, 40000), MODES (of part b: base scaler
+# perf), THREADS (64).
 set -eu
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 . "$ROOT/tests/apps/lib.sh"
@@ -113,14 +114,14 @@ fi
 
 # ---- (b) real servers ---------------------------------------------------------
 if [[ " $PARTS " == *" servers "* ]]; then
-	modes="base scaler perf"
+	modes=${MODES:-base scaler perf}     # MODES="base scaler": no perf rounds
 	# calls_of PROFILE REQUESTS: intercepted calls per request in a profile
 	calls_of() {
 		"$SCALER" report -i "$1" --format json | python3 -c 'import json, sys
 print(sum(c["count"] for c in json.load(sys.stdin)["calls"]) / int(sys.argv[1]))' "$2"
 	}
 	for app in $SERVERS; do
-		for m in $modes; do
+		for m in base scaler perf; do       # all: a mode left out prints nan, not an old run
 			: > "$out/sv-$app-$m.tput"; : > "$out/sv-$app-$m.rss"; : > "$out/sv-$app-$m.anon"
 			: > "$out/sv-$app-$m.cpu"
 		done
