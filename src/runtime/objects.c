@@ -148,14 +148,20 @@ static uintptr_t self_base(void)
  * Runs inside dl_iterate_phdr (so the object stays mapped), under the
  * runtime lock.
  */
+/* the loader's count of unloads so far; 0 from a loader that has none */
+static unsigned long long subs_of(const struct dl_phdr_info *info, size_t size)
+{
+	return size >= offsetof(struct dl_phdr_info, dlpi_subs) + sizeof(info->dlpi_subs)
+		       ? info->dlpi_subs : 0;
+}
+
 static bool is_known(struct dl_phdr_info *info, size_t size)
 {
-	bool subs = size >= offsetof(struct dl_phdr_info, dlpi_subs) + sizeof(info->dlpi_subs);
 	for (uint32_t i = 0; i < n_objs; i++) {
 		struct sc_object *o = &objs[i];
 		if (o->gone || o->base != info->dlpi_addr || o->phdr != info->dlpi_phdr)
 			continue;
-		if (!subs || info->dlpi_subs == o->subs || !o->witness)
+		if (subs_of(info, size) == o->subs || !o->witness)
 			return true;
 		sc_leaf_lock();                 /* a bind may be rewriting it */
 		bool same = *(void *const *)o->witness == o->witness_val;
@@ -268,9 +274,8 @@ static int cand_cb(struct dl_phdr_info *info, size_t size, void *p)
 		name = "linux-vdso.so.1";
 	struct cand *c = &ctx->c[ctx->n++];
 	*c = (struct cand){.base = info->dlpi_addr, .phdr = info->dlpi_phdr,
-			   .phnum = info->dlpi_phnum, .name = sc_mem_strdup(name)};
-	if (size >= offsetof(struct dl_phdr_info, dlpi_subs) + sizeof(info->dlpi_subs))
-		c->subs = info->dlpi_subs;
+			   .phnum = info->dlpi_phnum, .subs = subs_of(info, size),
+			   .name = sc_mem_strdup(name)};
 	return 0;
 }
 

@@ -183,21 +183,20 @@ static void *w_dlmopen(Lmid_t lm, const char *file, int flags)
  */
 static int w_dlclose(void *h)
 {
-	if (!sc_active || in_loader) {
-		in_loader++;
-		int r = dlclose(h);
-		in_loader--;
-		return r;
-	}
+	bool outer = sc_active && !in_loader;
 	struct sc_thread *t = sc_tls_thread;
-	sc_thread_busy(t);
-	sc_lock();
+	if (outer) {
+		sc_thread_busy(t);
+		sc_lock();
+	}
 	in_loader++;
 	int r = dlclose(h);
 	in_loader--;
-	sc_objects_prune();
-	sc_unlock();
-	sc_thread_idle(t);
+	if (outer) {
+		sc_objects_prune();
+		sc_unlock();
+		sc_thread_idle(t);
+	}
 	return r;
 }
 
