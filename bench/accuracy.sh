@@ -3,7 +3,9 @@
 # to timing every call, and both to the truth. Profiles bench/accuracy.c
 # REPS times in each mode (alternating), with the cost of timing re-measured
 # on each thread as the run goes (the default) and, for comparison, with
-# the start-up figure kept for the whole run (SCALER_RECAL=0).
+# the start-up figure kept for the whole run (SCALER_RECAL=0). SCALER picks
+# the scaler binary (default: this tree's build). Then bench/sampling.py:
+# the error of adaptive's sampling alone, on a model of the same calls.
 #
 # The truth is measured inside each profiled run (see accuracy.c): a private
 # copy of each API's code runs beside its calls, block by block, so a run is
@@ -21,7 +23,7 @@ mkdir -p "$out"
 cc -O2 -fPIC -shared -o "$out/libbenchacc.so" "$root/bench/acclib.c"
 cc -O2 -o "$out/accuracy" "$root/bench/accuracy.c" -L"$out" -lbenchacc -Wl,-rpath,"$out"
 REPS=${REPS:-5}
-scaler="$root/build/bin/scaler"
+scaler=${SCALER:-$root/build/bin/scaler}
 i=0
 while [ $i -lt "$REPS" ]; do
 	for m in adaptive all adaptive-fixed all-fixed; do
@@ -72,3 +74,5 @@ for a, n in apis.items():
 print("worst adaptive/all difference %.1f %% (acc_cheap aside: its truth is under 1 ns a call," % (worst * 100))
 print("below what two TSC reads resolve: compare its ns per call)")
 PY
+# how much of adaptive's spread its sampling alone explains (no timing error)
+python3 "$root/bench/sampling.py" 100

@@ -1,0 +1,74 @@
+#!/usr/bin/env python3
+"""
+sampling.py - part of `make bench` (bench/accuracy.sh): the error that
+adaptive timing's sampling alone leaves, apart from any error in timing a
+call, for the call-length patterns of bench/acclib.c.
+
+It replays the rule shadow.S applies per (thread, API) record on a model of
+each API's calls (the same sequence of lengths, in ns, as acclib.c makes):
+the first call is timed; after each timed call the period becomes 1 if the
+call took over 2 us, else 2p+1 (at most 127); the next span is drawn
+uniformly from 1 to 2p-1; the call that ends a span is timed and stands for
+the whole span (weight = span); the reader scales the weighted sum to the
+exact count. Each simulated run draws its own spans, so the spread over runs
+is what sampling alone does to one run's figure. Prints per API: the mean
+of estimate/truth over runs (the bias) and its standard deviation (what
+one run may be off by), and the number of timed calls per run.
+
+Usage: sampling.py [runs]    (default 100)
+"""
+import random
+import statistics
+import sys
+
+SLOW_NS = 2000          # sc_slow_ticks: 2 us
+PERIOD_MAX = 127        # sc_period_max in adaptive mode
+
+
+def work_ns(n):
+    """ns of acclib.c's work(n): ~0.5 ns per iteration plus the call"""
+    return 1.0 + 0.5 * n
+
+
+# the call i of each API, as in acclib.c, and its number of calls in accuracy.c
+APIS = {
+    "acc_short": (lambda i: work_ns(4 + (i * 7) % 64), 2000000),
+    "acc_mixed": (lambda i: work_ns(10000 if i % 100 == 0 else 400 if i % 10 == 0 else 10),
+                  1000000),
+    "acc_period": (lambda i: work_ns(3000 if i % 64 == 0 else 2), 1000000),
+}
+
+
+def one_run(length, n, rnd):
+    """estimate/truth of one run, and its timed calls"""
+    period = span = 0
+    i = 0
+    wsum = 0.0
+    wcount = timed = 0
+    while i < n:
+        x = length(i)
+        w = span if span > 1 else 1
+        wsum += x * w
+        wcount += w
+        timed += 1
+        period = 1 if x > SLOW_NS else min(2 * period + 1, PERIOD_MAX)
+        span = 1 if period == 1 else 1 + int(rnd.random() * (2 * period - 1))
+        i += span
+    return wsum * n / wcount, timed
+
+
+def main():
+    runs = int(sys.argv[1]) if len(sys.argv) > 1 else 100
+    print("adaptive sampling alone (a model of shadow.S's rule, %d simulated runs):" % runs)
+    print("%-11s %10s %10s %12s" % ("api", "mean/truth", "sd of run", "timed/run"))
+    for name, (length, n) in APIS.items():
+        truth = sum(length(i) for i in range(n))
+        rnd = random.Random(1)
+        res = [one_run(length, n, rnd) for _ in range(runs)]
+        ratios = [e / truth for e, _ in res]
+        print("%-11s %10.3f %9.1f %% %12d" % (name, statistics.mean(ratios),
+              100 * statistics.stdev(ratios), res[0][1]))
+
+
+if __name__ == "__main__":
+    main()
