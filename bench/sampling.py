@@ -7,7 +7,9 @@ call, for the call-length patterns of bench/acclib.c.
 It replays the rule shadow.S applies per (thread, API) record on a model of
 each API's calls (the same sequence of lengths, in ns, as acclib.c makes):
 the first call is timed; after each timed call the period becomes 1 if the
-call took over 2 us, else 2p+1 (at most 127); the next span is drawn
+call took over 2 us, else 2p+1 (at most 127) while p times the API's mean
+so far is under the budget of 1.25 us, else p, or p/2 while the half still
+meets the budget (init.c's sc_period_budget); the next span is drawn
 uniformly from 1 to 2p-1; the call that ends a span is timed and stands for
 the whole span (weight = span); the reader scales the weighted sum to the
 exact count. Each simulated run draws its own spans, so the spread over runs
@@ -23,6 +25,8 @@ import sys
 
 SLOW_NS = 2000          # sc_slow_ticks: 2 us
 PERIOD_MAX = 127        # sc_period_max in adaptive mode
+BUDGET_NS = 1250        # sc_period_budget
+TIMED_NS = 25           # what timing one call costs (doc/performance.md part a)
 
 
 def work_ns(n):
@@ -39,7 +43,16 @@ APIS = {
 }
 
 
-def one_run(length, n, rnd):
+def next_period(p, mean, budget):
+    """the period after a cheap timed call, as shadow.S works it out"""
+    if p * mean < budget:
+        return min(2 * p + 1, PERIOD_MAX)
+    if (p >> 1) * mean >= budget:
+        return p >> 1
+    return p
+
+
+def one_run(length, n, rnd, budget):
     """estimate/truth of one run, and its timed calls"""
     period = span = 0
     i = 0
@@ -51,7 +64,7 @@ def one_run(length, n, rnd):
         wsum += x * w
         wcount += w
         timed += 1
-        period = 1 if x > SLOW_NS else min(2 * period + 1, PERIOD_MAX)
+        period = 1 if x > SLOW_NS else next_period(period, wsum / wcount, budget)
         span = 1 if period == 1 else 1 + int(rnd.random() * (2 * period - 1))
         i += span
     return wsum * n / wcount, timed
@@ -59,15 +72,24 @@ def one_run(length, n, rnd):
 
 def main():
     runs = int(sys.argv[1]) if len(sys.argv) > 1 else 100
-    print("adaptive sampling alone (a model of shadow.S's rule, %d simulated runs):" % runs)
-    print("%-11s %10s %10s %12s" % ("api", "mean/truth", "sd of run", "timed/run"))
+    print("adaptive sampling alone (a model of shadow.S's rule, %d simulated runs);" % runs)
+    print("the rule as built (budget %.2f us), and without the budget (the period" % (BUDGET_NS / 1000))
+    print("always grows to %d), as scaler did before. timing ns/call: timed calls" % PERIOD_MAX)
+    print("per call x %d ns, what timing them costs spread over all calls" % TIMED_NS)
+    print("%-11s %10s %10s %10s %9s   %10s %10s" % ("api", "mean/truth", "sd of run", "timed/run",
+          "timing ns", "no budget:", "sd of run"))
     for name, (length, n) in APIS.items():
         truth = sum(length(i) for i in range(n))
-        rnd = random.Random(1)
-        res = [one_run(length, n, rnd) for _ in range(runs)]
-        ratios = [e / truth for e, _ in res]
-        print("%-11s %10.3f %9.1f %% %12d" % (name, statistics.mean(ratios),
-              100 * statistics.stdev(ratios), res[0][1]))
+        row = []
+        for budget in (BUDGET_NS, float("inf")):
+            rnd = random.Random(1)
+            res = [one_run(length, n, rnd, budget) for _ in range(runs)]
+            ratios = [e / truth for e, _ in res]
+            row.append((statistics.mean(ratios), 100 * statistics.stdev(ratios),
+                        statistics.mean(t for _, t in res)))
+        (m, sd, t), (m0, sd0, _) = row
+        print("%-11s %10.3f %9.1f %% %10.0f %9.2f   %10.3f %8.1f %%" % (
+              name, m, sd, t, t * TIMED_NS / n, m0, sd0))
 
 
 if __name__ == "__main__":

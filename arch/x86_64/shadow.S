@@ -618,7 +618,15 @@ sc_return_point:			/* the API's return address */
 	 * Next period: a slow call, and every Wait API, is always followed
 	 * by a timed one (a Wait must be seen entering and leaving, for the
 	 * parallel clock); a cheap one doubles the period (2p+1: 1, 3, 7,
-	 * ... sc_period_max). sc_period_min/max encode the mode: all = 1/1,
+	 * ... sc_period_max) until timing one call in p costs little beside
+	 * the calls themselves: p * mean >= sc_period_budget, the mean being
+	 * wticks / wcount, compared as p * wticks >= budget * wcount. Past
+	 * that the period stays, and halves ((p-1)/2 = p >> 1) while the
+	 * half still meets the budget. A cheap API (an empty function: mean
+	 * ~0 after calibration) still goes to sc_period_max; one whose calls
+	 * average 100 ns stops at 15, so its rare long calls, where the
+	 * sampling error comes from, are seen ~8x more often (bench/
+	 * sampling.py). sc_period_min/max encode the mode: all = 1/1,
 	 * none = MAX/MAX. In `all` the answer is always 1 and the span
 	 * stays what it is (0, or 1), so only the countdown is set.
 	 */
@@ -630,12 +638,20 @@ sc_return_point:			/* the API's return address */
 	cmpq	sc_slow_ticks(%rip), %rdx
 	ja	3f
 	movl	RC_PERIOD(%r11), %eax
+	movq	RC_WCOUNT(%r11), %rdx
+	imulq	sc_period_budget(%rip), %rdx	/* rdx = budget * wcount */
+	movq	RC_WTICKS(%r11), %rdi
+	imulq	%rax, %rdi			/* rdi = p * wticks */
+	jo	.Lp_set				/* a mean that large: keep p */
+	cmpq	%rdx, %rdi
+	jae	.Lp_enough
 	leal	1(%rax,%rax), %eax
 	cmpl	sc_period_max(%rip), %eax
 	cmoval	sc_period_max(%rip), %eax
-	jmp	4f
+	jmp	.Lp_set
 3:	movl	$1, %eax
-4:	cmpl	sc_period_min(%rip), %eax
+.Lp_set:
+	cmpl	sc_period_min(%rip), %eax
 	cmovbl	sc_period_min(%rip), %eax
 	movl	%eax, RC_PERIOD(%r11)
 	/*
@@ -698,6 +714,21 @@ sc_return_point:			/* the API's return address */
 .Lhist_full:
 	movl	$-1, RC_HIST(%r11,%rax,4)
 	jmp	.Lh_done
+
+	/* p * mean meets the budget: halve p if p/2 still does (eax = p,
+	 * rdx = budget * wcount) */
+.Lp_enough:
+	movl	%eax, %edi
+	shrl	$1, %edi
+	movq	RC_WTICKS(%r11), %rax
+	imulq	%rdi, %rax
+	jo	1f
+	cmpq	%rdx, %rax
+	jb	1f
+	movl	%edi, %eax
+	jmp	.Lp_set
+1:	movl	RC_PERIOD(%r11), %eax
+	jmp	.Lp_set
 
 .Lblocked:					/* rax = elapsed * w */
 	addq	%rax, RC_WBLOCK(%r11)

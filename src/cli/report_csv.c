@@ -30,7 +30,7 @@ void report_csv(const struct report *r)
 	FILE *f = r->out;
 	size_t i;
 
-	fputs("caller,callee,api,count,total_ns,self_ns,wait,wait_ns,attr_ns,"
+	fputs("caller,callee,api,count,timed,total_ns,self_ns,wait,wait_ns,attr_ns,"
 	      "p50_ns,p99_ns,max_ns\r\n", f);
 	for (i = 0; i < r->ncalls; i++) {
 		const struct sc_call *c = r->calls[i];
@@ -40,9 +40,9 @@ void report_csv(const struct report *r)
 		field(f, c->callee);
 		fputc(',', f);
 		field(f, c->api);
-		fprintf(f, ",%" PRIu64 ",%" PRId64 ",%" PRId64 ",%s,%" PRId64 ",%" PRId64
-			",%" PRId64 ",%" PRId64 ",%" PRId64 "\r\n",
-			c->count, c->total_ns, c->self_ns, c->wait ? "true" : "false",
+		fprintf(f, ",%" PRIu64 ",%" PRIu64 ",%" PRId64 ",%" PRId64 ",%s,%" PRId64
+			",%" PRId64 ",%" PRId64 ",%" PRId64 ",%" PRId64 "\r\n",
+			c->count, c->timed, c->total_ns, c->self_ns, c->wait ? "true" : "false",
 			c->wait_ns, c->attr_ns, c->p50_ns, c->p99_ns, c->max_ns);
 	}
 }

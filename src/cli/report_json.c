@@ -44,6 +44,8 @@ static void json_call(struct sc_json *j, const struct sc_call *c)
 	sc_json_string(j, c->api);
 	sc_json_key(j, "count");
 	sc_json_uint(j, c->count);
+	sc_json_key(j, "timed");
+	sc_json_uint(j, c->timed);
 	sc_json_key(j, "total_ns");
 	sc_json_int(j, c->total_ns);
 	sc_json_key(j, "self_ns");

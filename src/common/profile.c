@@ -858,7 +858,7 @@ static int load_thr(struct sc_profile *p, struct sc_image *im, int dirfd,
 /* Input of agg_build: one call key contribution. */
 struct call_in {
 	const char *caller, *callee, *api;
-	uint64_t count;
+	uint64_t count, timed;
 	long double total_ns, self_ns;
 	long double attr_ns, wait_ns;
 	int64_t max_ns;
@@ -1073,7 +1073,7 @@ static void agg_build(struct sc_agg *a, struct call_in *in, size_t nin,
 		struct sc_call *c;
 		long double tot = 0, self = 0, attr = 0, waitns = 0;
 		long double hist[SC_HIST_BUCKETS] = {0};
-		uint64_t count = 0;
+		uint64_t count = 0, timed = 0;
 		int64_t maxns = 0;
 		int wait = 0, b;
 
@@ -1084,6 +1084,7 @@ static void agg_build(struct sc_agg *a, struct call_in *in, size_t nin,
 			attr += in[j].attr_ns;
 			waitns += in[j].wait_ns;
 			count += in[j].count;
+			timed += in[j].timed;
 			if (in[j].max_ns > maxns)
 				maxns = in[j].max_ns;
 			for (b = 0; b < SC_HIST_BUCKETS; b++)
@@ -1096,6 +1097,7 @@ static void agg_build(struct sc_agg *a, struct call_in *in, size_t nin,
 		c->callee = in[i].callee;
 		c->api = in[i].api;
 		c->count = count;
+		c->timed = timed;
 		c->wait = wait;
 		c->total_ns = round_ns(tot);
 		c->self_ns = round_ns(self);
@@ -1404,6 +1406,7 @@ static void finish_image(struct sc_profile *p, struct sc_image *im)
 		in[nin].callee = obj_name(p, im, e->callee);
 		in[nin].api = e->api;
 		in[nin].count = e->count;
+		in[nin].timed = im->timing_mode == SC_TIMING_NONE ? 0 : e->timed;
 		in[nin].total_ns = e->total_ns;
 		in[nin].self_ns = e->self_ns;
 		in[nin].wait = (e->flags & SC_ENT_WAIT) != 0;
@@ -1445,6 +1448,7 @@ static void finish_profile(struct sc_profile *p)
 			in[nin].callee = c->callee;
 			in[nin].api = c->api;
 			in[nin].count = c->count;
+			in[nin].timed = c->timed;
 			in[nin].total_ns = (long double)c->total_ns;
 			in[nin].self_ns = (long double)c->self_ns;
 			in[nin].wait = c->wait;

@@ -55,6 +55,8 @@ struct sc_call {
 	const char *callee;
 	const char *api;
 	uint64_t count;         /* exact */
+	uint64_t timed;         /* calls measured: total_ns is estimated from
+				   them (all of count in timing "all") */
 	int64_t total_ns;       /* estimated inclusive time */
 	int64_t self_ns;        /* estimated exclusive time, >= 0 */
 	int wait;               /* a blocking API (SC_ENT_WAIT): time is Wait */

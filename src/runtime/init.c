@@ -25,6 +25,15 @@ SC_HIDDEN const char *sc_dir = "";
 SC_HIDDEN int sc_timing_mode = SC_TIMING_ADAPTIVE;
 SC_HIDDEN uint32_t sc_period_min = 1, sc_period_max = 127;
 SC_HIDDEN uint64_t sc_slow_ticks = ~0ull;
+/*
+ * Adaptive's period stops growing once period * (the API's mean call)
+ * reaches this: 1.25 us, so that timing one call in p (~25 ns, doc/
+ * performance.md part a) costs at most ~2 % of the time the API's calls
+ * take. Only APIs whose calls average over ~10 ns are held below
+ * sc_period_max; they are the ones where a longer period saves little
+ * and the sampling error (bench/sampling.py) costs the most.
+ */
+SC_HIDDEN uint64_t sc_period_budget;
 SC_HIDDEN uint32_t sc_xsave_size = 512;
 SC_HIDDEN int sc_have_xsave;
 
@@ -150,6 +159,7 @@ __attribute__((constructor(101))) static void sc_init(void)
 		sc_period_min = 1;
 		sc_period_max = 127;
 		sc_slow_ticks = hz / 1000000 * 2;     /* calls over 2 us: always timed */
+		sc_period_budget = hz / 800000;       /* 1.25 us */
 		break;
 	}
 	/* after the mode is set: the measured calls take its paths */

@@ -160,6 +160,7 @@ extern SC_HIDDEN struct sc_entry *sc_entry_table;     /* shadow.S */
 extern SC_HIDDEN struct sc_hook *sc_hook_table;   /* shadow.S */
 extern SC_HIDDEN uint32_t sc_period_min, sc_period_max; /* shadow.S */
 extern SC_HIDDEN uint64_t sc_slow_ticks;               /* shadow.S */
+extern SC_HIDDEN uint64_t sc_period_budget;            /* shadow.S */
 extern SC_HIDDEN uint32_t sc_xsave_size;               /* shadow.S */
 extern SC_HIDDEN uint64_t sc_block_ticks;              /* pclock.c, shadow.S */
 extern SC_HIDDEN uint64_t sc_outlier_ticks;            /* pclock.c, shadow.S */

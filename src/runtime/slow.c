@@ -211,6 +211,22 @@ void sc_rec_book(struct sc_rec *r, uint64_t t, uint64_t self, uint64_t w, uint64
 }
 
 /*
+ * The period after a cheap timed call of r, as shadow.S works it out:
+ * 2p+1 while p * mean is below sc_period_budget, then p, or p/2 while the
+ * half still meets it (unsigned __int128: no product can wrap).
+ */
+static uint32_t sc_next_period(const struct sc_rec *r)
+{
+	unsigned __int128 budget = (unsigned __int128)sc_period_budget * r->wcount;
+	uint32_t p = r->period;
+	if ((unsigned __int128)p * r->wticks < budget)
+		return 2 * p + 1;
+	if ((unsigned __int128)(p >> 1) * r->wticks >= budget)
+		return p >> 1;
+	return p;
+}
+
+/*
  * The timed call of frame f tail-called the API of f->trec at TSC
  * f->ttsc, and that API has now returned (to f's caller, through the
  * trampoline). This is a timed call of that API chosen by its own
@@ -236,7 +252,7 @@ void sc_tail_credit(struct sc_frame *f, uint64_t now)
 	f->child += t * w;
 
 	/* the next span, as shadow.S draws it */
-	uint32_t per = t > sc_slow_ticks ? 1 : 2 * r->period + 1;
+	uint32_t per = t > sc_slow_ticks ? 1 : sc_next_period(r);
 	if (per > sc_period_max)
 		per = sc_period_max;
 	if (per < sc_period_min)

@@ -35,7 +35,7 @@ import threading
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 TIMEOUT = 60
-PROGRAMS = ["analysis", "nest", "inflight", "basic", "dl", "reload", "dlrace", "longjmp", "cppcb", "interpose", "coro", "spawn", "daemon", "sigdef", "bt", "imbalance", "abi", "threads", "cpp", "fork", "thrlife", "exec", "sighand", "tail", "gdbbt"]
+PROGRAMS = ["analysis", "nest", "sample", "inflight", "basic", "dl", "reload", "dlrace", "longjmp", "cppcb", "interpose", "coro", "spawn", "daemon", "sigdef", "bt", "imbalance", "abi", "threads", "cpp", "fork", "thrlife", "exec", "sighand", "tail", "gdbbt"]
 
 failures = 0
 
@@ -317,6 +317,10 @@ def cmd_e2e(a):
                     lambda: check_analysis(a, bindir, timing))
     if a.variant == "lazy" and (not a.only or "inflight" in a.only):
         guarded("inflight-figures", a.variant, lambda: check_inflight(a, bindir))
+    if a.variant == "lazy" and (not a.only or "sample" in a.only):
+        for timing in ("adaptive", "all", "none"):
+            guarded("sample-timed", a.variant + ",timing=" + timing,
+                    lambda: check_sample(a, bindir, timing))
     if a.variant == "lazy" and (not a.only or "nest" in a.only):
         for timing in ("adaptive", "all", "all+recal"):
             guarded("nest-figures", a.variant + ",timing=" + timing,
@@ -391,6 +395,41 @@ def check_nest(a, bindir, timing):
     least = 0.7 if timing in (None, "adaptive") else 0.8
     if not ins or not vs or ins[0]["total_ns"] - ins[0]["self_ns"] < least * vs[0]["total_ns"]:
         bad.append("_M_insert<double> %r vs vsnprintf %r" % (ins[:1], vs[:1]))
+    return bad
+
+
+def check_sample(a, bindir, timing):
+    """The calls each timing mode measured (the report's `timed`): all of
+    them in `all`, none in `none`. Under adaptive timing the empty
+    smp_cheap's period grows to 127 (a mean span of 127 calls: at most
+    1 in 50 timed, which leaves room for periods reset by preempted calls),
+    while smp_mid (0.3-1 us a call) stops at 3 or 7, where period x mean
+    reaches the 1.25 us budget: at least 1 in 12 of its calls timed
+    (without the budget it was 1 in ~127, the sampling error of its
+    estimate ~3x larger)."""
+    bad, d, _ = record_program(a, bindir, "sample", timing)
+    if bad:
+        return bad
+    calls = {c["api"]: c for c in d["calls"] if c["caller"] == "sc_sample"}
+    cheap, mid = calls.get("smp_cheap"), calls.get("smp_mid")
+    if not cheap or not mid or cheap["count"] != 1000000 or mid["count"] != 100000:
+        return ["rows %r %r" % (cheap, mid)]
+    if timing == "all":
+        want = {"smp_cheap": (1000000, 1000000), "smp_mid": (100000, 100000)}
+    elif timing == "none":
+        want = {"smp_cheap": (0, 0), "smp_mid": (0, 0)}
+    else:
+        want = {"smp_cheap": (1, 1000000 // 50), "smp_mid": (100000 // 12, 100000)}
+    bad = []
+    for api, (lo, hi) in want.items():
+        if not lo <= calls[api]["timed"] <= hi:
+            bad.append("%s: %d of %d calls timed, want %d..%d" %
+                       (api, calls[api]["timed"], calls[api]["count"], lo, hi))
+    # per call, smp_mid is ~100x smp_cheap (even with smp_cheap's figure
+    # off by the few ns timing an empty function can be off by)
+    if timing != "none" and not mid["total_ns"] / 1e5 > 10 * cheap["total_ns"] / 1e6:
+        bad.append("smp_mid %d ns a call vs smp_cheap %.1f ns" %
+                   (mid["total_ns"] / 1e5, cheap["total_ns"] / 1e6))
     return bad
 
 
@@ -559,7 +598,7 @@ def call_key(c):
     return (c["caller"], c["callee"], c["api"])
 
 
-CSV_INT = ("count", "total_ns", "self_ns", "wait_ns", "attr_ns", "p50_ns", "p99_ns", "max_ns")
+CSV_INT = ("count", "timed", "total_ns", "self_ns", "wait_ns", "attr_ns", "p50_ns", "p99_ns", "max_ns")
 
 
 def check_report_errors(scaler, prof):

@@ -348,6 +348,10 @@ static void check_basic(const struct sc_profile *p, const char *label)
 	      im->agg.comp[0].out[0].ns == 101000, "app out_by_callee[libc.so.6]");
 	CHECK_EQ(sum_self(&im->agg), im->agg.threads_ns, "sum of self == threads time");
 	check_call(&p->agg, "app", "libc.so.6", "memcpy", 1000, 100000, 50000);
+	/* the calls measured, image and profile: 10 of memcpy's 1000 */
+	CHECK(im->agg.ncalls == 2 && im->agg.calls[0].timed == 10 &&
+	      im->agg.calls[1].timed == 10, "timed calls per call key");
+	CHECK(p->agg.ncalls == 2 && p->agg.calls[0].timed == 10, "timed calls in the profile");
 	CHECK_EQ(p->agg.threads_ns, 1000000, "profile threads time");
 	CHECK_EQ(p->timing_mode, SC_TIMING_ADAPTIVE, "profile timing mode");
 }

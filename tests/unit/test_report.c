@@ -31,7 +31,7 @@ static struct sc_component comps[3] = {
 };
 static struct sc_call calls[3] = {
 	{ .caller = "app", .callee = "libc.so.6", .api = "read", .count = 600,
-	  .total_ns = 20 * MS, .self_ns = 20 * MS, .wait_ns = 5 * MS, .attr_ns = 10 * MS,
+	  .timed = 75, .total_ns = 20 * MS, .self_ns = 20 * MS, .wait_ns = 5 * MS, .attr_ns = 10 * MS,
 	  .max_ns = 900000, .p50_ns = 1500, .p99_ns = 250000 },
 	{ .caller = "app", .callee = "libc.so.6", .api = "pthread_cond_wait", .count = 400,
 	  .total_ns = 40 * MS, .self_ns = 40 * MS, .wait = 1, .wait_ns = 40 * MS,
@@ -166,6 +166,8 @@ int main(void)
 	      != NULL, "json: hist of read");
 	CHECK(strstr(s, "\"wait_ns\":5000000,\"attr_ns\":10000000,\"p50_ns\":1500,"
 			"\"p99_ns\":250000,\"max_ns\":900000") != NULL, "json: read's numbers");
+	CHECK(strstr(s, "\"count\":600,\"timed\":75,\"total_ns\":20000000") != NULL,
+	      "json: read's calls measured");
 	CHECK(strstr(s, "\"attr_total_ns\":150000000,\"attr_self_ns\":110000000") != NULL,
 	      "json: component attributed times");
 	CHECK(strstr(s, "\"api\":\"f<int>&\\\"q\\\"\"") != NULL, "json: name escaped");
@@ -177,8 +179,10 @@ int main(void)
 	/* CSV: RFC 4180 quoting */
 	init(&r, &p);
 	s = render(&r, report_csv);
-	CHECK(strstr(s, "app,\"lib<x>&\"\"y\"\",z.so\",\"f<int>&\"\"q\"\"\",10,20000000,19000000,"
+	CHECK(strstr(s, "app,\"lib<x>&\"\"y\"\",z.so\",\"f<int>&\"\"q\"\"\",10,0,20000000,19000000,"
 			"false,0,10000000,0,0,3000000\r\n") != NULL, "csv: quoted row");
+	CHECK(strstr(s, "caller,callee,api,count,timed,total_ns,") == s, "csv: header");
+	CHECK(strstr(s, ",read,600,75,20000000,") != NULL, "csv: read's calls measured");
 	free(s);
 
 	/* HTML: escaped names, sparklines for the calls with histograms */
