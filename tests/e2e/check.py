@@ -425,9 +425,11 @@ def check_sample(a, bindir, timing):
         if not lo <= calls[api]["timed"] <= hi:
             bad.append("%s: %d of %d calls timed, want %d..%d" %
                        (api, calls[api]["timed"], calls[api]["count"], lo, hi))
-    # per call, smp_mid is ~100x smp_cheap (even with smp_cheap's figure
-    # off by the few ns timing an empty function can be off by)
-    if timing != "none" and not mid["total_ns"] / 1e5 > 10 * cheap["total_ns"] / 1e6:
+    # per call, smp_mid is ~150x smp_cheap (400 vs 2.6 ns measured, the
+    # latter off by the few ns timing an empty function can be off by);
+    # 5x leaves room for one preempted sample of smp_cheap weighted by
+    # its span (under 1 ms, the outlier rule keeps its weight)
+    if timing != "none" and not mid["total_ns"] / 1e5 > 5 * cheap["total_ns"] / 1e6:
         bad.append("smp_mid %d ns a call vs smp_cheap %.1f ns" %
                    (mid["total_ns"] / 1e5, cheap["total_ns"] / 1e6))
     return bad
