@@ -21,15 +21,21 @@
 #include <time.h>
 #include <unistd.h>
 #include <dirent.h>
+#include <stdarg.h>
 
 #include "cmds.h"
 #include "format.h"
 
-static int fail(const char *fmt, const char *a, const char *b)
+/* one "scaler: ..." line on stderr; returns the exit status 2 */
+__attribute__((format(printf, 1, 2)))
+static int fail(const char *fmt, ...)
 {
+	va_list ap;
+	va_start(ap, fmt);
 	fprintf(stderr, "scaler: ");
-	fprintf(stderr, fmt, a, b);
+	vfprintf(stderr, fmt, ap);
 	fputc('\n', stderr);
+	va_end(ap);
 	return 2;
 }
 
@@ -149,15 +155,13 @@ static int replaceable(const char *dir)
 	if (lstat(dir, &st) != 0)
 		return errno == ENOENT ? 0 : fail("cannot use %s: %s", dir, strerror(errno));
 	if (!S_ISDIR(st.st_mode))
-		return fail("%s exists and is not a profile directory%s; not touching it", dir, "");
+		return fail("%s exists and is not a profile directory; not touching it", dir);
 	int r = is_profile_dir(dir, what, sizeof(what));
 	if (r < 0)
 		return fail("cannot read %s: %s", dir, strerror(errno));
-	if (!r) {
-		char why[400];
-		snprintf(why, sizeof(why), " (it holds %s); not touching it", what);
-		return fail("%s exists and is not a scaler profile%s", dir, why);
-	}
+	if (!r)
+		return fail("%s exists and is not a scaler profile (it holds %s); not touching it",
+			    dir, what);
 	return 0;
 }
 
@@ -280,7 +284,7 @@ int cmd_record(int argc, char **argv)
 		}
 	}
 	if (strcmp(timing, "adaptive") && strcmp(timing, "all") && strcmp(timing, "none"))
-		return fail("unknown timing mode '%s'%s (adaptive, all or none)", timing, "");
+		return fail("unknown timing mode '%s' (adaptive, all or none)", timing);
 	if (optind >= argc) {
 		usage();
 		return 2;
@@ -290,8 +294,7 @@ int cmd_record(int argc, char **argv)
 	if (find_command(cmd[0], exe, sizeof(exe)) != 0)
 		return fail("cannot run %s: %s", cmd[0], strerror(errno));
 	if (find_runtime(lib, sizeof(lib)) != 0)
-		return fail("cannot find the runtime libscaler.so next to this scaler%s%s",
-			    " (set SCALER_LIB)", "");
+		return fail("cannot find the runtime libscaler.so next to this scaler (set SCALER_LIB)");
 	int r = prepare_dir(dir);
 	if (r)
 		return r;
@@ -332,7 +335,7 @@ int cmd_record(int argc, char **argv)
 	uint64_t t0 = mono_ns();
 	pid_t pid = fork();
 	if (pid < 0)
-		return fail("cannot fork: %s%s", strerror(errno), "");
+		return fail("cannot fork: %s", strerror(errno));
 	if (pid == 0) {
 		for (size_t i = 0; i < sizeof(forwarded) / sizeof(forwarded[0]); i++)
 			sigaction(forwarded[i], &old[i], NULL);
@@ -346,7 +349,7 @@ int cmd_record(int argc, char **argv)
 	int status;
 	while (waitpid(pid, &status, 0) < 0) {
 		if (errno != EINTR)
-			return fail("waitpid: %s%s", strerror(errno), "");
+			return fail("waitpid: %s", strerror(errno));
 	}
 	uint64_t wall = mono_ns() - t0;
 	write_exit(absdir, pid, status, wall);
