@@ -136,6 +136,13 @@ static uintptr_t self_base(void)
 	return 0;
 }
 
+/* the loader's count of unloads so far; 0 from a loader that has none */
+static unsigned long long subs_of(const struct dl_phdr_info *info, size_t size)
+{
+	return size >= offsetof(struct dl_phdr_info, dlpi_subs) + sizeof(info->dlpi_subs)
+		       ? info->dlpi_subs : 0;
+}
+
 /*
  * Whether info is an object already registered. Its address and program
  * headers are not enough: the object may have been unloaded and loaded
@@ -148,13 +155,6 @@ static uintptr_t self_base(void)
  * Runs inside dl_iterate_phdr (so the object stays mapped), under the
  * runtime lock.
  */
-/* the loader's count of unloads so far; 0 from a loader that has none */
-static unsigned long long subs_of(const struct dl_phdr_info *info, size_t size)
-{
-	return size >= offsetof(struct dl_phdr_info, dlpi_subs) + sizeof(info->dlpi_subs)
-		       ? info->dlpi_subs : 0;
-}
-
 static bool is_known(struct dl_phdr_info *info, size_t size)
 {
 	for (uint32_t i = 0; i < n_objs; i++) {

@@ -215,7 +215,7 @@ void sc_rec_book(struct sc_rec *r, uint64_t t, uint64_t self, uint64_t w, uint64
  * 2p+1 while p * mean is below sc_period_budget, then p, or p/2 while the
  * half still meets it (unsigned __int128: no product can wrap).
  */
-static uint32_t sc_next_period(const struct sc_rec *r)
+static uint32_t next_period(const struct sc_rec *r)
 {
 	unsigned __int128 budget = (unsigned __int128)sc_period_budget * r->wcount;
 	uint32_t p = r->period;
@@ -252,7 +252,7 @@ void sc_tail_credit(struct sc_frame *f, uint64_t now)
 	f->child += t * w;
 
 	/* the next span, as shadow.S draws it */
-	uint32_t per = t > sc_slow_ticks ? 1 : sc_next_period(r);
+	uint32_t per = t > sc_slow_ticks ? 1 : next_period(r);
 	if (per > sc_period_max)
 		per = sc_period_max;
 	if (per < sc_period_min)

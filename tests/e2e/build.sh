@@ -105,6 +105,7 @@ exe $CXX sc_cpp cpp/main.cpp -lsc_cpp
 exe $CXX sc_nest nest/main.cpp
 
 lib $CC libsc_ev.so inflight/sc_ev.c
+exe $CC sc_inflight inflight/main.c -lsc_ev -pthread
+
 lib $CC libsc_smp.so sample/sc_smp.c
 exe $CC sc_sample sample/main.c -lsc_smp
-exe $CC sc_inflight inflight/main.c -lsc_ev -pthread

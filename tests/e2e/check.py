@@ -440,9 +440,10 @@ def check_analysis(a, bindir, timing):
     truth the program measures itself (stderr name=us lines), within 10 %:
     usleep Wait, pthread_mutex_lock Wait (blocked), an_outer inclusive and
     exclusive, an_many inclusive (2000 timed calls nested in it: none of
-    their timing's cost, nor of re-measuring it), an_serial attributed = raw, an_parallel attributed = the
-    span of the parallel phase (its raw time is the sum of the calls); p50 of
-    usleep within the 5 ms sleeps' reach; Wait calls add no critical time."""
+    their timing's cost, nor of re-measuring it), an_serial attributed =
+    raw, an_parallel attributed = the span of the parallel phase (its raw
+    time is the sum of the calls); p50 of usleep within the 5 ms sleeps'
+    reach; Wait calls add no critical time."""
     bad, d, err = record_program(a, bindir, "analysis", timing)
     if bad:
         return bad

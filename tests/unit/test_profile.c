@@ -157,12 +157,13 @@ static void write_meta(const char *dir, uint32_t pid, uint32_t gen, struct buf *
 	b->n = 0;
 }
 
-/* A .thr file; `extra` garbage bytes are appended after the records. */
 /* what the next write_thr puts in the header's ovh_* fields */
 static struct {
 	uint64_t sum;
 	uint32_t n, min, max;
 } thr_ovh;
+
+/* A .thr file; `extra` garbage bytes are appended after the records. */
 
 static void write_thr(const char *dir, uint32_t pid, uint32_t gen, uint32_t seq,
 		      uint64_t start, uint64_t end, const struct sc_rec *recs, size_t n,
