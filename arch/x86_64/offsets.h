@@ -91,7 +91,9 @@
 #define PC_TSHIFT   4
 #define PC_RECIP_MAX 4095 /* sc_recip[k] = 2^16 / k for k <= this */
 
-/* Shadow entry and import code: endbr64; mov $idx,%r11d; jmp *common(%rip) */
-#define SHADOW_ENTRY_SIZE 16
+/* An import's stub: endbr64; mov $n,%r11d; jmp *common(%rip) */
+#define HOOK_STUB_SIZE 16
+/* A shadow entry's code: its whole counted path (arch.h) */
+#define ENTRY_CODE_SIZE 64
 
 #endif

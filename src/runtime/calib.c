@@ -200,7 +200,7 @@ uint64_t sc_calibrate_start(uint64_t tsc_hz)
 	t->recal_at = ~0ull;
 	uint64_t last;                          /* scratch */
 	t->last_tsc = &last;
-	sc_tls_thread = t;
+	sc_thread_set_current(t);
 	uint64_t hot[START_BATCHES], cold[START_BATCHES], nested[START_BATCHES];
 	int n = 0;
 	for (int b = 0; b < START_BATCHES; b++) {
@@ -212,7 +212,7 @@ uint64_t sc_calibrate_start(uint64_t tsc_hz)
 			n++;
 		}
 	}
-	sc_tls_thread = NULL;
+	sc_thread_set_current(NULL);
 	munmap(recs, nrec * sizeof(struct sc_rec));
 	munmap(t, sizeof(*t));
 	if (!n)

@@ -156,6 +156,8 @@ struct sc_object {
 
 /* settings and globals (init.c) */
 extern SC_HIDDEN __thread struct sc_thread *sc_tls_thread;
+extern SC_HIDDEN __thread uint64_t sc_tls_lim;          /* entries' code (thread.c) */
+extern SC_HIDDEN __thread struct sc_rec *sc_tls_recs;   /* entries' code (thread.c) */
 extern SC_HIDDEN struct sc_entry *sc_entry_table;     /* shadow.S */
 extern SC_HIDDEN struct sc_hook *sc_hook_table;   /* shadow.S */
 extern SC_HIDDEN uint32_t sc_period_min, sc_period_max; /* shadow.S */
@@ -173,6 +175,7 @@ extern SC_HIDDEN struct sc_thread sc_idle_thread;
 /* shadow.S */
 void sc_shadow_common(void) SC_HIDDEN;
 void sc_pending_common(void) SC_HIDDEN;	/* an import not bound yet */
+void sc_shadow_rare(void) SC_HIDDEN;	/* an entry's calls off its counted path */
 void sc_return_trampoline(void) SC_HIDDEN;
 void sc_return_point(void) SC_HIDDEN;	/* a timed API's return address */
 void sc_calib_nop(void) SC_HIDDEN;
@@ -248,6 +251,10 @@ void sc_lock_reset_child(void) SC_HIDDEN;
 struct sc_thread *sc_thread_get(void) SC_HIDDEN;   /* creates on first use */
 int sc_thread_grow(struct sc_thread *t) SC_HIDDEN;
 void sc_thread_busy(struct sc_thread *t) SC_HIDDEN;
+/* sc_tls_thread = t, and what the entries read of it (thread.c) */
+void sc_thread_set_current(struct sc_thread *t) SC_HIDDEN;
+/* the entries' copy of the current thread's cap and recs, after a change */
+void sc_thread_publish(void) SC_HIDDEN;
 void sc_thread_idle(struct sc_thread *t) SC_HIDDEN;
 void sc_thread_finish(struct sc_thread *t, uint64_t tsc) SC_HIDDEN;
 void sc_threads_finish_all(uint64_t tsc) SC_HIDDEN;

@@ -13,8 +13,8 @@
  *  - An entry index, given to an import at its first call (sc_hook_bind)
  *    in the order the process first calls them. It selects
  *      sc_entry_table[idx]   where the call goes, and flags (global)
- *      code of entry idx     16 bytes that load idx and enter the
- *                            interceptor (sc_shadow_common)
+ *      code of entry idx     64 bytes: count the call, jump on to the
+ *                            API (or off to sc_shadow_rare)
  *      recs[idx]             the counters, in each thread's own array
  *    and the binding is written as SC_M_BIND {import, idx}. The GOT slot
  *    is pointed at the entry's code then, so later calls go straight
@@ -28,10 +28,16 @@
  * pages of every thread's file (redis' main thread: 45 pages before, 11).
  *
  * Code is generated a page at a time (a 64-byte head holding the pointer
- * every stub jumps through, then 252 stubs) and made read+exec before any
+ * every stub jumps through, then the stubs) and made read+exec before any
  * stub in it is handed out, so no page is ever writable and executable
  * and no live code is ever rewritten. Indices only grow; an entry whose
  * object is unloaded keeps its index (counters stay valid).
+ *
+ * An import's stub is 16 bytes (252 a page) that enter sc_pending_common.
+ * An entry's code is 64 bytes (63 a page) holding its whole counted path
+ * and its own jump to the API (arch.h says why); it reaches its target in
+ * sc_entry_table by a 32-bit displacement, so the entries' pages are
+ * reserved right after the table, in one mapping.
  */
 #include <errno.h>
 #include <string.h>
@@ -41,56 +47,91 @@
 
 #define CHUNK_HEAD 64u
 #define CHUNK_BYTES 4096u
-#define CHUNK_ENTRIES ((CHUNK_BYTES - CHUNK_HEAD) / SHADOW_ENTRY_SIZE)
-#define MAX_CHUNKS (SC_MAX_ENTRIES / CHUNK_ENTRIES + 1)
+#define PER_CHUNK(size) ((CHUNK_BYTES - CHUNK_HEAD) / (size))
+#define MAX_CHUNKS (SC_MAX_ENTRIES / PER_CHUNK(HOOK_STUB_SIZE) + 1)
+#define ENTRY_CHUNKS (SC_MAX_ENTRIES / PER_CHUNK(ENTRY_CODE_SIZE) + 1)
+#define TABLE_BYTES ((size_t)SC_MAX_ENTRIES * sizeof(struct sc_entry))
 
 /* the two families of stubs (zero-initialized: .bss, not .data, whose
  * file pages fault in 16 at a time) */
 struct family {
 	uint32_t n;                     /* indices given */
+	uint32_t size;                  /* bytes of code per index */
+	uint8_t *area;                  /* where its chunks go (entries), or 0 */
 	uint8_t *chunks[MAX_CHUNKS];
 };
-static struct family entries, imports;
-
-static void (*common_of(const struct family *f))(void)
-{
-	return f == &entries ? sc_shadow_common : sc_pending_common;
-}
+static struct family entries = {.size = ENTRY_CODE_SIZE};
+static struct family imports = {.size = HOOK_STUB_SIZE};
+static int32_t lim_off, recs_off;       /* of sc_tls_lim, sc_tls_recs */
 
 SC_HIDDEN struct sc_entry *sc_entry_table;
 SC_HIDDEN struct sc_hook *sc_hook_table;
 
-static void *reserve(size_t bytes)
+static void *reserve(size_t bytes, int prot)
 {
-	void *t = mmap(NULL, bytes, PROT_READ | PROT_WRITE,
-		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	void *t = mmap(NULL, bytes, prot, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 	return t == MAP_FAILED ? NULL : t;
 }
 
 int sc_shadow_init(void)
 {
-	sc_entry_table = reserve((size_t)SC_MAX_ENTRIES * sizeof(struct sc_entry));
-	sc_hook_table = reserve((size_t)SC_MAX_ENTRIES * sizeof(struct sc_hook));
-	if (!sc_entry_table || !sc_hook_table) {
+	/* the entry table, then room for every entry's code (PROT_NONE until
+	 * a chunk is made): 16 + 65 MB of address space, nothing committed */
+	uint8_t *m = reserve(TABLE_BYTES + (size_t)ENTRY_CHUNKS * CHUNK_BYTES, PROT_NONE);
+	sc_hook_table = reserve((size_t)SC_MAX_ENTRIES * sizeof(struct sc_hook),
+				PROT_READ | PROT_WRITE);
+	if (!m || !sc_hook_table || mprotect(m, TABLE_BYTES, PROT_READ | PROT_WRITE) != 0) {
 		sc_warn("cannot reserve the shadow table: %s", strerror(errno));
 		return -1;
 	}
+	sc_entry_table = (struct sc_entry *)m;
+	entries.area = m + TABLE_BYTES;
+	intptr_t lo = sc_arch_tls_offset(&sc_tls_lim), ro = sc_arch_tls_offset(&sc_tls_recs);
+	if (lo != (int32_t)lo || ro != (int32_t)ro) {
+		sc_warn("thread-local state out of reach of the shadow code");
+		return -1;
+	}
+	lim_off = (int32_t)lo;
+	recs_off = (int32_t)ro;
 	return 0;
 }
 
+/* Writes chunk c of f: entries' code in place in f->area, import stubs in
+ * a page of their own. */
 static int new_chunk(struct family *f, uint32_t c)
 {
-	uint8_t *m = mmap(NULL, CHUNK_BYTES, PROT_READ | PROT_WRITE,
-			  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (m == MAP_FAILED)
-		return -1;
-	void *common = (void *)common_of(f);
+	uint8_t *m;
+	if (f->area) {
+		m = f->area + (size_t)c * CHUNK_BYTES;
+		if (mprotect(m, CHUNK_BYTES, PROT_READ | PROT_WRITE) != 0)
+			return -1;
+	} else {
+		m = mmap(NULL, CHUNK_BYTES, PROT_READ | PROT_WRITE,
+			 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (m == MAP_FAILED)
+			return -1;
+	}
+	void *common = f == &entries ? (void *)sc_shadow_rare : (void *)sc_pending_common;
 	memcpy(m, &common, sizeof(common));
-	for (uint32_t i = 0; i < CHUNK_ENTRIES; i++)
-		sc_arch_write_entry(m + CHUNK_HEAD + i * SHADOW_ENTRY_SIZE,
-				    c * CHUNK_ENTRIES + i, m);
-	if (mprotect(m, CHUNK_BYTES, PROT_READ | PROT_EXEC) != 0) {
-		munmap(m, CHUNK_BYTES);
+	uint32_t per = PER_CHUNK(f->size);
+	bool ok = true;
+	for (uint32_t i = 0; i < per && ok; i++) {
+		uint32_t idx = c * per + i;
+		uint8_t *code = m + CHUNK_HEAD + i * f->size;
+		if (f == &entries)
+			ok = idx >= SC_MAX_ENTRIES ||
+			     sc_arch_write_entry(code, idx, m, &sc_entry_table[idx].target,
+						 lim_off, recs_off);
+		else
+			sc_arch_write_stub(code, idx, m);
+	}
+	if (!ok || mprotect(m, CHUNK_BYTES, PROT_READ | PROT_EXEC) != 0) {
+		if (f->area)
+			mprotect(m, CHUNK_BYTES, PROT_NONE);
+		else
+			munmap(m, CHUNK_BYTES);
+		if (!ok)
+			errno = ERANGE;
 		return -1;
 	}
 	__atomic_store_n(&f->chunks[c], m, __ATOMIC_RELEASE);
@@ -99,18 +140,18 @@ static int new_chunk(struct family *f, uint32_t c)
 
 static void *code_of(const struct family *f, uint32_t idx)
 {
-	uint8_t *c = f->chunks[idx / CHUNK_ENTRIES];
-	return c + CHUNK_HEAD + (idx % CHUNK_ENTRIES) * SHADOW_ENTRY_SIZE;
+	uint32_t per = PER_CHUNK(f->size);
+	uint8_t *c = f->chunks[idx / per];
+	return c + CHUNK_HEAD + (idx % per) * f->size;
 }
 
 /* The next index of f with its code in place, or -1. Under the lock. */
 static long next_index(struct family *f)
 {
-	uint32_t idx = f->n;
+	uint32_t idx = f->n, per = PER_CHUNK(f->size);
 	if (idx >= SC_MAX_ENTRIES)
 		return -1;
-	if (idx % CHUNK_ENTRIES == 0 && !f->chunks[idx / CHUNK_ENTRIES] &&
-	    new_chunk(f, idx / CHUNK_ENTRIES) != 0) {
+	if (idx % per == 0 && !f->chunks[idx / per] && new_chunk(f, idx / per) != 0) {
 		sc_warn("cannot map shadow code: %s", strerror(errno));
 		return -1;
 	}

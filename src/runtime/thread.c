@@ -30,6 +30,20 @@
 
 SC_HIDDEN __thread struct sc_thread *sc_tls_thread __attribute__((tls_model("initial-exec")));
 SC_HIDDEN __thread uintptr_t sc_tls_start_routine __attribute__((tls_model("initial-exec")));
+/*
+ * What each entry's own counted path reads (arch.h, sc_arch_write_entry):
+ * sc_tls_thread's cap and recs, copied into TLS of their own so that the
+ * path reaches a record in two dependent loads (%fs:offset, then the
+ * record) instead of four (GOT, %fs, the thread, its recs). Invariant:
+ * sc_tls_lim is 0 or sc_tls_thread->cap, and when it is not 0,
+ * sc_tls_recs is sc_tls_thread->recs. Every change of sc_tls_thread or
+ * of the current thread's cap goes through sc_thread_publish, which
+ * closes the gate (lim 0: every call takes the general path) while it
+ * writes, so a signal handler that calls through an entry meanwhile never
+ * sees a cap with the wrong array.
+ */
+SC_HIDDEN __thread uint64_t sc_tls_lim __attribute__((tls_model("initial-exec")));
+SC_HIDDEN __thread struct sc_rec *sc_tls_recs __attribute__((tls_model("initial-exec")));
 /* Stands in for a thread that has ended or cannot be profiled: cap 0 sends
  * every call to the slow path, which lets it through. */
 SC_HIDDEN struct sc_thread sc_idle_thread;
@@ -58,12 +72,32 @@ static const char *thr_path(const struct sc_thread *t)
 
 static void register_thread(struct sc_thread *t);
 
+void sc_thread_publish(void)
+{
+	struct sc_thread *t = sc_tls_thread;
+	sc_tls_lim = 0;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	if (!t || !t->cap)
+		return;
+	sc_tls_recs = t->recs;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	sc_tls_lim = t->cap;
+}
+
+void sc_thread_set_current(struct sc_thread *t)
+{
+	sc_tls_lim = 0;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	sc_tls_thread = t;
+	sc_thread_publish();
+}
+
 static void on_thread_exit(void *p)
 {
 	struct sc_thread *t = p;
 	if (t && t == sc_tls_thread) {
 		sc_thread_finish(t, sc_rdtsc());
-		sc_tls_thread = &sc_idle_thread;
+		sc_thread_set_current(&sc_idle_thread);
 	}
 }
 
@@ -176,9 +210,9 @@ struct sc_thread *sc_thread_get(void)
 	struct sc_thread *t = sc_tls_thread;
 	if (t)
 		return t == &sc_idle_thread ? NULL : t;
-	sc_tls_thread = &sc_idle_thread;        /* calls made while creating pass */
+	sc_thread_set_current(&sc_idle_thread); /* calls made while creating pass */
 	t = thread_new();
-	sc_tls_thread = t ? t : &sc_idle_thread;
+	sc_thread_set_current(t ? t : &sc_idle_thread);
 	return t;
 }
 
@@ -198,19 +232,27 @@ int sc_thread_grow(struct sc_thread *t)
 	t->real_cap = cap;
 	if (!t->busy)
 		t->cap = cap;
+	if (t == sc_tls_thread)
+		sc_thread_publish();
 	return 0;
 }
 
 void sc_thread_busy(struct sc_thread *t)
 {
-	if (t && t->busy++ == 0)
+	if (t && t->busy++ == 0) {
 		t->cap = 0;
+		if (t == sc_tls_thread)
+			sc_thread_publish();
+	}
 }
 
 void sc_thread_idle(struct sc_thread *t)
 {
-	if (t && --t->busy == 0)
+	if (t && --t->busy == 0) {
 		t->cap = t->real_cap;
+		if (t == sc_tls_thread)
+			sc_thread_publish();
+	}
 }
 
 void sc_thread_finish(struct sc_thread *t, uint64_t tsc)
@@ -310,7 +352,7 @@ void sc_thread_after_fork(void)
 	 * copied by fork): read it in place. A copy on the stack (it holds
 	 * the whole shadow stack, ~0.4 MB) would stay in every child's RSS.
 	 */
-	sc_tls_thread = &sc_idle_thread;
+	sc_thread_set_current(&sc_idle_thread);
 	struct sc_thread *n = thread_new();
 	if (!n)
 		return;
@@ -327,5 +369,5 @@ void sc_thread_after_fork(void)
 	if (sc_fd_still(t->fd, thr_path(t), t->dev, t->ino, O_RDWR) == t->fd)
 		close(t->fd);
 	munmap(t, sizeof(*t));
-	sc_tls_thread = n;
+	sc_thread_set_current(n);
 }
