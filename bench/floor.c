@@ -5,10 +5,14 @@
  *   direct     the function pointer itself (what the PLT's jmp *GOT does)
  *   +jmp       one more indirect jump (a GOT slot aimed at a stub that
  *              jumps on: the least any GOT-patching interposer adds)
- *   +entry     a 16-byte shadow entry (mov $idx; jmp *common) and a common
- *              stub that jumps through a table: scaler's path, no counting
- *   +count     the same with scaler's counting (TLS load, count++ and
- *              countdown-- in the record): the counted path
+ *   +entry     a 16-byte stub (mov $idx; jmp *common) and a common stub
+ *              that jumps through a table: scaler's path before its
+ *              entries had their own code, no counting
+ *   +count     the same with that counting (TLS load, count++ and
+ *              countdown-- in the record): the counted path it had
+ *   +own       an entry that counts by itself and jumps on through its
+ *              own slot (TLS gate, count++, countdown--): scaler's
+ *              counted path now (arch.h, sc_arch_write_entry)
  *   +2 rdtsc   direct call between two rdtsc: the least a timed call adds
  *   +ret       +2 rdtsc and the return redirected through a trampoline
  *              by overwriting the return address (the return stack
@@ -30,11 +34,13 @@ void *floor_target = (void *)bench_empty;
 void *floor_table[4] = {(void *)bench_empty, 0, 0, 0};
 struct rec { uint64_t count; int32_t countdown; uint32_t pad; } floor_rec[4];
 __thread struct rec *floor_tls __attribute__((tls_model("initial-exec")));
+__thread uint64_t floor_lim __attribute__((tls_model("initial-exec")));
 uint64_t floor_t0, floor_sum, floor_ret;
 
 void floor_jmp(void);
 void floor_entry(void);
 void floor_count(void);
+void floor_own(void);
 void floor_ret_call(void);
 void floor_call_call(void);
 
@@ -63,6 +69,18 @@ __asm__(
 	"	shrq $1, %r11\n"
 	"	leaq floor_table(%rip), %r10\n"
 	"	jmp *(%r10,%r11)\n"
+	/* the entry's own code, as arch.h writes it for idx 0 (the executable's
+	 * TLS is reached at a fixed offset from %fs, as the runtime's is) */
+	".globl floor_own\n floor_own:\n"
+	"	cmpq $1, %fs:floor_lim@tpoff\n"
+	"	jb 1f\n"
+	"	movq %fs:floor_tls@tpoff, %r10\n"
+	"	incq (%r10)\n"
+	"	decl 8(%r10)\n"
+	"	jle 1f\n"
+	"	jmp *floor_table(%rip)\n"
+	"1:	movl $0, %r11d\n"
+	"	jmp *floor_table(%rip)\n"
 	/* timed skeleton: rdtsc, replace the return address, call on; the
 	 * trampoline reads rdtsc and jumps back */
 	".globl floor_ret_call\n floor_ret_call:\n"
@@ -132,11 +150,13 @@ int main(int argc, char **argv)
 {
 	long n = argc > 1 ? atol(argv[1]) : 20000000;
 	floor_tls = floor_rec;
+	floor_lim = 1;
 	floor_rec[0].countdown = 1 << 30;
 	run("direct", bench_empty, n);
 	run("+jmp", floor_jmp, n);
 	run("+entry", floor_entry, n);
 	run("+count", floor_count, n);
+	run("+own", floor_own, n);
 	double t0 = now(), a = t0, best = 1e300;
 	for (long i = 0; i < n; i += BATCH) {
 		for (long j = 0; j < BATCH; j++) {

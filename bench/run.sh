@@ -59,12 +59,17 @@ if [[ " $PARTS " == *" callrate "* ]]; then
 	tools=("none" "scaler-none" "scaler-adaptive" "scaler-all" "perf")
 	command -v uftrace >/dev/null && tools+=(uftrace)
 	command -v ltrace >/dev/null && tools+=(ltrace)
+	# v-*: the same with sixteen APIs called in a random order (callrate.c)
+	tools+=(v-none v-scaler-none v-scaler-adaptive v-scaler-all)
 	for t in "${tools[@]}"; do : > "$out/cr-$t.txt"; done
 	# one run of each tool per round, so drifts of the machine hit all alike
 	for i in $(seq "$CALL_REPS"); do
 		for t in "${tools[@]}"; do
 			case $t in
 			none) ./callrate "$N" ;;
+			v-none) ./callrate "$N" 16 ;;
+			v-scaler-*) t2=${t#v-}
+				"$SCALER" record -o "$out/sd-$t" --timing="${t2#scaler-}" -- ./callrate "$N" 16 ;;
 			scaler-*) "$SCALER" record -o "$out/sd-$t" --timing="${t#scaler-}" -- ./callrate "$N" ;;
 			perf) perf record -q -g -F 4000 -o "$out/perf-callrate.data" -- ./callrate "$N" ;;
 			uftrace) uftrace record --force -d "$out/uftrace.data" ./callrate $((N / 20)) ;;
@@ -86,6 +91,7 @@ if [[ " $PARTS " == *" callrate "* ]]; then
 	echo "|---|---:|---:|---:|---:|---:|"
 	for t in "${tools[@]}"; do
 		case $t in
+		v-*) continue ;;
 		none) name="no profiler" ;;
 		scaler-adaptive) name="scaler --timing=adaptive (default)" ;;
 		scaler-*) name="scaler --timing=${t#scaler-}" ;;
@@ -100,6 +106,22 @@ if [[ " $PARTS " == *" callrate "* ]]; then
 	done
 	echo
 	echo "($N calls of an empty function in a shared library, timed inside the program)"
+	echo
+	echo "Sixteen empty functions called in a random order (\`callrate N 16\`), in the same rounds:"
+	echo "what a profiler adds when the program does not call the same API every time"
+	echo
+	echo "| tool | ns/call | added ns/call | quiet ns/call | quiet added |"
+	echo "|---|---:|---:|---:|---:|"
+	vbase=$(mean_of v-none); vqbase=$(quiet_of v-none)
+	for t in v-none v-scaler-none v-scaler-adaptive v-scaler-all; do
+		case $t in
+		v-none) name="no profiler" ;;
+		v-scaler-adaptive) name="scaler --timing=adaptive (default)" ;;
+		*) t2=${t#v-}; name="scaler --timing=${t2#scaler-}" ;;
+		esac
+		awk -v n="$name" -v v="$(mean_of "$t")" -v b="$vbase" -v q="$(quiet_of "$t")" -v qb="$vqbase" \
+			'BEGIN {printf "| %s | %.2f | %.2f | %.2f | %.2f |\n", n, v, v-b, q, q-qb}'
+	done
 	if command -v hyperfine >/dev/null; then
 		hyperfine -N --runs 15 --warmup 2 --export-json "$out/startup.json" \
 			"git --version" "$SCALER record -o $out/sd-startup -- git --version" >/dev/null 2>&1 &&
@@ -309,12 +331,13 @@ print("| path | ns/call | added ns/call | quiet ns/call | quiet added |")
 print("|---|---:|---:|---:|---:|")
 what = {"direct": "call through the function pointer (as the PLT does)",
         "+jmp": "+ one indirect jump (any GOT-patching interposer)",
-        "+entry": "+ shadow entry and dispatch jump (scaler's path, no counting)",
-        "+count": "+ scaler's counting (TLS, count++, countdown--)",
+        "+entry": "+ 16-byte stub and a dispatch jump shared by all APIs (scaler's path before, no counting)",
+        "+count": "+ that path's counting (TLS, thread, count++, countdown--)",
+        "+own": "+ an entry that counts and jumps on by itself (scaler's counted path now)",
         "+2rdtsc": "direct call between two rdtsc (any timed call)",
         "+2rdtsc+ret": "+ the return redirected through a trampoline (overwritten return address)",
         "+2rdtsc+call": "+ the interposer calling the function and returning by push + ret (scaler's way)"}
-for k in ["direct", "+jmp", "+entry", "+count", "+2rdtsc", "+2rdtsc+ret", "+2rdtsc+call"]:
+for k in ["direct", "+jmp", "+entry", "+count", "+own", "+2rdtsc", "+2rdtsc+ret", "+2rdtsc+call"]:
     v = statistics.median(rows[k])
     q = min(quiet[k])
     print("| %s | %.2f | %.2f | %.2f | %.2f |" % (what[k], v, v - base, q, q - qbase))
