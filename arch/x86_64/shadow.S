@@ -339,16 +339,14 @@ END(sc_shadow_common)
  *   CF=1  its gate (sc_tls_lim) found no record for idx: no thread yet, a
  *         busy one, or an array too short. The general path looks again
  *         (r11 = idx); the call is not counted yet.
- *   CF=0  it counted the call and the countdown ran out: time this call
- *         (r10 = recs, r11 = idx*256, as at .Ltimed_rec).
+ *   CF=0  it counted the call and the countdown ran out: time this call.
+ *         r10 still holds the records it loaded and r11 = idx*256, as
+ *         .Ltimed_rec wants them.
  */
 ENTRY(sc_shadow_rare)
 	.cfi_startproc
-	jc	1f
-	movq	sc_tls_recs@gottpoff(%rip), %r10
-	movq	%fs:(%r10), %r10
-	jmp	.Ltimed_rec
-1:	shrq	$RC_SHIFT, %r11
+	jnc	.Ltimed_rec
+	shrq	$RC_SHIFT, %r11
 	jmp	sc_shadow_common
 	.cfi_endproc
 END(sc_shadow_rare)

@@ -56,12 +56,17 @@
  * file pages fault in 16 at a time) */
 struct family {
 	uint32_t n;                     /* indices given */
-	uint32_t size;                  /* bytes of code per index */
 	uint8_t *area;                  /* where its chunks go (entries), or 0 */
 	uint8_t *chunks[MAX_CHUNKS];
 };
-static struct family entries = {.size = ENTRY_CODE_SIZE};
-static struct family imports = {.size = HOOK_STUB_SIZE};
+static struct family entries, imports;
+
+/* bytes of code per index (not a field: an initializer would move both
+ * families, 66 KB, into .data) */
+static uint32_t size_of(const struct family *f)
+{
+	return f == &entries ? ENTRY_CODE_SIZE : HOOK_STUB_SIZE;
+}
 static int32_t lim_off, recs_off;       /* of sc_tls_lim, sc_tls_recs */
 
 SC_HIDDEN struct sc_entry *sc_entry_table;
@@ -113,11 +118,11 @@ static int new_chunk(struct family *f, uint32_t c)
 	}
 	void *common = f == &entries ? (void *)sc_shadow_rare : (void *)sc_pending_common;
 	memcpy(m, &common, sizeof(common));
-	uint32_t per = PER_CHUNK(f->size);
+	uint32_t per = PER_CHUNK(size_of(f));
 	bool ok = true;
 	for (uint32_t i = 0; i < per && ok; i++) {
 		uint32_t idx = c * per + i;
-		uint8_t *code = m + CHUNK_HEAD + i * f->size;
+		uint8_t *code = m + CHUNK_HEAD + i * size_of(f);
 		if (f == &entries)
 			ok = idx >= SC_MAX_ENTRIES ||
 			     sc_arch_write_entry(code, idx, m, &sc_entry_table[idx].target,
@@ -140,15 +145,15 @@ static int new_chunk(struct family *f, uint32_t c)
 
 static void *code_of(const struct family *f, uint32_t idx)
 {
-	uint32_t per = PER_CHUNK(f->size);
+	uint32_t per = PER_CHUNK(size_of(f));
 	uint8_t *c = f->chunks[idx / per];
-	return c + CHUNK_HEAD + (idx % per) * f->size;
+	return c + CHUNK_HEAD + (idx % per) * size_of(f);
 }
 
 /* The next index of f with its code in place, or -1. Under the lock. */
 static long next_index(struct family *f)
 {
-	uint32_t idx = f->n, per = PER_CHUNK(f->size);
+	uint32_t idx = f->n, per = PER_CHUNK(size_of(f));
 	if (idx >= SC_MAX_ENTRIES)
 		return -1;
 	if (idx % per == 0 && !f->chunks[idx / per] && new_chunk(f, idx / per) != 0) {

@@ -7,7 +7,7 @@
  *     jumps to the target while the gate lets it and the countdown lasts;
  *     goes to the head with the carry set, r11 = idx << 8 and nothing
  *     counted when the gate is shut (lim <= idx); and with the carry clear
- *     after counting when the countdown runs out.
+ *     after counting when the countdown runs out, r10 = the records.
  */
 #include <stdint.h>
 #include <string.h>
@@ -62,7 +62,7 @@ static __thread struct sc_rec *recs;
 
 /* the target and the head: each says where the call went; the head also
  * what the entry left in the carry flag and r11 */
-uint64_t seen_cf, seen_r11;
+uint64_t seen_cf, seen_r10, seen_r11;
 long test_target(void);
 long test_head(void);
 __asm__(".text\n"
@@ -73,6 +73,7 @@ __asm__(".text\n"
 	"	setc %al\n"
 	"	movzbl %al, %eax\n"
 	"	movq %rax, seen_cf(%rip)\n"
+	"	movq %r10, seen_r10(%rip)\n"
 	"	movq %r11, seen_r11(%rip)\n"
 	"	movl $7, %eax\n"
 	"	ret\n");
@@ -126,6 +127,7 @@ static void runs(void)
 	CHECK(v == 7 && seen_cf == 0 && seen_r11 == (IDX << RC_SHIFT),
 	      "timed: %ld, CF %lu, r11 %#lx", v, (unsigned long)seen_cf,
 	      (unsigned long)seen_r11);
+	CHECK(seen_r10 == (uintptr_t)r, "timed: r10 = the records");
 	CHECK(r[IDX].count == 2 && r[IDX].countdown == 0, "timed: count %lu, countdown %d",
 	      (unsigned long)r[IDX].count, (int)r[IDX].countdown);
 	CHECK(r[0].count == 0 && r[IDX - 1].count == 0, "other records untouched");
