@@ -156,9 +156,12 @@ static void check_fd(void)
 		meta_fd = sc_fd_still(meta_fd, meta_path, meta_dev, meta_ino, O_WRONLY | O_APPEND);
 }
 
-/* Appends n bytes of whole records to the file. */
+/* Appends n bytes of whole records to the file. The descriptor is
+ * checked here, where it is written through, not for every record: a
+ * scan holds ~500 records (sqlite3) and wrote them with as many fstats. */
 static void put(const void *p, size_t n)
 {
+	check_fd();
 	if (meta_fd >= 0 && write_all(meta_fd, p, n) == 0)
 		file_len += n;
 }
@@ -178,7 +181,6 @@ void sc_meta_batch(bool on)
 	if (on)
 		batch++;
 	else if (batch > 0 && --batch == 0) {
-		check_fd();
 		flush_held();
 		madvise(held, sizeof(held), MADV_DONTNEED);
 	}
@@ -217,7 +219,6 @@ void sc_meta_add(uint32_t type, const void *a, size_t alen, const char *str)
 	if (!sig)
 		sc_leaf_lock();
 	bool hold = batch && !sig;
-	check_fd();
 	if (sig || (hold && held_len + total > sizeof(held)))   /* total <= sizeof(held) */
 		flush_held();
 	if (hold || total <= sizeof(small)) {
@@ -236,6 +237,7 @@ void sc_meta_add(uint32_t type, const void *a, size_t alen, const char *str)
 		struct iovec iov[4];
 		for (int i = 0; i < 4; i++)
 			iov[i] = (struct iovec){(void *)part[i].p, part[i].n};
+		check_fd();
 		if (meta_fd >= 0 && writev_all(meta_fd, iov, 4) == 0)
 			file_len += total;
 	}
