@@ -84,6 +84,14 @@ void sc_thread_publish(void)
 	sc_tls_lim = t->cap;
 }
 
+/* t->cap = cap, and the entries' copy of it if t is this thread's */
+static void set_cap(struct sc_thread *t, uint64_t cap)
+{
+	t->cap = cap;
+	if (t == sc_tls_thread)
+		sc_thread_publish();
+}
+
 void sc_thread_set_current(struct sc_thread *t)
 {
 	sc_tls_lim = 0;
@@ -231,28 +239,20 @@ int sc_thread_grow(struct sc_thread *t)
 		return -1;
 	t->real_cap = cap;
 	if (!t->busy)
-		t->cap = cap;
-	if (t == sc_tls_thread)
-		sc_thread_publish();
+		set_cap(t, cap);
 	return 0;
 }
 
 void sc_thread_busy(struct sc_thread *t)
 {
-	if (t && t->busy++ == 0) {
-		t->cap = 0;
-		if (t == sc_tls_thread)
-			sc_thread_publish();
-	}
+	if (t && t->busy++ == 0)
+		set_cap(t, 0);
 }
 
 void sc_thread_idle(struct sc_thread *t)
 {
-	if (t && --t->busy == 0) {
-		t->cap = t->real_cap;
-		if (t == sc_tls_thread)
-			sc_thread_publish();
-	}
+	if (t && --t->busy == 0)
+		set_cap(t, t->real_cap);
 }
 
 void sc_thread_finish(struct sc_thread *t, uint64_t tsc)
