@@ -18,6 +18,8 @@
  *    but also for `&f`. Replacing a slot whose value escapes would make
  *    `&f` differ between objects, so we hook it only if the object's code
  *    reaches it by indirect call/jump and never loads it into a register.
+ *    Finding that out reads all of the object's code (classify), so only
+ *    slots that could be hooked at all are candidates (gotdat_cb).
  *  - A slot bound inside its own object is a call within one component:
  *    not a cross flow, left alone.
  */
@@ -344,6 +346,7 @@ static void *pin(const struct cand *c)
 struct got_use {
 	uintptr_t slot;
 	unsigned calls, loads;
+	bool known;             /* decided without reading the code */
 };
 
 static int cmp_use(const void *a, const void *b)
@@ -584,6 +587,8 @@ struct patch_ctx {
 	struct sc_object *o;
 	struct got_use *uses;
 	size_t n_uses, cap_uses;
+	size_t fini;            /* __cxa_finalize's GLOB_DAT candidate + 1 */
+	bool fini_plt;          /* ... and it has a JUMP_SLOT too */
 	struct patch *patches;
 	size_t n, cap;
 };
@@ -638,10 +643,33 @@ static int import_cb(void *p, const struct sc_import *imp)
 	return 0;
 }
 
+/*
+ * Lists the GLOB_DAT slots of functions that classify() must decide on.
+ * Left out, as import_cb would leave them whatever the code does: a slot
+ * that holds 0 (weak, undefined), or a function of the object itself (an
+ * exported function whose address the object takes through its GOT: most
+ * of a library's GLOB_DAT slots, and all of libc's), or of no object we
+ * know, or of the runtime itself. A GLOB_DAT slot is bound when the
+ * object is loaded, never lazily, so what it holds now is what it binds.
+ *
+ * __cxa_finalize is decided by name: every object built with GCC's
+ * crtstuff has its slot, which __do_global_dtors_aux compares with 0 and
+ * then calls, through the PLT if the object has one for it (the slot is
+ * then only compared: not hooked) or through the slot under -fno-plt
+ * (hooked). That is what reading the code finds too, but it would read a
+ * whole library (1 MB for libsqlite3) for that one slot at every start.
+ */
 static int gotdat_cb(void *p, const struct sc_import *imp)
 {
 	struct patch_ctx *c = p;
+	bool fini = !strcmp(imp->name, "__cxa_finalize");
+	if (fini && imp->kind == SC_ENT_PLT)
+		c->fini_plt = true;
 	if (imp->kind != SC_ENT_GOT || imp->st_type == STT_OBJECT || imp->st_type == STT_TLS)
+		return 0;
+	uintptr_t cur = *(const uintptr_t *)imp->slot;
+	struct sc_object *callee = cur ? sc_object_of(cur) : NULL;
+	if (!callee || callee == c->o || (callee->skip && !strstr(callee->path, "ld-linux")))
 		return 0;
 	if (c->n_uses == c->cap_uses) {
 		size_t cap = c->cap_uses ? c->cap_uses * 2 : 64;
@@ -651,7 +679,10 @@ static int gotdat_cb(void *p, const struct sc_import *imp)
 		c->uses = nu;
 		c->cap_uses = cap;
 	}
-	c->uses[c->n_uses++] = (struct got_use){.slot = imp->slot};
+	c->uses[c->n_uses] = (struct got_use){.slot = imp->slot, .known = fini};
+	c->n_uses++;
+	if (fini)
+		c->fini = c->n_uses;
 	return 0;
 }
 
@@ -731,22 +762,30 @@ static int cmp_patch(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-static void patch_object(struct sc_object *o)
+/* Patches object o; true if its code was read (classify) */
+static bool patch_object(struct sc_object *o)
 {
 	struct sc_reloc_info ri;
 	if (o->skip || sc_reloc_parse(o->base, o->dyn, &ri) != 0)
-		return;
+		return false;
 	struct patch_ctx c = {.o = o};
 	sc_reloc_walk(&ri, gotdat_cb, &c);
+	if (c.fini && !c.fini_plt)
+		c.uses[c.fini - 1].calls = 1;   /* called through the slot (-fno-plt) */
+	bool read = false;
+	for (size_t i = 0; i < c.n_uses && !read; i++)
+		read = !c.uses[i].known;
 	if (c.n_uses) {
 		qsort(c.uses, c.n_uses, sizeof(*c.uses), cmp_use);
-		classify(o, c.uses, c.n_uses);
+		if (read)
+			classify(o, c.uses, c.n_uses);
 	}
 	sc_reloc_walk(&ri, import_cb, &c);
 	qsort(c.patches, c.n, sizeof(*c.patches), cmp_patch);
 	apply(o, c.patches, c.n);
 	sc_mem_free(c.patches);
 	sc_mem_free(c.uses);
+	return read;
 }
 
 /*
@@ -758,10 +797,10 @@ static void patch_object(struct sc_object *o)
  *      or is still being loaded by a dlopen that will scan it itself;
  *   4. register them all, then patch each: every new object must be
  *      registered before any is patched, as a target is attributed to
- *      the object that contains it. The code an object's patching maps is
- *      given back after the object, before the next is read, so the peak
- *      (VmHWM) grows by one object's code at most; the symbol tables
- *      resolving reads in every object, at the end;
+ *      the object that contains it. The code an object's patching maps
+ *      (when classify read it) is given back after the object, before the
+ *      next is read, so the peak (VmHWM) grows by one object's code at
+ *      most; the symbol tables resolving reads in every object, at the end;
  *   5. let the pins go; if that unloaded one, prune again.
  */
 void sc_objects_scan(bool patch)
@@ -786,10 +825,9 @@ void sc_objects_scan(bool patch)
 	if (patch && first_new < n_objs) {
 		struct keep_rss k;
 		keep_rss_note(&k);
-		for (uint32_t i = first_new; i < n_objs; i++) {
-			patch_object(&objs[i]);
-			keep_rss_drop(&k, &objs[i]);
-		}
+		for (uint32_t i = first_new; i < n_objs; i++)
+			if (patch_object(&objs[i]))
+				keep_rss_drop(&k, &objs[i]);
 		keep_rss_drop(&k, NULL);
 		keep_rss_free(&k);
 	}
