@@ -253,7 +253,7 @@ static const struct {
 void *sc_exec_wrapper(const char *name)
 {
 	for (size_t i = 0; i < sizeof(exec_wrappers) / sizeof(exec_wrappers[0]); i++)
-		if (!strcmp(name, exec_wrappers[i].name))
+		if (sc_name_eq(name, exec_wrappers[i].name))
 			return exec_wrappers[i].fn;
 	return NULL;
 }

@@ -22,6 +22,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "format.h"
 #include "arch.h"
@@ -189,6 +190,16 @@ uint64_t sc_pclock_entry(const struct sc_frame *f) SC_HIDDEN;
 
 /* util */
 void sc_warn(const char *fmt, ...) SC_HIDDEN __attribute__((format(printf, 1, 2)));
+
+/*
+ * a == b for the runtime's tables of API names, which the scan consults
+ * for every import (~200 names each time): most names differ from the
+ * import's in their first byte, compared here before a call of strcmp.
+ */
+static inline bool sc_name_eq(const char *a, const char *b)
+{
+	return a[0] == b[0] && strcmp(a, b) == 0;
+}
 uint64_t sc_rdtsc(void) SC_HIDDEN;
 uint64_t sc_mono_ns(void) SC_HIDDEN;
 

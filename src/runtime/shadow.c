@@ -355,7 +355,7 @@ static const char *const mayblock_names[] = {
 static bool in(const char *const *list, const char *name)
 {
 	for (; *list; list++)
-		if (strcmp(*list, name) == 0)
+		if (sc_name_eq(*list, name))
 			return true;
 	return false;
 }

@@ -81,9 +81,9 @@ static sighandler_t w_signal(int sig, sighandler_t h)
 
 void *sc_signal_wrapper(const char *name)
 {
-	if (!strcmp(name, "sigaction") || !strcmp(name, "__sigaction"))
+	if (sc_name_eq(name, "sigaction") || sc_name_eq(name, "__sigaction"))
 		return (void *)w_sigaction;
-	if (!strcmp(name, "signal") || !strcmp(name, "bsd_signal") || !strcmp(name, "sysv_signal"))
+	if (sc_name_eq(name, "signal") || sc_name_eq(name, "bsd_signal") || sc_name_eq(name, "sysv_signal"))
 		return (void *)w_signal;
 	return NULL;
 }

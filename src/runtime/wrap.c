@@ -515,7 +515,7 @@ void *sc_wrapper_for(const char *name, bool *timed)
 		return s;
 	}
 	for (size_t i = 0; i < sizeof(wrappers) / sizeof(wrappers[0]); i++)
-		if (!strcmp(name, wrappers[i].name))
+		if (sc_name_eq(name, wrappers[i].name))
 			return wrappers[i].fn;
 	return NULL;
 }
