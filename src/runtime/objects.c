@@ -654,10 +654,12 @@ static int import_cb(void *p, const struct sc_import *imp)
  *
  * __cxa_finalize is decided by name: every object built with GCC's
  * crtstuff has its slot, which __do_global_dtors_aux compares with 0 and
- * then calls, through the PLT if the object has one for it (the slot is
- * then only compared: not hooked) or through the slot under -fno-plt
- * (hooked). That is what reading the code finds too, but it would read a
- * whole library (1 MB for libsqlite3) for that one slot at every start.
+ * then calls through a PLT entry. Current linkers make that entry jump
+ * through this very slot (.plt.got, as for any symbol that has a GOT
+ * slot): it is called through, hooked. Older ones gave the symbol its own
+ * JUMP_SLOT: this slot is then only compared, not hooked. That is what
+ * reading the code finds too (a compare is not a load, gotscan.c), but it
+ * would read a whole library (1 MB for libsqlite3) for that one slot.
  */
 static int gotdat_cb(void *p, const struct sc_import *imp)
 {
@@ -771,7 +773,7 @@ static bool patch_object(struct sc_object *o)
 	struct patch_ctx c = {.o = o};
 	sc_reloc_walk(&ri, gotdat_cb, &c);
 	if (c.fini && !c.fini_plt)
-		c.uses[c.fini - 1].calls = 1;   /* called through the slot (-fno-plt) */
+		c.uses[c.fini - 1].calls = 1;   /* called through the slot (.plt.got) */
 	bool read = false;
 	for (size_t i = 0; i < c.n_uses && !read; i++)
 		read = !c.uses[i].known;
