@@ -119,6 +119,23 @@ static inline bool sc_arch_write_entry(uint8_t *code, uint32_t idx, const void *
 	return sc_arch_rel32(c + 46, c + 50, target) && sc_arch_rel32(c + 58, c + 62, head);
 }
 
+/*
+ * The code of an entry that only jumps on to its API, counting nothing
+ * (SCALER_BARE=1: bench part b measures what patching a program's GOT
+ * slots costs by itself, the floor under any interposer that does so):
+ *
+ *  0  f3 0f 1e fa                  endbr64
+ *  4  ff 25 <rel32>                jmp  *sc_entry_table[idx].target(%rip)
+ * 10  cc ...
+ */
+static inline bool sc_arch_write_bare_entry(uint8_t *code, const void *target)
+{
+	static const uint8_t head6[6] = {0xf3, 0x0f, 0x1e, 0xfa, 0xff, 0x25};
+	memset(code, 0xcc, ENTRY_CODE_SIZE);
+	memcpy(code, head6, 6);
+	return sc_arch_rel32(code + 6, code + 10, target);
+}
+
 /* The offset of a TLS variable of this object from the thread pointer
  * (%fs:0 holds the thread pointer itself, the x86-64 TLS ABI) */
 static inline intptr_t sc_arch_tls_offset(const void *var)

@@ -40,6 +40,7 @@
  * reserved right after the table, in one mapping.
  */
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 
@@ -68,6 +69,7 @@ static uint32_t size_of(const struct family *f)
 	return f == &entries ? ENTRY_CODE_SIZE : HOOK_STUB_SIZE;
 }
 static int32_t lim_off, recs_off;       /* of sc_tls_lim, sc_tls_recs */
+static bool bare;                       /* SCALER_BARE=1: entries only jump on */
 
 SC_HIDDEN struct sc_entry *sc_entry_table;
 SC_HIDDEN struct sc_hook *sc_hook_table;
@@ -98,6 +100,8 @@ int sc_shadow_init(void)
 	}
 	lim_off = (int32_t)lo;
 	recs_off = (int32_t)ro;
+	const char *b = getenv("SCALER_BARE");
+	bare = b && !strcmp(b, "1");
 	return 0;
 }
 
@@ -123,7 +127,10 @@ static int new_chunk(struct family *f, uint32_t c)
 	for (uint32_t i = 0; i < per && ok; i++) {
 		uint32_t idx = c * per + i;
 		uint8_t *code = m + CHUNK_HEAD + i * size_of(f);
-		if (f == &entries)
+		if (f == &entries && bare)
+			ok = idx >= SC_MAX_ENTRIES ||
+			     sc_arch_write_bare_entry(code, &sc_entry_table[idx].target);
+		else if (f == &entries)
 			ok = idx >= SC_MAX_ENTRIES ||
 			     sc_arch_write_entry(code, idx, m, &sc_entry_table[idx].target,
 						 lim_off, recs_off);

@@ -7,7 +7,8 @@
  *     jumps to the target while the gate lets it and the countdown lasts;
  *     goes to the head with the carry set, r11 = idx << 8 and nothing
  *     counted when the gate is shut (lim <= idx); and with the carry clear
- *     after counting when the countdown runs out, r10 = the records.
+ *     after counting when the countdown runs out, r10 = the records;
+ *  3. sc_arch_write_bare_entry's entry (SCALER_BARE) only jumps on.
  */
 #include <stdint.h>
 #include <string.h>
@@ -135,6 +136,31 @@ static void runs(void)
 	/* out of reach: a target 4 GB away is refused, not truncated */
 	uint8_t buf[ENTRY_CODE_SIZE];
 	CHECK(!sc_arch_write_entry(buf, 1, buf, buf + (1ull << 32), 0, 0), "far target refused");
+	CHECK(!sc_arch_write_bare_entry(buf, buf + (1ull << 32)), "bare: far target refused");
+	munmap(p, 4096);
+}
+
+/* SCALER_BARE's entry: straight to the target, the gate and the records
+ * never looked at (both would send a counting entry to the head) */
+static void bare(void)
+{
+	struct code_page *p = mmap(NULL, 4096, PROT_READ | PROT_WRITE,
+				   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	CHECK(p != MAP_FAILED, "mmap");
+	if (p == MAP_FAILED)
+		return;
+	p->head = (void *)test_head;
+	p->target[IDX] = (void *)test_target;
+	CHECK(sc_arch_write_bare_entry(p->code, &p->target[IDX]), "bare: written");
+	CHECK(p->code[0] == 0xf3 && p->code[4] == 0xff && p->code[5] == 0x25 &&
+	      p->code[ENTRY_CODE_SIZE - 1] == 0xcc, "bare: endbr64, jmp *, int3 after");
+	CHECK(mprotect(p, 4096, PROT_READ | PROT_EXEC) == 0, "mprotect");
+	long (*entry)(void) = (long (*)(void))(uintptr_t)p->code;
+	static struct sc_rec r[IDX + 1];
+	recs = r;
+	lim = 0;
+	long v = entry();
+	CHECK(v == 42 && r[IDX].count == 0, "bare: %ld, count %lu", v, (unsigned long)r[IDX].count);
 	munmap(p, 4096);
 }
 
@@ -142,5 +168,6 @@ int main(void)
 {
 	same_bytes();
 	runs();
+	bare();
 	return check_summary();
 }
