@@ -7,9 +7,11 @@
 #   servers   redis-server + redis-benchmark, nginx + wrk, memcached +
 #             memcslap, postgres + pgbench, a sqlite3 workload: REPS rounds
 #             of (no profiler, scaler record, perf record -g -F 4000) in
-#             turn; median throughput (or time) and peak RSS; the loss is
-#             the median of each round's ratio to its own baseline run,
-#             beside the spread of the baseline runs (the host's noise)
+#             turn (3 x REPS for sqlite3); median throughput (or time) and
+#             peak RSS; the loss is the median of each round's ratio to its
+#             own baseline run, in throughput (or time) and in the server's
+#             CPU time per request, beside the spread of the baseline runs
+#             (the host's noise)
 #   memory    bytes per (thread, caller, API) record, read from a profile's
 #             thread file header, and the RSS a profile adds to a program
 #             with many threads x many APIs
@@ -145,17 +147,23 @@ if [[ " $PARTS " == *" servers "* ]]; then
 print(sum(c["count"] for c in json.load(sys.stdin)["calls"]) / int(sys.argv[1]))' "$2"
 	}
 	for app in $SERVERS; do
-		for m in base scaler perf; do       # all: a mode left out prints nan, not an old run
+		for m in base scaler perf bare; do  # all: a mode left out prints nan, not an old run
 			: > "$out/sv-$app-$m.tput"; : > "$out/sv-$app-$m.rss"; : > "$out/sv-$app-$m.anon"
 			: > "$out/sv-$app-$m.cpu"
 		done
 		: > "$out/sv-$app-calls"
 		case $app in
-		sqlite3) prog_setup sqlite3 ;;
+		sqlite3) prog_setup sqlite3
+			cc -O2 -Wall -Wextra -Werror -o "$out/rusage" "$ROOT/bench/rusage.c"
+			export PROG_RUSAGE=$out/rusage ;;
 		*) srv_setup "$app" ;;
 		esac
-		for i in $(seq "$REPS"); do
-			for m in $modes; do
+		# sqlite3's run is short (0.3 s): three times the rounds
+		# and, for sqlite3, a run whose entries only jump on (bare)
+		reps=$REPS amodes=$modes
+		[ "$app" = sqlite3 ] && reps=$((REPS * 3)) && amodes="$modes bare"
+		for i in $(seq "$reps"); do
+			for m in $amodes; do
 				d=$APPS_TMP/b-$app-$m-$i
 				if [ "$app" = sqlite3 ]; then
 					t=$(PROG_RSS="$d/rss" prog_run sqlite3 "$m" "$d")
@@ -176,26 +184,32 @@ print(sum(c["count"] for c in json.load(sys.stdin)["calls"]) / int(sys.argv[1]))
 					echo "$RSS_ANON" >> "$out/sv-$app-$m.anon"
 					req=$(srv_requests "$app" "$d")
 					# server CPU µs per request; intercepted calls per request
-					[ -n "$req" ] && [ "$req" -gt 0 ] && awk -v c="$SRV_CPU_MS" -v r="$req" \
-						'BEGIN { print c * 1000 / r }' >> "$out/sv-$app-$m.cpu"
+					if [ -n "$req" ] && [ "$req" -gt 0 ]; then
+						awk -v c="$SRV_CPU_MS" -v r="$req" 'BEGIN { print c * 1000 / r }'
+					else
+						echo nan
+					fi >> "$out/sv-$app-$m.cpu"
 					[ "$m" = scaler ] && [ -n "$req" ] && calls_of "$d/prof" "$req" >> "$out/sv-$app-calls"
 				else
 					echo nan >> "$out/sv-$app-$m.tput"
+					echo nan >> "$out/sv-$app-$m.cpu"
 					kill -KILL $(tree_pids "$SRV_LAUNCH") 2>/dev/null || true
 				fi
 				rm -rf "$d"     # perf.data and profiles are large
 			done
 		done
 	done
-	echo "### (b) real servers: median of $REPS alternating rounds (no profiler, scaler, perf)"
+	echo "### (b) real servers: median of $REPS alternating rounds (no profiler, scaler, perf; sqlite3 $((REPS * 3)))"
 	echo
 	echo "Loss: the median over rounds of each run's throughput (or time) against the baseline"
 	echo "run of its own round, so that the host's slow phases, which last seconds to minutes,"
-	echo "hit both sides of a ratio. Baseline spread: the slowest and fastest baseline run"
+	echo "hit both sides of a ratio. CPU per request: the same for the CPU time the server's"
+	echo "processes used per request served (sqlite3: per run), which the client's share of"
+	echo "the two CPUs does not move. Baseline spread: the slowest and fastest baseline run"
 	echo "against their median, i.e. what the same unprofiled run does from round to round."
 	echo
-	echo "| workload | metric | no profiler | scaler | scaler loss | perf -g -F 4000 | perf loss | baseline spread | peak RSS MB | scaler RSS | perf RSS | private (anon) MB: none / scaler |"
-	echo "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
+	echo "| workload | metric | no profiler | scaler | scaler loss | scaler CPU per request | perf -g -F 4000 | perf loss | perf CPU per request | baseline spread | peak RSS MB | scaler RSS | perf RSS | private (anon) MB: none / scaler |"
+	echo "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
 	for app in $SERVERS; do
 		case $app in
 		redis) w="redis-server + redis-benchmark (20 conns, SET+GET)"; u="GET req/s" ;;
@@ -213,19 +227,39 @@ print(sum(c["count"] for c in json.load(sys.stdin)["calls"]) / int(sys.argv[1]))
 				$1 != "nan" && $2 != "nan" && $1 > 0 && $2 > 0 {
 					print (u == "seconds") ? $2 / $1 - 1 : 1 - $2 / $1 }' | median
 		}
+		# cpu_of MODE: the same for the server's CPU time per request (the
+		# program's, sqlite3): what the profiler costs the program itself,
+		# whatever the client and the host's other guests do meanwhile
+		cpu_of() {
+			paste "$out/sv-$app-base.cpu" "$out/sv-$app-$1.cpu" | awk '
+				$1 != "nan" && $2 != "nan" && $1 > 0 && $2 > 0 { print $2 / $1 - 1 }' | median
+		}
 		ls=$(loss_of scaler); lp=$(loss_of perf)
+		cs=$(cpu_of scaler); cp=$(cpu_of perf)
 		spread=$(grep -v nan "$out/sv-$app-base.tput" | sort -g | awk -v m="$b" '
 			NR == 1 { lo = $1 } { hi = $1 } END { printf "%+.0f%% / %+.0f%%", 100 * (lo / m - 1), 100 * (hi / m - 1) }')
 		rb=$(median < "$out/sv-$app-base.rss"); rs=$(median < "$out/sv-$app-scaler.rss")
 		rp=$(median < "$out/sv-$app-perf.rss")
 		ab=$(grep -v nan "$out/sv-$app-base.anon" | median); as=$(grep -v nan "$out/sv-$app-scaler.anon" | median)
 		awk -v w="$w" -v u="$u" -v b="$b" -v s="$s" -v p="$p" -v rb="$rb" -v rs="$rs" -v rp="$rp" \
-			-v ab="$ab" -v as="$as" -v ls="$ls" -v lp="$lp" -v sp="$spread" 'BEGIN {
+			-v ab="$ab" -v as="$as" -v ls="$ls" -v lp="$lp" -v sp="$spread" -v cs="$cs" -v cp="$cp" 'BEGIN {
 			# loss: throughput lost, or time added (sqlite3)
 			an = (ab == "nan") ? "-" : sprintf("%.1f / %.1f (%.2fx)", ab / 1024, as / 1024, as / ab)
-			printf "| %s | %s | %.6g | %.6g | %+.1f%% | %.6g | %+.1f%% | %s | %.1f | %.1f (%.2fx) | %.1f (%.2fx) | %s |\n",
-				w, u, b, s, 100 * ls, p, 100 * lp, sp, rb / 1024, rs / 1024, rs / rb, rp / 1024, rp / rb, an }'
+			printf "| %s | %s | %.6g | %.6g | %+.1f%% | %+.1f%% | %.6g | %+.1f%% | %+.1f%% | %s | %.1f | %.1f (%.2fx) | %.1f (%.2fx) | %s |\n",
+				w, u, b, s, 100 * ls, 100 * cs, p, 100 * lp, 100 * cp, sp, rb / 1024, rs / 1024, rs / rb,
+				rp / 1024, rp / rb, an }'
 	done
+	if [[ " $SERVERS " == *" sqlite3 "* ]]; then
+		app=sqlite3 u=seconds
+		echo
+		echo "The floor under any interposer that patches GOT slots, on sqlite3 ($(median < "$out/sv-$app-calls" |
+			awk '{ printf "%.1f M", $1 / 1e6 }') intercepted calls in $(grep -v nan "$out/sv-$app-base.tput" |
+			median) s): the same rounds with entries that only jump on to the API"
+		echo "(\`SCALER_BARE=1 scaler record\`: nothing counted or timed, same patching and start-up)"
+		echo "cost $(loss_of bare | awk '{ printf "%+.1f%%", 100 * $1 }') time and $(cpu_of bare |
+			awk '{ printf "%+.1f%%", 100 * $1 }') CPU, against scaler's $(loss_of scaler |
+			awk '{ printf "%+.1f%%", 100 * $1 }') and $(cpu_of scaler | awk '{ printf "%+.1f%%", 100 * $1 }')."
+	fi
 	echo
 	echo "Where the time goes: calls the profile counted per request, the server's CPU time per"
 	echo "request without a profiler, and what those calls cost at the call-rate benchmark's"
@@ -235,7 +269,7 @@ print(sum(c["count"] for c in json.load(sys.stdin)["calls"]) / int(sys.argv[1]))
 	echo "| workload | intercepted calls per request | server CPU µs per request | calls x ${CALL_NS} ns / CPU |"
 	echo "|---|---:|---:|---:|"
 	for app in $SERVERS; do
-		c=$(median < "$out/sv-$app-calls"); cpu=$(median < "$out/sv-$app-base.cpu")
+		c=$(median < "$out/sv-$app-calls"); cpu=$(grep -v nan "$out/sv-$app-base.cpu" | median)
 		[ "$app" = sqlite3 ] && what="$app (per run)" || what=$app
 		awk -v w="$what" -v c="$c" -v u="$cpu" -v k="$CALL_NS" 'BEGIN {
 			printf "| %s | %.1f | %.2f | %.2f%% |\n", w, c, u, 100 * c * k / 1000 / u }'
