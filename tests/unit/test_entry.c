@@ -88,15 +88,24 @@ struct code_page {
 	uint8_t code[ENTRY_CODE_SIZE];
 };
 
-static void runs(void)
+/* a writable page whose entry will jump through head and target[IDX] */
+static struct code_page *new_page(void)
 {
 	struct code_page *p = mmap(NULL, 4096, PROT_READ | PROT_WRITE,
 				   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	CHECK(p != MAP_FAILED, "mmap");
 	if (p == MAP_FAILED)
-		return;
+		return NULL;
 	p->head = (void *)test_head;
 	p->target[IDX] = (void *)test_target;
+	return p;
+}
+
+static void runs(void)
+{
+	struct code_page *p = new_page();
+	if (!p)
+		return;
 	intptr_t lo = sc_arch_tls_offset(&lim), ro = sc_arch_tls_offset(&recs);
 	CHECK(lo == (int32_t)lo && ro == (int32_t)ro, "TLS offsets %ld %ld", (long)lo, (long)ro);
 	bool ok = sc_arch_write_entry(p->code, IDX, &p->head, &p->target[IDX],
@@ -144,13 +153,9 @@ static void runs(void)
  * never looked at (both would send a counting entry to the head) */
 static void bare(void)
 {
-	struct code_page *p = mmap(NULL, 4096, PROT_READ | PROT_WRITE,
-				   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	CHECK(p != MAP_FAILED, "mmap");
-	if (p == MAP_FAILED)
+	struct code_page *p = new_page();
+	if (!p)
 		return;
-	p->head = (void *)test_head;
-	p->target[IDX] = (void *)test_target;
 	CHECK(sc_arch_write_bare_entry(p->code, &p->target[IDX]), "bare: written");
 	CHECK(p->code[0] == 0xf3 && p->code[4] == 0xff && p->code[5] == 0x25 &&
 	      p->code[ENTRY_CODE_SIZE - 1] == 0xcc, "bare: endbr64, jmp *, int3 after");
