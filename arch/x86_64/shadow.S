@@ -355,8 +355,11 @@ END(sc_shadow_rare)
 /*
  * Import code jumps here with r11 = import number (shadow.c). Once the
  * import has an entry this is one load more than the entry's own code
- * (its GOT slot was pointed there; a pointer the program copied still
- * comes here); before, its first call binds one in sc_slow.
+ * (its GOT slot was pointed there, or waits to be: objects.c; a pointer
+ * the program copied still comes here); before, its first call binds one
+ * in sc_slow. While a slot waits, sc_pend_budget counts these calls down
+ * and the one that takes it below 0 goes to sc_slow too, which may write
+ * the waiting slots (a plain decrement: a lost one only delays that).
  */
 ENTRY(sc_pending_common)
 	.cfi_startproc
@@ -366,6 +369,8 @@ ENTRY(sc_pending_common)
 	andl	$((1 << HK_IDX_BITS) - 1), %r10d	/* entry index + 1, or 0 */
 	subl	$1, %r10d
 	jb	1f
+	decl	sc_pend_budget(%rip)
+	js	1f
 	movl	%r10d, %r11d
 	jmp	sc_shadow_common
 1:	subq	sc_hook_table(%rip), %r11

@@ -742,11 +742,75 @@ static void apply(struct sc_object *o, struct patch *pt, size_t n)
 	sc_leaf_unlock();
 }
 
+static int cmp_patch(const void *a, const void *b)
+{
+	uintptr_t x = ((const struct patch *)a)->slot, y = ((const struct patch *)b)->slot;
+	return x < y ? -1 : x > y;
+}
+
+/* Would writing slot of o take an mprotect (RELRO, or a read-only segment)? */
+static bool read_only(const struct sc_object *o, uintptr_t slot)
+{
+	long pg = sysconf(_SC_PAGESIZE);
+	uintptr_t page = slot & ~(uintptr_t)(pg - 1);
+	uintptr_t r0 = o->relro & ~(uintptr_t)(pg - 1);
+	uintptr_t r1 = (o->relro + o->relro_len) & ~(uintptr_t)(pg - 1);
+	return (o->relro_len && page >= r0 && page < r1) || !(seg_prot(o, slot) & PROT_WRITE);
+}
+
+/*
+ * Repoints held back. Writing a read-only GOT slot takes two mprotect
+ * calls, each splitting and merging a VMA: at every import's first call
+ * that was ~10 % of a short program's start-up under scaler (sqlite3's
+ * executable is linked -z now, so its whole GOT is RELRO, and it binds
+ * ~60 imports in its first millisecond). The main executable's slots
+ * wait and are written together, a page's worth with one pair of calls,
+ * once PEND_MAX wait or the oldest has waited PEND_NS. Only the main
+ * executable's: it is never unloaded, so a slot that waits can never be
+ * unmapped under the write (another object's could be, by a dlclose
+ * between the bind and the flush). Meanwhile a call through a waiting
+ * slot still goes to the import's stub and on to its entry, counted
+ * (sc_pending_common: one load and jump more), and every SC_PEND_CALLS such
+ * calls it asks sc_hook_bind whether the flush is due, so that a program
+ * that binds nothing more does not keep its hot imports on that path.
+ * All of it under the leaf lock.
+ */
+#define PEND_MAX 64
+#define PEND_NS 1000000ull
+static struct patch pend[PEND_MAX];
+static void *pend_old[PEND_MAX];
+static uint32_t n_pend;
+static uint64_t pend_since;
+SC_HIDDEN int32_t sc_pend_budget = INT32_MAX;  /* shadow.S counts it down */
+
+/* Writes the waiting slots that still hold their import's code. */
+static void flush_pending(void)
+{
+	size_t n = 0;
+	for (uint32_t i = 0; i < n_pend; i++)
+		if (__atomic_load_n((void **)pend[i].slot, __ATOMIC_ACQUIRE) == pend_old[i])
+			pend[n++] = pend[i];
+	n_pend = 0;
+	if (n) {
+		qsort(pend, n, sizeof(pend[0]), cmp_patch);
+		apply(&objs[0], pend, n);
+	}
+}
+
+/* From sc_hook_bind: writes the waiting slots if it is time. */
+void sc_objects_flush_due(void)
+{
+	if (n_pend && (n_pend == PEND_MAX || sc_mono_ns() - pend_since >= PEND_NS))
+		flush_pending();
+	__atomic_store_n(&sc_pend_budget, n_pend ? SC_PEND_CALLS : INT32_MAX, __ATOMIC_RELAXED);
+}
+
 /*
  * An import's first call: its slot goes from the import's code to its
  * entry's, if it still holds the import's (the program may have written
- * the slot itself) and the object is still loaded. Under the leaf lock
- * (objs is a fixed array: reading it needs no lock).
+ * the slot itself) and the object is still loaded; a read-only slot of
+ * the main executable waits (above). Under the leaf lock (objs is a fixed
+ * array: reading it needs no lock).
  */
 void sc_objects_repoint(uint32_t id, uintptr_t slot, void *old, void *code)
 {
@@ -755,14 +819,18 @@ void sc_objects_repoint(uint32_t id, uintptr_t slot, void *old, void *code)
 	if (__atomic_load_n((void **)slot, __ATOMIC_ACQUIRE) != old)
 		return;
 	struct patch pt = {slot, code};
+	if (id == 0 && read_only(&objs[0], slot)) {     /* 0: the executable */
+		if (!n_pend)
+			pend_since = sc_mono_ns();
+		pend_old[n_pend] = old;
+		pend[n_pend++] = pt;
+		if (n_pend == PEND_MAX)
+			flush_pending();
+		return;
+	}
 	apply(&objs[id], &pt, 1);
 }
 
-static int cmp_patch(const void *a, const void *b)
-{
-	uintptr_t x = ((const struct patch *)a)->slot, y = ((const struct patch *)b)->slot;
-	return x < y ? -1 : x > y;
-}
 
 /* Patches object o; true if its code was read (classify) */
 static bool patch_object(struct sc_object *o)

@@ -253,6 +253,9 @@ void sc_leaf_lock(void) SC_HIDDEN;
 void sc_leaf_unlock(void) SC_HIDDEN;
 bool sc_leaf_held(void) SC_HIDDEN;
 void sc_objects_repoint(uint32_t id, uintptr_t slot, void *old, void *code) SC_HIDDEN;
+void sc_objects_flush_due(void) SC_HIDDEN;
+extern SC_HIDDEN int32_t sc_pend_budget;
+#define SC_PEND_CALLS 64        /* stub calls between looks at the waiting slots */
 /* fork child: the lock was taken by the parent's thread in the prepare
  * handler; a recursive mutex cannot be unlocked by another tid, so the
  * child starts with a fresh, unlocked one */

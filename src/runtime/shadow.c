@@ -251,6 +251,8 @@ void *sc_hook_target(uint32_t n)
  * call saved): gives it an entry, writes SC_M_BIND, points its GOT slot at
  * the entry's code, and answers where the call goes on: the entry's code,
  * or the target itself (uncounted) when an entry cannot be made now.
+ * Also a later call of a bound import whose slot waits to be repointed,
+ * when sc_pend_budget runs out (objects.c): the flush may be due.
  */
 void *sc_hook_bind(uint32_t n)
 {
@@ -258,6 +260,8 @@ void *sc_hook_bind(uint32_t n)
 	/* the leaf lock, not the runtime lock: see objects.c */
 	sc_leaf_lock();
 	uint32_t b = h->bound & IDX_MASK;
+	if (b)
+		sc_objects_flush_due();         /* sc_pend_budget ran out */
 	if (!b) {
 		uint32_t flags = h->bound >> HK_IDX_BITS;
 		long idx = sc_entry_new(sc_hook_target(n), flags, h->caller);
@@ -273,6 +277,7 @@ void *sc_hook_bind(uint32_t n)
 		if (h->slot_off)
 			sc_objects_repoint(h->caller, sc_object_base(h->caller) + h->slot_off,
 					   sc_hook_code(n), sc_entry_code(b - 1));
+		sc_objects_flush_due();
 	}
 	sc_leaf_unlock();
 	return sc_entry_code(b - 1);

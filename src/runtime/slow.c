@@ -137,8 +137,16 @@ SC_HIDDEN long sc_slow(uint64_t idx, int reason, void **entry_rsp)
 		 * written): the call goes on unseen and the next one binds.
 		 */
 		if (!sc_active || sc_lock_held() || sc_leaf_held() ||
-		    (t && t != &sc_idle_thread && t->busy))
+		    (t && t != &sc_idle_thread && t->busy)) {
+			/* bound already (sc_pend_budget ran out): on to its
+			 * entry, and the flush waits for the next chance */
+			uint32_t b = sc_hook_table[idx].bound & ((1u << HK_IDX_BITS) - 1);
+			if (b) {
+				__atomic_store_n(&sc_pend_budget, SC_PEND_CALLS, __ATOMIC_RELAXED);
+				return (long)sc_entry_code(b - 1);
+			}
 			return (long)sc_hook_target((uint32_t)idx);
+		}
 		return (long)sc_hook_bind((uint32_t)idx);
 	case SLOW_UNWIND:
 		if (t && t != &sc_idle_thread)

@@ -56,6 +56,9 @@ exe $CC sc_basic basic/main.c -lsc_a -lsc_b
 
 exe $CC sc_fork fork/main.c -lsc_b
 
+lib $CC libsc_rp.so repoint/sc_rp.c
+exe $CC sc_repoint repoint/main.c -lsc_rp
+
 lib $CC libsc_dl.so dl/sc_dl.c
 exe $CC sc_dl dl/main.c -ldl
 exe $CC sc_reload reload/main.c -ldl

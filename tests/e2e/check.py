@@ -35,7 +35,7 @@ import threading
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 TIMEOUT = 60
-PROGRAMS = ["analysis", "nest", "sample", "inflight", "basic", "dl", "reload", "dlrace", "longjmp", "cppcb", "interpose", "coro", "spawn", "daemon", "sigdef", "bt", "imbalance", "abi", "threads", "cpp", "fork", "thrlife", "exec", "sighand", "tail", "gdbbt"]
+PROGRAMS = ["analysis", "nest", "sample", "inflight", "basic", "dl", "reload", "dlrace", "longjmp", "cppcb", "interpose", "coro", "spawn", "daemon", "sigdef", "bt", "imbalance", "abi", "threads", "cpp", "fork", "thrlife", "exec", "sighand", "tail", "gdbbt", "repoint"]
 
 failures = 0
 
