@@ -701,11 +701,23 @@ static int seg_prot(const struct sc_object *o, uintptr_t a)
 	return PROT_READ;
 }
 
+/* The protection slot's page is left with: read-only inside the whole
+ * pages of PT_GNU_RELRO (as glibc's _dl_protect_relro rounds), the
+ * segment's own otherwise. */
+static int final_prot(const struct sc_object *o, uintptr_t slot)
+{
+	long pg = sysconf(_SC_PAGESIZE);
+	uintptr_t page = slot & ~(uintptr_t)(pg - 1);
+	uintptr_t r0 = o->relro & ~(uintptr_t)(pg - 1);
+	uintptr_t r1 = (o->relro + o->relro_len) & ~(uintptr_t)(pg - 1);
+	return o->relro_len && page >= r0 && page < r1 ? PROT_READ : seg_prot(o, slot);
+}
+
 /*
- * Writes the slots, opening each page for writing only as long as needed
- * and giving it back the protection the loader left: read-only inside the
- * whole pages of PT_GNU_RELRO (as glibc's _dl_protect_relro rounds), the
- * segment's own otherwise. GOT pages are never executable.
+ * Writes the slots (sorted by address), opening each page for writing
+ * only as long as needed and giving it back the protection the loader
+ * left (final_prot). GOT pages are never executable. A page that cannot
+ * be opened is skipped whole, with one warning.
  */
 static void apply(struct sc_object *o, struct patch *pt, size_t n)
 {
@@ -713,27 +725,25 @@ static void apply(struct sc_object *o, struct patch *pt, size_t n)
 	 * one page's unprotect, writes and protect at a time */
 	sc_leaf_lock();
 	long pg = sysconf(_SC_PAGESIZE);
-	uintptr_t r0 = o->relro & ~(uintptr_t)(pg - 1);
-	uintptr_t r1 = (o->relro + o->relro_len) & ~(uintptr_t)(pg - 1);
 	for (size_t i = 0; i < n; i++) {
 		uintptr_t page = pt[i].slot & ~(uintptr_t)(pg - 1);
-		int prot = seg_prot(o, pt[i].slot);
-		bool ro = o->relro_len && page >= r0 && page < r1;
-		int final = ro ? PROT_READ : prot;
+		int final = final_prot(o, pt[i].slot);
+		/* the batch of slots on this page */
+		size_t j = i;
+		while (j < n && (pt[j].slot & ~(uintptr_t)(pg - 1)) == page)
+			j++;
 		if (!(final & PROT_WRITE) &&
 		    mprotect((void *)page, (size_t)pg, (final | PROT_WRITE) & ~PROT_EXEC) != 0) {
 			sc_warn("cannot unprotect GOT of %s: %s", o->path, strerror(errno));
+			i = j - 1;
 			continue;
 		}
-		/* a batch of slots on the same page: write them all */
-		size_t j = i;
-		while (j < n && (pt[j].slot & ~(uintptr_t)(pg - 1)) == page) {
-			__atomic_store_n((void **)pt[j].slot, pt[j].code, __ATOMIC_RELEASE);
+		for (size_t k = i; k < j; k++) {
+			__atomic_store_n((void **)pt[k].slot, pt[k].code, __ATOMIC_RELEASE);
 			if (!o->witness)
-				o->witness = pt[j].slot;        /* see is_known */
-			if (o->witness == pt[j].slot)
-				o->witness_val = pt[j].code;
-			j++;
+				o->witness = pt[k].slot;        /* see is_known */
+			if (o->witness == pt[k].slot)
+				o->witness_val = pt[k].code;
 		}
 		if (!(final & PROT_WRITE))
 			mprotect((void *)page, (size_t)pg, final);
@@ -746,16 +756,6 @@ static int cmp_patch(const void *a, const void *b)
 {
 	uintptr_t x = ((const struct patch *)a)->slot, y = ((const struct patch *)b)->slot;
 	return x < y ? -1 : x > y;
-}
-
-/* Would writing slot of o take an mprotect (RELRO, or a read-only segment)? */
-static bool read_only(const struct sc_object *o, uintptr_t slot)
-{
-	long pg = sysconf(_SC_PAGESIZE);
-	uintptr_t page = slot & ~(uintptr_t)(pg - 1);
-	uintptr_t r0 = o->relro & ~(uintptr_t)(pg - 1);
-	uintptr_t r1 = (o->relro + o->relro_len) & ~(uintptr_t)(pg - 1);
-	return (o->relro_len && page >= r0 && page < r1) || !(seg_prot(o, slot) & PROT_WRITE);
 }
 
 /*
@@ -819,7 +819,7 @@ void sc_objects_repoint(uint32_t id, uintptr_t slot, void *old, void *code)
 	if (__atomic_load_n((void **)slot, __ATOMIC_ACQUIRE) != old)
 		return;
 	struct patch pt = {slot, code};
-	if (id == 0 && read_only(&objs[0], slot)) {     /* 0: the executable */
+	if (id == 0 && !(final_prot(&objs[0], slot) & PROT_WRITE)) {   /* 0: the executable */
 		if (!n_pend)
 			pend_since = sc_mono_ns();
 		pend_old[n_pend] = old;
@@ -830,7 +830,6 @@ void sc_objects_repoint(uint32_t id, uintptr_t slot, void *old, void *code)
 	}
 	apply(&objs[id], &pt, 1);
 }
-
 
 /* Patches object o; true if its code was read (classify) */
 static bool patch_object(struct sc_object *o)
