@@ -73,6 +73,15 @@ for a, n in apis.items():
         med(ratio["all-fixed"][a]), r, " ".join("%.2f" % x for x in pair)))
 print("worst adaptive/all difference %.1f %% (acc_cheap aside: its truth is under 1 ns a call," % (worst * 100))
 print("below what two TSC reads resolve: compare its ns per call)")
+# what timing costs the comparison itself: each mode against the truth,
+# run by run; a mode that varies this much from one run to the next
+# cannot be held within 5 % of the other by single runs
+print("each mode against the truth, run by run (all, then adaptive):")
+for a in apis:
+    if a == "acc_cheap":
+        continue
+    print("%-11s all/tr %s   adapt/tr %s" % (a, " ".join("%.2f" % x for x in sorted(ratio["all"][a])),
+                                            " ".join("%.2f" % x for x in sorted(ratio["adaptive"][a]))))
 PY
 # how much of adaptive's spread its sampling alone explains (no timing error)
 python3 "$root/bench/sampling.py" 100
