@@ -42,7 +42,8 @@
  *              right after the previous one - work
  *     cold   = the same, each timed call after CALIB_GAP counted ones, as
  *              adaptive timing samples a call (its timed path then runs
- *              with cold branches and lines) - work
+ *              with cold branches and lines, and reads the TSC after an
+ *              lfence, shadow.S) - work
  *     nested = timed call of sc_calib_nop from outside - plain call
  * The calls are independent (argument i, results summed), as in a loop
  * over a library call; chained through their results they overlap less
