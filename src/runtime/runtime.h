@@ -232,6 +232,7 @@ long sc_hook_new(void *target, struct sc_object *to, uint32_t flags, uint32_t ca
 		 uint32_t callee, const char *name, uintptr_t slot) SC_HIDDEN;
 void *sc_hook_code(uint32_t n) SC_HIDDEN;
 void *sc_hook_bind(uint32_t n) SC_HIDDEN;
+void *sc_hook_pass(uint32_t n) SC_HIDDEN;     /* a call that cannot bind now */
 void *sc_hook_target(uint32_t n) SC_HIDDEN;
 uint32_t sc_entry_count(void) SC_HIDDEN;
 uint32_t sc_entry_flags_for(const char *name, void **wrapper) SC_HIDDEN;

@@ -127,15 +127,12 @@ static int new_chunk(struct family *f, uint32_t c)
 	for (uint32_t i = 0; i < per && ok; i++) {
 		uint32_t idx = c * per + i;
 		uint8_t *code = m + CHUNK_HEAD + i * size_of(f);
-		if (f == &entries && bare)
-			ok = idx >= SC_MAX_ENTRIES ||
-			     sc_arch_write_bare_entry(code, &sc_entry_table[idx].target);
-		else if (f == &entries)
-			ok = idx >= SC_MAX_ENTRIES ||
-			     sc_arch_write_entry(code, idx, m, &sc_entry_table[idx].target,
-						 lim_off, recs_off);
-		else
+		if (f != &entries)
 			sc_arch_write_stub(code, idx, m);
+		else if (idx < SC_MAX_ENTRIES)
+			ok = bare ? sc_arch_write_bare_entry(code, &sc_entry_table[idx].target)
+				  : sc_arch_write_entry(code, idx, m, &sc_entry_table[idx].target,
+							lim_off, recs_off);
 	}
 	if (!ok || mprotect(m, CHUNK_BYTES, PROT_READ | PROT_EXEC) != 0) {
 		if (f->area)
@@ -244,6 +241,22 @@ void *sc_hook_target(uint32_t n)
 {
 	const struct sc_hook *h = &sc_hook_table[n];
 	return (void *)(sc_object_base(h->tobj) + h->target_off);
+}
+
+/*
+ * Where a call through import n goes when it cannot bind now (sc_slow:
+ * runtime code, or a lock held): on to its entry, counted, if it has one
+ * (the call came because sc_pend_budget ran out, objects.c: the waiting
+ * slots wait for the next chance, and the budget starts again), else to
+ * the target itself, unseen.
+ */
+void *sc_hook_pass(uint32_t n)
+{
+	uint32_t b = __atomic_load_n(&sc_hook_table[n].bound, __ATOMIC_ACQUIRE) & IDX_MASK;
+	if (!b)
+		return sc_hook_target(n);
+	__atomic_store_n(&sc_pend_budget, SC_PEND_CALLS, __ATOMIC_RELAXED);
+	return sc_entry_code(b - 1);
 }
 
 /*

@@ -134,19 +134,13 @@ SC_HIDDEN long sc_slow(uint64_t idx, int reason, void **entry_rsp)
 		 * The first call through an import. Not from runtime code
 		 * (busy, or holding a lock), nor from a signal handler that
 		 * interrupted this thread holding one (the tables are half
-		 * written): the call goes on unseen and the next one binds.
+		 * written): the call goes on unseen and the next one binds
+		 * (sc_hook_pass; a call of an import bound already, sent by
+		 * sc_pend_budget, still reaches its entry).
 		 */
 		if (!sc_active || sc_lock_held() || sc_leaf_held() ||
-		    (t && t != &sc_idle_thread && t->busy)) {
-			/* bound already (sc_pend_budget ran out): on to its
-			 * entry, and the flush waits for the next chance */
-			uint32_t b = sc_hook_table[idx].bound & ((1u << HK_IDX_BITS) - 1);
-			if (b) {
-				__atomic_store_n(&sc_pend_budget, SC_PEND_CALLS, __ATOMIC_RELAXED);
-				return (long)sc_entry_code(b - 1);
-			}
-			return (long)sc_hook_target((uint32_t)idx);
-		}
+		    (t && t != &sc_idle_thread && t->busy))
+			return (long)sc_hook_pass((uint32_t)idx);
 		return (long)sc_hook_bind((uint32_t)idx);
 	case SLOW_UNWIND:
 		if (t && t != &sc_idle_thread)
