@@ -4,7 +4,11 @@
  * Stages, in the order a process meets them:
  *   init.c     start-up: settings, calibration, the meta file, patching
  *   calib.c    what timing a call costs: measured, re-measured, taken off
- *   objects.c  the table of loaded objects and patching their GOTs
+ *   lock.c     the runtime lock and the leaf lock
+ *   objects.c  the table of loaded objects: listing, registering, pruning
+ *   patch.c    pointing GOT slots at shadow entries; batched repoints
+ *   gotuse.c   which GLOB_DAT slots are calls (read from the code)
+ *   rss.c      giving back the pages patching read
  *   reloc.c    reading relocations from an object's in-memory dynamic section
  *   shadow.c   the Universal Shadow Table: entry indices, targets, code
  *   thread.c   per-thread counter files and shadow stacks
@@ -240,23 +244,31 @@ uint32_t sc_entry_flags_for(const char *name, void **wrapper) SC_HIDDEN;
 /* objects.c */
 void sc_objects_scan(bool patch) SC_HIDDEN;
 void sc_objects_prune(void) SC_HIDDEN;
-void sc_bind_self_to_libc(void) SC_HIDDEN;
+uint32_t sc_object_count(void) SC_HIDDEN;
+struct sc_object *sc_object_get(uint32_t id) SC_HIDDEN;
 struct sc_object *sc_object_of(uintptr_t addr) SC_HIDDEN;
 uintptr_t sc_object_base(uint32_t id) SC_HIDDEN;
 uint32_t sc_object_id_of(uintptr_t addr) SC_HIDDEN;
 size_t sc_object_code_len(uintptr_t addr) SC_HIDDEN;
-void sc_lock(void) SC_HIDDEN;
-void sc_unlock(void) SC_HIDDEN;
-bool sc_lock_held(void) SC_HIDDEN;     /* by this thread */
-/* the leaf lock (objects.c): entries, the meta file, GOT writes; taken
- * after the runtime lock or alone, never held across the loader */
-void sc_leaf_lock(void) SC_HIDDEN;
-void sc_leaf_unlock(void) SC_HIDDEN;
-bool sc_leaf_held(void) SC_HIDDEN;
+uintptr_t sc_self_base(void) SC_HIDDEN;
+
+/* patch.c */
+void sc_objects_patch(uint32_t first) SC_HIDDEN;
+void sc_bind_self_to_libc(void) SC_HIDDEN;
 void sc_objects_repoint(uint32_t id, uintptr_t slot, void *old, void *code) SC_HIDDEN;
 void sc_objects_flush_due(void) SC_HIDDEN;
 extern SC_HIDDEN int32_t sc_pend_budget;
 #define SC_PEND_CALLS 64        /* stub calls between looks at the waiting slots */
+
+/* lock.c */
+void sc_lock(void) SC_HIDDEN;
+void sc_unlock(void) SC_HIDDEN;
+bool sc_lock_held(void) SC_HIDDEN;     /* by this thread */
+/* the leaf lock: entries, the meta file, GOT writes; taken after the
+ * runtime lock or alone, never held across the loader */
+void sc_leaf_lock(void) SC_HIDDEN;
+void sc_leaf_unlock(void) SC_HIDDEN;
+bool sc_leaf_held(void) SC_HIDDEN;
 /* fork child: the lock was taken by the parent's thread in the prepare
  * handler; a recursive mutex cannot be unlocked by another tid, so the
  * child starts with a fresh, unlocked one */

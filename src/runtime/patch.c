@@ -1,0 +1,354 @@
+/*
+ * patch.c - pointing objects' GOT slots at shadow entries, and the
+ * runtime's own imports at libc.
+ *
+ * Which slots, and why:
+ *  - JUMP_SLOT: always a call target (PLT, or -fno-plt with BIND_NOW).
+ *    Under lazy binding the slot still points back into the object's own
+ *    PLT; we then resolve the symbol the way the lazy resolver would
+ *    (dlvsym with the required version, global scope first, then the
+ *    object's own dependencies) so the call never reaches the resolver,
+ *    which would overwrite our slot.
+ *  - GLOB_DAT of a function: only if the object's code calls through it
+ *    and never loads it (gotuse.c).
+ *  - A slot bound inside its own object is a call within one component:
+ *    not a cross flow, left alone.
+ *
+ * A slot first points at its import's stub (sc_hook_code); the import's
+ * first call repoints it at the import's entry (sc_objects_repoint).
+ */
+#include <dlfcn.h>
+#include <elf.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "patch.h"
+
+static void *resolve(const struct sc_object *o, const char *name, const char *ver)
+{
+	void *r = ver ? dlvsym(RTLD_DEFAULT, name, ver) : dlsym(RTLD_DEFAULT, name);
+	if (!r && o->id != 0) {
+		/* an RTLD_LOCAL object sees its own dependencies too */
+		void *h = dlopen(o->path, RTLD_LAZY | RTLD_NOLOAD);
+		if (h) {
+			r = ver ? dlvsym(h, name, ver) : dlsym(h, name);
+			dlclose(h);
+		}
+	}
+	return r;
+}
+
+struct patch {
+	uintptr_t slot;
+	void *code;
+};
+
+struct patch_ctx {
+	struct sc_object *o;
+	struct sc_got_uses uses;
+	struct patch *patches;
+	size_t n, cap;
+};
+
+static int import_cb(void *p, const struct sc_import *imp)
+{
+	struct patch_ctx *c = p;
+	struct sc_object *o = c->o;
+	if (imp->st_type == STT_OBJECT || imp->st_type == STT_TLS ||
+	    imp->st_type == STT_COMMON || imp->st_type == STT_SECTION)
+		return 0;
+	if (imp->kind == SC_ENT_GOT) {
+		if (!sc_got_use_hooked(&c->uses, imp->slot))
+			return 0;
+	}
+	uintptr_t cur = *(const uintptr_t *)imp->slot;
+	if (!cur)
+		return 0;                       /* weak and undefined */
+	struct sc_object *callee = sc_object_of(cur);
+	if (callee == o) {
+		/* lazy PLT stub, or really bound inside the object */
+		cur = (uintptr_t)resolve(o, imp->name, imp->version);
+		if (!cur)
+			return 0;
+		callee = sc_object_of(cur);
+		if (callee == o)
+			return 0;
+	}
+	if (!callee || callee->skip) {
+		if (!callee || (callee->skip && !strstr(callee->path, "ld-linux")))
+			return 0;               /* unknown code, or the runtime itself */
+	}
+	void *wrapper;
+	uint32_t flags = imp->kind | sc_entry_flags_for(imp->name, &wrapper);
+	/* a wrapper lies in the runtime's own object: looked up */
+	long n = sc_hook_new(wrapper ? wrapper : (void *)cur, wrapper ? NULL : callee, flags,
+			     o->id, callee->id, imp->name, imp->slot);
+	if (n == SC_HOOK_SKIP)
+		return 0;                       /* this import stays as it is */
+	if (n < 0)
+		return 1;
+	if (c->n == c->cap) {
+		size_t cap = c->cap ? c->cap * 2 : 256;
+		struct patch *np = sc_mem_grow(c->patches, cap * sizeof(*np));
+		if (!np)
+			return 1;
+		c->patches = np;
+		c->cap = cap;
+	}
+	c->patches[c->n++] = (struct patch){imp->slot, sc_hook_code((uint32_t)n)};
+	return 0;
+}
+
+static int seg_prot(const struct sc_object *o, uintptr_t a)
+{
+	for (int p = 0; p < o->phnum; p++) {
+		const ElfW(Phdr) *ph = &o->phdr[p];
+		if (ph->p_type == PT_LOAD && a >= o->base + ph->p_vaddr &&
+		    a < o->base + ph->p_vaddr + ph->p_memsz)
+			return ((ph->p_flags & PF_R) ? PROT_READ : 0) |
+			       ((ph->p_flags & PF_W) ? PROT_WRITE : 0) |
+			       ((ph->p_flags & PF_X) ? PROT_EXEC : 0);
+	}
+	return PROT_READ;
+}
+
+/* The protection slot's page is left with: read-only inside the whole
+ * pages of PT_GNU_RELRO (as glibc's _dl_protect_relro rounds), the
+ * segment's own otherwise. */
+static int final_prot(const struct sc_object *o, uintptr_t slot)
+{
+	long pg = sysconf(_SC_PAGESIZE);
+	uintptr_t page = slot & ~(uintptr_t)(pg - 1);
+	uintptr_t r0 = o->relro & ~(uintptr_t)(pg - 1);
+	uintptr_t r1 = (o->relro + o->relro_len) & ~(uintptr_t)(pg - 1);
+	return o->relro_len && page >= r0 && page < r1 ? PROT_READ : seg_prot(o, slot);
+}
+
+/*
+ * Writes the slots (sorted by address), opening each page for writing
+ * only as long as needed and giving it back the protection the loader
+ * left (final_prot). GOT pages are never executable. A page that cannot
+ * be opened is skipped whole, with one warning.
+ */
+static void apply(struct sc_object *o, struct patch *pt, size_t n)
+{
+	/* a bind may repoint a slot on a page another thread is patching:
+	 * one page's unprotect, writes and protect at a time */
+	sc_leaf_lock();
+	long pg = sysconf(_SC_PAGESIZE);
+	for (size_t i = 0; i < n; i++) {
+		uintptr_t page = pt[i].slot & ~(uintptr_t)(pg - 1);
+		int final = final_prot(o, pt[i].slot);
+		/* the batch of slots on this page */
+		size_t j = i;
+		while (j < n && (pt[j].slot & ~(uintptr_t)(pg - 1)) == page)
+			j++;
+		if (!(final & PROT_WRITE) &&
+		    mprotect((void *)page, (size_t)pg, (final | PROT_WRITE) & ~PROT_EXEC) != 0) {
+			sc_warn("cannot unprotect GOT of %s: %s", o->path, strerror(errno));
+			i = j - 1;
+			continue;
+		}
+		for (size_t k = i; k < j; k++) {
+			__atomic_store_n((void **)pt[k].slot, pt[k].code, __ATOMIC_RELEASE);
+			if (!o->witness)
+				o->witness = pt[k].slot;        /* objects.c: is_known */
+			if (o->witness == pt[k].slot)
+				o->witness_val = pt[k].code;
+		}
+		if (!(final & PROT_WRITE))
+			mprotect((void *)page, (size_t)pg, final);
+		i = j - 1;
+	}
+	sc_leaf_unlock();
+}
+
+static int cmp_patch(const void *a, const void *b)
+{
+	uintptr_t x = ((const struct patch *)a)->slot, y = ((const struct patch *)b)->slot;
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * Repoints held back. Writing a read-only GOT slot takes two mprotect
+ * calls, each splitting and merging a VMA: at every import's first call
+ * that was ~10 % of a short program's start-up under scaler (sqlite3's
+ * executable is linked -z now, so its whole GOT is RELRO, and it binds
+ * ~60 imports in its first millisecond). The main executable's slots
+ * wait and are written together, a page's worth with one pair of calls,
+ * once PEND_MAX wait or the oldest has waited PEND_NS. Only the main
+ * executable's: it is never unloaded, so a slot that waits can never be
+ * unmapped under the write (another object's could be, by a dlclose
+ * between the bind and the flush). Meanwhile a call through a waiting
+ * slot still goes to the import's stub and on to its entry, counted
+ * (sc_pending_common: one load and jump more), and every SC_PEND_CALLS such
+ * calls it asks sc_hook_bind whether the flush is due, so that a program
+ * that binds nothing more does not keep its hot imports on that path.
+ * All of it under the leaf lock.
+ */
+#define PEND_MAX 64
+#define PEND_NS 1000000ull
+static struct patch pend[PEND_MAX];
+static void *pend_old[PEND_MAX];
+static uint32_t n_pend;
+static uint64_t pend_since;
+SC_HIDDEN int32_t sc_pend_budget = INT32_MAX;  /* shadow.S counts it down */
+
+/* Writes the waiting slots that still hold their import's code. */
+static void flush_pending(void)
+{
+	size_t n = 0;
+	for (uint32_t i = 0; i < n_pend; i++)
+		if (__atomic_load_n((void **)pend[i].slot, __ATOMIC_ACQUIRE) == pend_old[i])
+			pend[n++] = pend[i];
+	n_pend = 0;
+	if (n) {
+		qsort(pend, n, sizeof(pend[0]), cmp_patch);
+		apply(sc_object_get(0), pend, n);
+	}
+}
+
+/* From sc_hook_bind: writes the waiting slots if it is time. */
+void sc_objects_flush_due(void)
+{
+	if (n_pend && (n_pend == PEND_MAX || sc_mono_ns() - pend_since >= PEND_NS))
+		flush_pending();
+	__atomic_store_n(&sc_pend_budget, n_pend ? SC_PEND_CALLS : INT32_MAX, __ATOMIC_RELAXED);
+}
+
+/*
+ * An import's first call: its slot goes from the import's code to its
+ * entry's, if it still holds the import's (the program may have written
+ * the slot itself) and the object is still loaded; a read-only slot of
+ * the main executable waits (above). Under the leaf lock (objs is a fixed
+ * array: reading it needs no lock).
+ */
+void sc_objects_repoint(uint32_t id, uintptr_t slot, void *old, void *code)
+{
+	struct sc_object *o = sc_object_get(id);
+	if (!o || o->gone || o->id != id)
+		return;
+	if (__atomic_load_n((void **)slot, __ATOMIC_ACQUIRE) != old)
+		return;
+	struct patch pt = {slot, code};
+	if (id == 0 && !(final_prot(o, slot) & PROT_WRITE)) {   /* 0: the executable */
+		if (!n_pend)
+			pend_since = sc_mono_ns();
+		pend_old[n_pend] = old;
+		pend[n_pend++] = pt;
+		if (n_pend == PEND_MAX)
+			flush_pending();
+		return;
+	}
+	apply(o, &pt, 1);
+}
+
+/* Patches object o; true if its code was read (gotuse.c) */
+static bool patch_object(struct sc_object *o)
+{
+	struct sc_reloc_info ri;
+	if (o->skip || sc_reloc_parse(o->base, o->dyn, &ri) != 0)
+		return false;
+	struct patch_ctx c = {.o = o};
+	bool read = sc_got_uses_find(o, &ri, &c.uses);
+	sc_reloc_walk(&ri, import_cb, &c);
+	qsort(c.patches, c.n, sizeof(*c.patches), cmp_patch);
+	apply(o, c.patches, c.n);
+	sc_mem_free(c.patches);
+	sc_got_uses_free(&c.uses);
+	return read;
+}
+
+/*
+ * Patches the objects registered from first on, in order: the code an
+ * object's patching maps (when gotuse.c read it) is given back after the
+ * object, before the next is read, so the peak (VmHWM) grows by one
+ * object's code at most; the symbol tables resolving reads in every
+ * object, at the end. Under the runtime lock.
+ */
+void sc_objects_patch(uint32_t first)
+{
+	struct sc_keep_rss k;
+	sc_keep_rss_note(&k);
+	for (uint32_t i = first, n = sc_object_count(); i < n; i++)
+		if (patch_object(sc_object_get(i)))
+			sc_keep_rss_drop(&k, sc_object_get(i));
+	sc_keep_rss_drop(&k, NULL);
+	sc_keep_rss_free(&k);
+}
+
+/* ---- the runtime's own imports ---------------------------------------- */
+
+struct self_ctx {
+	uintptr_t base;
+	struct sc_object o;
+};
+
+static int self_cb(struct dl_phdr_info *info, size_t size, void *p)
+{
+	(void)size;
+	struct self_ctx *c = p;
+	if (info->dlpi_addr != c->base)
+		return 0;
+	c->o.base = info->dlpi_addr;
+	c->o.phdr = info->dlpi_phdr;
+	c->o.phnum = info->dlpi_phnum;
+	c->o.path = "libscaler.so";
+	for (int i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		if (ph->p_type == PT_DYNAMIC)
+			c->o.dyn = (const void *)(info->dlpi_addr + ph->p_vaddr);
+		else if (ph->p_type == PT_GNU_RELRO) {
+			c->o.relro = info->dlpi_addr + ph->p_vaddr;
+			c->o.relro_len = ph->p_memsz;
+		}
+	}
+	return 1;
+}
+
+struct self_patch {
+	void *libc;
+	struct patch *pt;
+	size_t n, cap;
+};
+
+static int self_import_cb(void *p, const struct sc_import *imp)
+{
+	struct self_patch *c = p;
+	/* functions only: a variable such as environ lives where the loader
+	 * put it (the executable's copy), not where libc defines it */
+	if (imp->st_type == STT_OBJECT || imp->st_type == STT_TLS || imp->st_type == STT_COMMON)
+		return 0;
+	if (!imp->version || strncmp(imp->version, "GLIBC_", 6) != 0 || c->n == c->cap)
+		return 0;
+	void *r = dlvsym(c->libc, imp->name, imp->version);
+	if (r && r != *(void **)imp->slot)
+		c->pt[c->n++] = (struct patch){imp->slot, r};
+	return 0;
+}
+
+/*
+ * The runtime's own calls to libc (malloc, strlen, ...) are bound through
+ * the global scope like anyone's, so a library the program interposes
+ * (a malloc replacement, a wrapper that counts strlen) would see calls the
+ * program never made. Bind every GLIBC-versioned import of ours to libc's
+ * own definition instead. Runs first thing at start-up.
+ */
+void sc_bind_self_to_libc(void)
+{
+	struct self_ctx c = {.base = sc_self_base()};
+	void *libc = dlopen("libc.so.6", RTLD_LAZY | RTLD_NOLOAD);
+	if (!c.base || !libc || dl_iterate_phdr(self_cb, &c) != 1 || !c.o.dyn)
+		return;
+	struct sc_reloc_info ri;
+	struct patch pt[256];
+	struct self_patch sp = {.libc = libc, .pt = pt, .cap = 256};
+	if (sc_reloc_parse(c.o.base, c.o.dyn, &ri) == 0)
+		sc_reloc_walk(&ri, self_import_cb, &sp);
+	qsort(pt, sp.n, sizeof(pt[0]), cmp_patch);
+	apply(&c.o, pt, sp.n);
+	dlclose(libc);
+}

@@ -1,0 +1,47 @@
+/*
+ * patch.h - what the files that patch objects' GOT slots share: gotuse.c
+ * (which GLOB_DAT slots are calls), rss.c (giving back the pages patching
+ * read) and patch.c (writing the slots).
+ */
+#ifndef SCALER_PATCH_H
+#define SCALER_PATCH_H
+
+#include "reloc.h"
+#include "runtime.h"
+
+/* How one GLOB_DAT slot of a function is used by its object's code. */
+struct sc_got_use {
+	uintptr_t slot;
+	unsigned calls, loads;
+	bool known;             /* decided without reading the code */
+};
+
+/* The GLOB_DAT slots of one object that could be hooked, sorted by slot. */
+struct sc_got_uses {
+	const struct sc_object *o;
+	struct sc_got_use *u;
+	size_t n, cap;
+	size_t fini;            /* __cxa_finalize's candidate + 1 */
+	bool fini_plt;          /* ... and it has a JUMP_SLOT too */
+};
+
+/* Finds o's candidate GLOB_DAT slots (g zeroed by the caller) and how its
+ * code uses each. True if that read o's code. */
+bool sc_got_uses_find(const struct sc_object *o, const struct sc_reloc_info *ri,
+		      struct sc_got_uses *g) SC_HIDDEN;
+/* Whether GLOB_DAT slot is hooked: called through, never loaded. */
+bool sc_got_use_hooked(const struct sc_got_uses *g, uintptr_t slot) SC_HIDDEN;
+void sc_got_uses_free(struct sc_got_uses *g) SC_HIDDEN;
+
+/* Which pages of the objects' read-only segments were mapped (rss.c). */
+struct sc_keep_rss {
+	int fd;
+	size_t n, pages;
+	struct sc_keep_seg *seg;
+	uint8_t *was;           /* one byte per page: present before */
+};
+void sc_keep_rss_note(struct sc_keep_rss *k) SC_HIDDEN;
+void sc_keep_rss_drop(struct sc_keep_rss *k, const struct sc_object *only) SC_HIDDEN;
+void sc_keep_rss_free(struct sc_keep_rss *k) SC_HIDDEN;
+
+#endif
