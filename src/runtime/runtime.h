@@ -13,6 +13,7 @@
  *   shadow.c   the Universal Shadow Table: entry indices, targets, code
  *   thread.c   per-thread counter files and shadow stacks
  *   slow.c     the C side of the interceptor (sc_slow, sc_ret_lookup)
+ *   util.c     the `scaler:` warning line and the clocks
  *   wrap.c     wrappers placed in front of dlopen, dlsym, pthread_create, fork
  *   exec.c     wrappers of exec* and posix_spawn: the runtime's variables
  *              follow into a new image whatever environment it is given
@@ -192,7 +193,7 @@ void sc_pclock_init(uint64_t tsc_hz) SC_HIDDEN;
 void sc_pclock_after_fork(void) SC_HIDDEN;
 uint64_t sc_pclock_entry(const struct sc_frame *f) SC_HIDDEN;
 
-/* util */
+/* util.c */
 void sc_warn(const char *fmt, ...) SC_HIDDEN __attribute__((format(printf, 1, 2)));
 
 /*

@@ -4,41 +4,10 @@
  * has been saved by the assembly; these functions may use any registers
  * and call libc.
  */
-#include <stdarg.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
-#include <unistd.h>
 
 #include "runtime.h"
-
-void sc_warn(const char *fmt, ...)
-{
-	char buf[512];
-	int n = snprintf(buf, sizeof(buf), "scaler: ");
-	va_list ap;
-	va_start(ap, fmt);
-	n += vsnprintf(buf + n, sizeof(buf) - (size_t)n - 1, fmt, ap);
-	va_end(ap);
-	if (n > (int)sizeof(buf) - 2)
-		n = (int)sizeof(buf) - 2;
-	buf[n++] = '\n';
-	ssize_t r = write(2, buf, (size_t)n);
-	(void)r;
-}
-
-uint64_t sc_rdtsc(void)
-{
-	return sc_arch_ticks();
-}
-
-uint64_t sc_mono_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
 
 /*
  * Before an unwinder walks this thread's stack (a C++ exception, a forced
@@ -66,6 +35,12 @@ void sc_unwind_prepare(struct sc_thread *t, uintptr_t rsp)
 	t->sp = t->sp_base;
 }
 
+/* Keeps a dropped frame in the thread's grave (see sc_thread.grave). */
+static void bury(struct sc_thread *t, const struct sc_frame *f)
+{
+	t->grave[t->grave_next++ % SC_GRAVE] = *f;
+}
+
 /*
  * Drops abandoned frames from the top of the shadow stack: frames at or
  * below the return slot of the call now being made whose slot no longer
@@ -74,11 +49,6 @@ void sc_unwind_prepare(struct sc_thread *t, uintptr_t rsp)
  * a sigaltstack above the interrupted code) and is kept. Returns true once
  * the top frame is above slot (or the stack is empty).
  */
-static void bury(struct sc_thread *t, const struct sc_frame *f)
-{
-	t->grave[t->grave_next++ % SC_GRAVE] = *f;
-}
-
 static bool drop_dead(struct sc_thread *t, uintptr_t slot)
 {
 	while (t->sp > t->sp_base) {
