@@ -4,7 +4,7 @@ sampling.py - part of `make bench` (bench/accuracy.sh): the error that
 adaptive timing's sampling alone leaves, apart from any error in timing a
 call, for the call-length patterns of bench/acclib.c.
 
-It replays the rule shadow.S applies per (thread, API) record on a model of
+It replays the rule arch/x86_64/trampoline.S applies per (thread, API) record on a model of
 each API's calls (the same sequence of lengths, in ns, as acclib.c makes):
 the first call is timed; after each timed call the period becomes 1 if the
 call took over 2 us, else 2p+1 (at most 127) while p times the API's mean
@@ -44,7 +44,7 @@ APIS = {
 
 
 def next_period(p, mean, budget):
-    """the period after a cheap timed call, as shadow.S works it out"""
+    """the period after a cheap timed call, as trampoline.S works it out"""
     if p * mean < budget:
         return min(2 * p + 1, PERIOD_MAX)
     if (p >> 1) * mean >= budget:
@@ -72,7 +72,7 @@ def one_run(length, n, rnd, budget):
 
 def main():
     runs = int(sys.argv[1]) if len(sys.argv) > 1 else 100
-    print("adaptive sampling alone (a model of shadow.S's rule, %d simulated runs);" % runs)
+    print("adaptive sampling alone (a model of trampoline.S's rule, %d simulated runs);" % runs)
     print("the rule as built (budget %.2f us), and without the budget (the period" % (BUDGET_NS / 1000))
     print("always grows to %d), as scaler did before. timing ns/call: timed calls" % PERIOD_MAX)
     print("per call x %d ns, what timing them costs spread over all calls" % TIMED_NS)

@@ -19,14 +19,14 @@
  *    of `scaler record -- sqlite3 :memory: .quit`, for a figure the first
  *    re-measurements replace within 30 ms anyway);
  *  - on each thread that makes timed calls, every SC_RECAL_MS, from the
- *    return trampoline (shadow.S, .Lrecal): one batch of 32 calls each,
+ *    return trampoline (trampoline.S, .Lrecal): one batch of 32 calls each,
  *    on the thread itself, and the figures in force are the medians of
  *    its last three measurements (one measurement hit by an interrupt
  *    cannot move them). One takes ~12 us (callrate under SCALER_RECAL=50):
  *    0.1 % of a thread that makes timed calls all the time.
  *
  * They are taken off at run time, not by the reader: a timed call's entry
- * moves its frame's start on by the thread's hot or cold figure (shadow.S),
+ * moves its frame's start on by the thread's hot or cold figure (intercept.S),
  * and each timed return moves its timed caller's start on by the nested
  * figure. What a call books is then its own time, clamped at 0, and its
  * histogram bucket and maximum are its own as well.
@@ -43,7 +43,7 @@
  *     cold   = the same, each timed call after CALIB_GAP counted ones, as
  *              adaptive timing samples a call (its timed path then runs
  *              with cold branches and lines, and reads the TSC after an
- *              lfence, shadow.S) - work
+ *              lfence, intercept.S) - work
  *     nested = timed call of sc_calib_nop from outside - plain call
  * The calls are independent (argument i, results summed), as in a loop
  * over a library call; chained through their results they overlap less

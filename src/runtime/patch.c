@@ -195,7 +195,7 @@ static struct patch pend[PEND_MAX];
 static void *pend_old[PEND_MAX];
 static uint32_t n_pend;
 static uint64_t pend_since;
-SC_HIDDEN int32_t sc_pend_budget = INT32_MAX;  /* shadow.S counts it down */
+SC_HIDDEN int32_t sc_pend_budget = INT32_MAX;  /* intercept.S counts it down */
 
 /* Writes the waiting slots that still hold their import's code. */
 static void flush_pending(void)

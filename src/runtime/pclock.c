@@ -10,7 +10,7 @@
  * thread, P over its life minus P over its waits is its attributed
  * effective time; summed over threads that is the critical time.
  *
- * The state and its lock-free update live in arch/x86_64/shadow.S
+ * The state and its lock-free update live in arch/x86_64/pclock.S (asm.h: how it is read)
  * (sc_pclock_step, PREAD); this file owns the globals, the reciprocal
  * table and the changes of k that C code makes (threads starting and
  * ending, a fork child starting with one thread).
@@ -41,7 +41,7 @@ _Static_assert(PC_RECIP_MAX + 1 == 4096, "sc_recip is written out for 4096 k");
 /* Calls of may-block APIs longer than this are counted as blocked. */
 SC_HIDDEN uint64_t sc_block_ticks = ~0ull;
 /* A sampled call longer than this (and far above its API's mean) is
- * taken as preempted: it stands only for itself (shadow.S). */
+ * taken as preempted: it stands only for itself (trampoline.S). */
 SC_HIDDEN uint64_t sc_outlier_ticks = ~0ull;
 
 _Static_assert(offsetof(struct sc_pclock, p) == PC_P, "PC_P");
@@ -53,7 +53,7 @@ void sc_pclock_init(uint64_t tsc_hz)
 	 * The clock starts at t = 1, not 0, so that its state tk is never 0
 	 * (k >= 1 whenever a thread that is not waiting reads it, and t only
 	 * comes back to 0 for 16 ticks after 2^52, ~20 days): a shadow frame
-	 * holding tk = 0 is a Wait's (shadow.S), also for calls timed before
+	 * holding tk = 0 is a Wait's (intercept.S), also for calls timed before
 	 * the first thread joins the clock (the start-up calibration).
 	 */
 	sc_pclock_base = sc_rdtsc() - (1u << PC_TSHIFT);

@@ -75,7 +75,7 @@ struct sc_calib {
 	uint64_t hot, cold, nested;
 };
 
-/* Per-thread state. The first ten fields are read by shadow.S. */
+/* Per-thread state. The first ten fields are read by the assembly. */
 struct sc_thread {
 	struct sc_rec *recs;
 	uint64_t cap;
@@ -164,21 +164,21 @@ struct sc_object {
 extern SC_HIDDEN __thread struct sc_thread *sc_tls_thread;
 extern SC_HIDDEN __thread uint64_t sc_tls_lim;          /* entries' code (thread.c) */
 extern SC_HIDDEN __thread struct sc_rec *sc_tls_recs;   /* entries' code (thread.c) */
-extern SC_HIDDEN struct sc_entry *sc_entry_table;     /* shadow.S */
-extern SC_HIDDEN struct sc_hook *sc_hook_table;   /* shadow.S */
-extern SC_HIDDEN uint32_t sc_period_min, sc_period_max; /* shadow.S */
-extern SC_HIDDEN uint64_t sc_slow_ticks;               /* shadow.S */
-extern SC_HIDDEN uint64_t sc_period_budget;            /* shadow.S */
-extern SC_HIDDEN uint32_t sc_xsave_size;               /* shadow.S */
-extern SC_HIDDEN uint64_t sc_block_ticks;              /* pclock.c, shadow.S */
-extern SC_HIDDEN uint64_t sc_outlier_ticks;            /* pclock.c, shadow.S */
-extern SC_HIDDEN int sc_have_xsave;                     /* shadow.S */
+extern SC_HIDDEN struct sc_entry *sc_entry_table;     /* intercept.S */
+extern SC_HIDDEN struct sc_hook *sc_hook_table;   /* intercept.S */
+extern SC_HIDDEN uint32_t sc_period_min, sc_period_max; /* trampoline.S */
+extern SC_HIDDEN uint64_t sc_slow_ticks;               /* trampoline.S */
+extern SC_HIDDEN uint64_t sc_period_budget;            /* trampoline.S */
+extern SC_HIDDEN uint32_t sc_xsave_size;               /* slowpath.S, trampoline.S */
+extern SC_HIDDEN uint64_t sc_block_ticks;              /* pclock.c, trampoline.S */
+extern SC_HIDDEN uint64_t sc_outlier_ticks;            /* pclock.c, trampoline.S */
+extern SC_HIDDEN int sc_have_xsave;                     /* slowpath.S */
 extern SC_HIDDEN int sc_active;   /* 1 once start-up succeeded */
 extern SC_HIDDEN const char *sc_dir;     /* < 4000 bytes */
 extern SC_HIDDEN int sc_timing_mode;
 extern SC_HIDDEN struct sc_thread sc_idle_thread;
 
-/* shadow.S */
+/* the assembly, arch/x86_64/ */
 void sc_shadow_common(void) SC_HIDDEN;
 void sc_pending_common(void) SC_HIDDEN;	/* an import not bound yet */
 void sc_shadow_rare(void) SC_HIDDEN;	/* an entry's calls off its counted path */

@@ -308,7 +308,7 @@ void *sc_hook_bind(uint32_t n)
  *     code (arch peek.c, in sc_entry_new)
  *   - keep every register: mcount and its kin are called from function
  *     prologues with the arguments live, while a timed call's return may
- *     change what the ABI lets a callee change (shadow.S). They read their
+ *     change what the ABI lets a callee change (trampoline.S). They read their
  *     return address too, so peek.c finds them; the names make sure.
  */
 static const char *const notime_names[] = {

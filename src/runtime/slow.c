@@ -1,5 +1,5 @@
 /*
- * slow.c - the C half of the interceptor: what shadow.S calls when the
+ * slow.c - the C half of the interceptor: what the assembly calls when the
  * counted path cannot finish on its own. Everything an API could receive
  * has been saved by the assembly; these functions may use any registers
  * and call libc.
@@ -161,7 +161,7 @@ SC_HIDDEN struct sc_frame *sc_ret_lookup(uint64_t slot)
 /*
  * Books one timed call of t ticks (self of them its own, pticks its share
  * of the parallel clock) standing for w calls, as the return trampoline
- * does in shadow.S: for the calls C code times (a tail call, a call still
+ * does in trampoline.S: for the calls C code times (a tail call, a call still
  * in flight at the end).
  */
 void sc_rec_book(struct sc_rec *r, uint64_t t, uint64_t self, uint64_t w, uint64_t pticks)
@@ -183,7 +183,7 @@ void sc_rec_book(struct sc_rec *r, uint64_t t, uint64_t self, uint64_t w, uint64
 }
 
 /*
- * The period after a cheap timed call of r, as shadow.S works it out:
+ * The period after a cheap timed call of r, as trampoline.S works it out:
  * 2p+1 while p * mean is below sc_period_budget, then p, or p/2 while the
  * half still meets it (unsigned __int128: no product can wrap).
  */
@@ -223,7 +223,7 @@ void sc_tail_credit(struct sc_frame *f, uint64_t now)
 	sc_rec_book(r, t, t, w, pt);
 	f->child += t * w;
 
-	/* the next span, as shadow.S draws it */
+	/* the next span, as trampoline.S draws it */
 	uint32_t per = t > sc_slow_ticks ? 1 : next_period(r);
 	if (per > sc_period_max)
 		per = sc_period_max;

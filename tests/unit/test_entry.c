@@ -3,7 +3,7 @@
  * the code of one shadow entry, written byte by byte:
  *  1. its bytes are what the assembler makes of the same instructions
  *     (ref_entry below, with the same constants);
- *  2. run, it does what shadow.S's sc_shadow_rare relies on: counts and
+ *  2. run, it does what intercept.S's sc_shadow_rare relies on: counts and
  *     jumps to the target while the gate lets it and the countdown lasts;
  *     goes to the head with the carry set, r11 = idx << 8 and nothing
  *     counted when the gate is shut (lim <= idx); and with the carry clear

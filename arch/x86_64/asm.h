@@ -1,0 +1,78 @@
+/*
+ * asm.h - what the runtime's assembly files share: the ENTRY/END wrappers
+ * of a function, pushes and pops with their unwind notes, and the macros
+ * that read the parallel clock. Included by the .S files only. Layouts
+ * are in offsets.h.
+ */
+#ifndef SCALER_ASM_H
+#define SCALER_ASM_H
+
+#include "offsets.h"
+
+#define ENTRY(name) \
+	.globl name; .hidden name; .type name,@function; .p2align 4; name:
+#define END(name) .size name, .-name
+
+/* a push or pop with its unwind note (gas macro names ignore case, so
+ * they cannot be called PUSHQ/POPQ) */
+.macro SAVEQ r
+	pushq	\r
+	.cfi_adjust_cfa_offset 8
+.endm
+.macro RESTQ r
+	popq	\r
+	.cfi_adjust_cfa_offset -8
+.endm
+
+/*
+ * PSCALE: rax = (now_t - t) << 16 (see the parallel clock below), edx = k;
+ * out rax = the clock's advance over that time, elapsed ticks *
+ * sc_recip[k] / 2^16. Clobbers rdx and the register named.
+ */
+.macro PSCALE tmp
+	shrq	$(16 - PC_TSHIFT), %rax		/* elapsed ticks */
+	cmpl	$PC_RECIP_MAX, %edx
+	jbe	91f
+	movl	$PC_RECIP_MAX, %edx
+91:	leaq	sc_recip(%rip), \tmp
+	movl	(\tmp,%rdx,4), %edx
+	mulq	%rdx
+	shrdq	$16, %rdx, %rax
+.endm
+
+/*
+ * The parallel clock (format.h, struct sc_rec.wpticks): sc_pclock holds
+ * {P, tk}, P in ticks at the instant t, tk = t << 16 | k with t in units
+ * of 2^PC_TSHIFT ticks since sc_pclock_base (48 bits: 17 days at 3 GHz,
+ * and differences are taken modulo 2^48) and k the threads running. Then
+ *     P(now) = P + (now - t) * sc_recip[k] / 2^16,  sc_recip[k] = 2^16 / k
+ * (sc_recip[0] = 0: with nobody running the clock stands still).
+ *
+ * Writers (k changes: a thread starts or ends, enters or leaves a Wait
+ * API) replace {P, tk} whole with cmpxchg16b. Readers load tk, then P,
+ * then tk again and retry if it changed: x86 keeps loads in order and the
+ * pair is only ever stored whole, so an unchanged tk means P belongs to
+ * it. A `now` older than t (another CPU moved the clock on after our
+ * rdtsc) counts as no time at all.
+ *
+ * PREAD tmp: in %rsi = now (TSC); out %rax = P(now); clobbers %rdx,
+ * %rdi, the register named and the flags.
+ */
+.macro PREAD tmp
+1:	movq	sc_pclock+PC_TK(%rip), %rdi
+	movq	%rsi, %rax
+	subq	sc_pclock_base(%rip), %rax
+	shrq	$PC_TSHIFT, %rax
+	shlq	$16, %rax			/* now_t << 16 */
+	movzwl	%di, %edx			/* k */
+	subq	%rdi, %rax
+	addq	%rdx, %rax			/* (now_t - t) << 16, mod 2^64 */
+	jns	2f
+	xorl	%eax, %eax			/* now is before t */
+2:	PSCALE	\tmp
+	addq	sc_pclock+PC_P(%rip), %rax
+	cmpq	sc_pclock+PC_TK(%rip), %rdi
+	jne	1b
+.endm
+
+#endif

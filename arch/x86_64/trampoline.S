@@ -1,0 +1,414 @@
+/*
+ * trampoline.S - the return trampoline that ends a timed call: it books
+ * the call (time, weight, parallel clock share, histogram), draws the
+ * record's next span and returns to the caller.
+ */
+#include "asm.h"
+
+	.text
+
+/*
+ * Return trampoline: a timed API returns here instead of to its caller.
+ *
+ * It gets there by a real call, not by a return address overwritten on
+ * the stack: sc_timed_call drops the caller's return address (saved in
+ * the shadow frame) and calls the API, whose return address then sits in
+ * the same slot, so the API sees the stack (arguments, alignment) exactly
+ * as its caller left it. The point is the return stack buffer: with an
+ * overwritten return address, the API's `ret` was predicted to go to the
+ * caller and went to the trampoline, a mispredicted return on every timed
+ * call (~12 ns here, bench/floor.c). Now call and ret pair up twice (the
+ * caller's call with our final ret, our call with the API's ret) and both
+ * returns are predicted. A CET shadow stack would also stay consistent.
+ *
+ * The call instruction lies inside this FDE (it is before the return
+ * point, sc_return_point), so an unwinder that looks up (return address
+ * - 1) finds the rule below, "outermost frame", and never misreads the
+ * stack.
+ *
+ * Registers. For the caller, this code is the end of the API it called,
+ * so it may do what the ABI lets any callee do: change the caller-saved
+ * registers that carry no return value (rcx, rsi, rdi, r8-r11) and the
+ * arithmetic flags. Return values are live in rax, rdx, xmm0-1 and st0-1:
+ * rax and rdx, which rdtsc and the multiplies need, are parked in r8 and
+ * r9 and put back before the final ret, and vector and x87 state is never
+ * touched on the fast path. Nothing is saved to memory (five push/pop
+ * pairs were, a store and a load each on every timed call). The only callees
+ * whose callers expect more, mcount and its kin (called from prologues
+ * with the arguments live), read their return address and are never timed
+ * (peek.c finds them; shadow.c also lists them by name).
+ *
+ * The top shadow frame normally belongs to this return (its slot is where
+ * our return address was, i.e. rsp-8 here); when it does not (a longjmp or
+ * a vfork child left frames behind) sc_ret_lookup finds ours and drops the
+ * dead ones above it.
+ */
+
+	.globl sc_return_trampoline; .hidden sc_return_trampoline
+	.globl sc_return_point; .hidden sc_return_point
+	.type sc_return_trampoline,@function; .p2align 4
+	.cfi_startproc
+	.cfi_undefined rip
+	/* in: r11 = the API, the stack as at the API's entry; the caller's
+	 * return address is in the shadow frame, so it is dropped here */
+sc_return_trampoline:
+	leaq	8(%rsp), %rsp
+	call	*%r11
+sc_return_point:			/* the API's return address */
+	movq	%rax, %r8			/* the return values, parked */
+	movq	%rdx, %r9
+	rdtsc
+	shlq	$32, %rdx
+	orq	%rax, %rdx			/* rdx = now */
+	movq	sc_tls_thread@gottpoff(%rip), %r10
+	movq	%fs:(%r10), %r10
+	movq	TH_SP(%r10), %rcx
+	subq	$FR_SIZE, %rcx			/* top frame */
+	leaq	-8(%rsp), %rax			/* our slot */
+	cmpq	%rax, FR_SLOT(%rcx)
+	jne	.Lret_slow
+.Lret_have:					/* rcx = frame, rdx = now */
+	cmpq	$0, FR_TREC(%rcx)
+	jne	.Lret_tail
+	movq	%rdx, %rsi			/* rsi = now */
+	movq	TH_LAST(%r10), %rax		/* in the file: outlives a kill */
+	movq	%rsi, (%rax)
+	cmpq	$0, FR_TK(%rcx)
+	je	.Lwait_leave
+	/*
+	 * The call's share of the parallel clock. While the clock's state
+	 * is the one seen at entry, k was constant: the share is elapsed/k
+	 * (elapsed itself when k = 1, the usual case). Otherwise both ends
+	 * are worked out in full.
+	 *
+	 * FR_TSC is the entry's TSC moved on by what timing this call costs
+	 * and what timing the calls nested in it cost (each nested return
+	 * adds the thread's nested figure to it), so now - FR_TSC is the
+	 * call's own time; it may come out below 0 when a figure
+	 * overestimated the cost, and counts as 0 then.
+	 */
+	movq	%rsi, %rax
+	subq	FR_TSC(%rcx), %rax
+	jae	1f
+	xorl	%eax, %eax
+1:	movq	sc_pclock+PC_TK(%rip), %rdi
+	cmpq	FR_TK(%rcx), %rdi
+	jne	.Lp_changed
+	cmpw	$1, %di
+	jne	.Lp_shared
+.Lp_have:					/* rax = the call's P interval */
+	movq	%rsi, %rdx
+	subq	FR_TSC(%rcx), %rdx		/* rdx = elapsed ticks */
+	jae	1f
+	xorl	%edx, %edx
+1:
+	movq	FR_REC(%rcx), %r11
+	incq	RC_TIMED(%r11)
+	addq	%rdx, RC_TICKS(%r11)
+	/*
+	 * Estimator: this call ends a span of `span` calls (the countdown
+	 * set at the previous timed return) of which it alone was timed, so
+	 * it stands for all of them: every sum is also kept times w = span
+	 * (wcount += w). A never-timed record has span 0 and stands for
+	 * itself: w = 1, the case of every call in `all` mode and of slow
+	 * calls, done here without multiplying; w > 1 is .Lweighted.
+	 */
+	movl	RC_SPAN(%r11), %edi
+	cmpl	$1, %edi
+	ja	.Lweighted
+	movl	$1, %edi			/* rdi = w */
+	incq	RC_WCOUNT(%r11)
+	addq	%rax, RC_WPTICKS(%r11)
+	addq	%rdx, RC_WTICKS(%r11)
+	movq	%rdx, %rax
+.Lw_done:					/* rax = elapsed * w, rdi = w */
+	cmpq	sc_block_ticks(%rip), %rdx	/* long enough to have blocked */
+	jae	.Lblocked
+.Lb_done:
+	/*
+	 * A timed caller below us loses this call from its exclusive time.
+	 * It is charged the estimate elapsed * w, not elapsed: the untimed
+	 * calls this one stands for were nested in that caller's calls too,
+	 * so summed over its calls the caller's child time is unbiased (one
+	 * call's self time may come out negative; self_ticks is a signed
+	 * sum, clamped by the reader).
+	 */
+	cmpq	TH_SPBASE(%r10), %rcx
+	jbe	2f
+	addq	%rax, (FR_CHILD - FR_SIZE)(%rcx)
+	/* and the interceptor's cost of timing this call is not its time:
+	 * its start moves on by that much */
+	movq	TH_NESTED(%r10), %rax
+	addq	%rax, (FR_TSC - FR_SIZE)(%rcx)
+2:	movq	%rdx, %rax
+	subq	FR_CHILD(%rcx), %rax
+	addq	%rax, RC_SELF(%r11)
+	cmpq	RC_MAX(%r11), %rdx
+	jbe	1f
+	movq	%rdx, RC_MAX(%r11)
+1:	/* histogram: bucket floor(log2(ticks / 8)), 0..RC_NHIST-1, += w
+	 * saturating (a wrapped counter would lie; a full one only stops) */
+	movq	%rdx, %rax
+	shrq	$3, %rax
+	orq	$1, %rax
+	bsrq	%rax, %rax
+	cmpl	$(RC_NHIST - 1), %eax
+	jbe	1f
+	movl	$(RC_NHIST - 1), %eax
+1:	addl	%edi, RC_HIST(%r11,%rax,4)
+	jc	.Lhist_full
+.Lh_done:
+	/*
+	 * Next period: a slow call, and every Wait API, is always followed
+	 * by a timed one (a Wait must be seen entering and leaving, for the
+	 * parallel clock); a cheap one doubles the period (2p+1: 1, 3, 7,
+	 * ... sc_period_max) until timing one call in p costs little beside
+	 * the calls themselves: p * mean >= sc_period_budget, the mean being
+	 * wticks / wcount, compared as p * wticks >= budget * wcount. Past
+	 * that the period stays, and halves ((p-1)/2 = p >> 1) while the
+	 * half still meets the budget. A cheap API (an empty function: mean
+	 * ~0 after calibration) still goes to sc_period_max; one whose calls
+	 * average 100 ns stops at 15, so its rare long calls, where the
+	 * sampling error comes from, are seen ~8x more often (bench/
+	 * sampling.py). sc_period_min/max encode the mode: all = 1/1,
+	 * none = MAX/MAX. In `all` the answer is always 1 and the span
+	 * stays what it is (0, or 1), so only the countdown is set.
+	 */
+	movl	$1, %eax
+	cmpl	%eax, sc_period_max(%rip)
+	je	6f
+	cmpq	$0, FR_TK(%rcx)			/* a Wait */
+	je	3f
+	cmpq	sc_slow_ticks(%rip), %rdx
+	ja	3f
+	movl	RC_PERIOD(%r11), %eax
+	movq	RC_WCOUNT(%r11), %rdx
+	imulq	sc_period_budget(%rip), %rdx	/* rdx = budget * wcount */
+	movq	RC_WTICKS(%r11), %rdi
+	imulq	%rax, %rdi			/* rdi = p * wticks */
+	jo	.Lp_set				/* a mean that large: keep p */
+	cmpq	%rdx, %rdi
+	jae	.Lp_enough
+	leal	1(%rax,%rax), %eax
+	cmpl	sc_period_max(%rip), %eax
+	cmoval	sc_period_max(%rip), %eax
+	jmp	.Lp_set
+3:	movl	$1, %eax
+.Lp_set:
+	cmpl	sc_period_min(%rip), %eax
+	cmovbl	sc_period_min(%rip), %eax
+	movl	%eax, RC_PERIOD(%r11)
+	/*
+	 * The next span is drawn uniformly from 1 .. 2p-1 (mean p), not p
+	 * itself: a fixed stride could lock onto a periodic pattern in the
+	 * program's calls (every 64th call is long) and time only the
+	 * short ones. The draw hashes the TSC (Fibonacci hashing, top 16
+	 * bits of the low word). p = 1 gives 1; "none" (p >= 2^16) takes p.
+	 */
+	cmpl	$1, %eax
+	je	5f
+	cmpl	$0xffff, %eax
+	ja	5f
+	leal	-1(%rax,%rax), %edi		/* 2p - 1 */
+	imull	$0x9e3779b1, %esi, %edx
+	shrl	$16, %edx			/* u in 0 .. 65535 */
+	imulq	%rdi, %rdx
+	shrq	$16, %rdx
+	leal	1(%rdx), %eax			/* span = 1 + u(2p-1)/65536 */
+5:	movl	%eax, RC_SPAN(%r11)
+6:	movl	%eax, RC_COUNTDOWN(%r11)
+	movq	FR_RET(%rcx), %r11
+	movq	%rcx, TH_SP(%r10)		/* pop, after reading it */
+	cmpq	TH_RECAL(%r10), %rsi		/* time to re-measure the cost? */
+	jae	.Lrecal
+.Lrecal_done:
+	movq	%r8, %rax
+	movq	%r9, %rdx
+	pushq	%r11				/* the caller's return address, */
+	ret					/* predicted: its call's pair */
+
+	/* off the fast path: each goes back to where it left */
+
+	/*
+	 * sc_recalibrate(thread, now) (calib.c), every few ms of a thread
+	 * making timed calls, once this call is booked and popped: r11 (the
+	 * caller's return address), r8 and r9 (the return values) and the
+	 * extended state (xmm0/1, st0/1 may hold return values) are kept.
+	 */
+.Lrecal:					/* r10 = thread, rsi = now */
+	pushq	%r11
+	pushq	%rbp
+	movq	%rsp, %rbp
+	pushq	%r8
+	pushq	%r9
+	movl	sc_xsave_size(%rip), %eax
+	subq	%rax, %rsp
+	andq	$-64, %rsp
+	movq	%r10, %rdi
+	call	sc_save_ext			/* keeps rdi, rsi */
+	call	sc_recalibrate
+	call	sc_restore_ext
+	leaq	-16(%rbp), %rsp
+	popq	%r9
+	popq	%r8
+	popq	%rbp
+	popq	%r11
+	jmp	.Lrecal_done
+
+.Lhist_full:
+	movl	$-1, RC_HIST(%r11,%rax,4)
+	jmp	.Lh_done
+
+	/* p * mean meets the budget: halve p if p/2 still does (eax = p,
+	 * rdx = budget * wcount) */
+.Lp_enough:
+	movl	%eax, %edi
+	shrl	$1, %edi
+	movq	RC_WTICKS(%r11), %rax
+	imulq	%rdi, %rax
+	jo	1f
+	cmpq	%rdx, %rax
+	jb	1f
+	movl	%edi, %eax
+	jmp	.Lp_set
+1:	movl	RC_PERIOD(%r11), %eax
+	jmp	.Lp_set
+
+.Lblocked:					/* rax = elapsed * w */
+	addq	%rax, RC_WBLOCK(%r11)
+	jmp	.Lb_done
+
+	/* k > 1 (or 0): the share is elapsed * sc_recip[k] / 2^16 */
+.Lp_shared:					/* rax = elapsed, rdi = tk */
+	movzwl	%di, %edx
+	cmpl	$PC_RECIP_MAX, %edx
+	jbe	1f
+	movl	$PC_RECIP_MAX, %edx
+1:	leaq	sc_recip(%rip), %r11
+	movl	(%r11,%rdx,4), %edx
+	mulq	%rdx
+	shrdq	$16, %rdx, %rax
+	jmp	.Lp_have
+
+	/*
+	 * w > 1 (rax = the P interval, rdx = elapsed, rdi = span). An outlier
+	 * stands only for itself: a call over 1 ms (sc_outlier_ticks, a
+	 * scheduler time slice is a few) and over 256 times this record's
+	 * mean so far (elapsed/256 * wcount > wticks, in 128 bits) was most
+	 * likely preempted, and weighting that by its span would add
+	 * milliseconds that the calls let through never spent. The reader's
+	 * count/wcount scaling fills the rest of its span at the mean. Mixed
+	 * call lengths below a millisecond (a 5 us call among 3 ns ones) keep
+	 * their weight: judged against a mean that is still low, they would
+	 * otherwise hold it low.
+	 */
+.Lweighted:
+	cmpq	sc_outlier_ticks(%rip), %rdx
+	jbe	3f
+	pushq	%rax				/* the P interval, kept */
+	.cfi_adjust_cfa_offset 8
+	pushq	%rdx
+	.cfi_adjust_cfa_offset 8
+	movq	%rdx, %rax
+	shrq	$8, %rax
+	mulq	RC_WCOUNT(%r11)			/* rdx:rax = elapsed/256 * wcount */
+	testq	%rdx, %rdx
+	jnz	1f
+	cmpq	RC_WTICKS(%r11), %rax
+	jbe	2f
+1:	movl	$1, %edi
+2:	popq	%rdx
+	.cfi_adjust_cfa_offset -8
+	popq	%rax
+	.cfi_adjust_cfa_offset -8
+3:	addq	%rdi, RC_WCOUNT(%r11)
+	imulq	%rdi, %rax
+	addq	%rax, RC_WPTICKS(%r11)
+	movq	%rdx, %rax
+	imulq	%rdi, %rax			/* rax = elapsed * w */
+	addq	%rax, RC_WTICKS(%r11)
+	jmp	.Lw_done
+
+.Lwait_leave:					/* the waiting thread runs again */
+	movq	$1, %rdi
+	call	sc_pclock_step
+	subq	FR_P(%rcx), %rax
+	jmp	.Lp_have
+
+	/*
+	 * k changed during the call: P(now) less P at entry, which is the
+	 * state seen then ({FR_P, FR_TK}) carried forward to FR_TSC. r11 is
+	 * free until .Lp_have loads the record.
+	 */
+.Lp_changed:
+	PREAD	%r11				/* rax = P(now) */
+	pushq	%rax
+	.cfi_adjust_cfa_offset 8
+	movq	FR_TSC(%rcx), %rax
+	subq	sc_pclock_base(%rip), %rax
+	shrq	$PC_TSHIFT, %rax
+	shlq	$16, %rax
+	movq	FR_TK(%rcx), %rdi
+	movzwl	%di, %edx
+	subq	%rdi, %rax
+	addq	%rdx, %rax
+	jns	1f
+	xorl	%eax, %eax
+1:	PSCALE	%r11
+	addq	FR_P(%rcx), %rax		/* P at entry */
+	movq	%rax, %rdx
+	popq	%rax
+	.cfi_adjust_cfa_offset -8
+	subq	%rdx, %rax
+	jae	.Lp_have
+	xorl	%eax, %eax
+	jmp	.Lp_have
+
+	/*
+	 * The trampoline's two calls into C, with everything live saved
+	 * (rdx = now, rcx = the frame or 0, r8 and r9 the return values; the
+	 * rest is free here): the C function gets its arguments from SETUP,
+	 * may return the frame to use in rax (KEEP = 0), and the return goes
+	 * on at .Lret_have.
+	 */
+.macro RET_CALL fn, setup, keep
+	pushq	%rdx				/* 8(%rbp): now */
+	pushq	%rbp
+	movq	%rsp, %rbp
+	pushq	%r9
+	pushq	%rcx				/* -16(%rbp): the frame */
+	pushq	%r8
+	movl	sc_xsave_size(%rip), %eax
+	subq	%rax, %rsp
+	andq	$-64, %rsp
+	call	sc_save_ext
+	\setup
+	call	\fn
+	.if \keep == 0
+	movq	%rax, -16(%rbp)
+	.endif
+	call	sc_restore_ext
+	leaq	-24(%rbp), %rsp
+	popq	%r8
+	popq	%rcx
+	popq	%r9
+	popq	%rbp
+	popq	%rdx
+	movq	sc_tls_thread@gottpoff(%rip), %r10
+	movq	%fs:(%r10), %r10
+	jmp	.Lret_have
+.endm
+
+	/* an API this one tail-called ends now: sc_tail_credit(frame, now),
+	 * which clears FR_TREC, then the return goes on as usual */
+.Lret_tail:
+	RET_CALL sc_tail_credit, "movq -16(%rbp), %rdi; movq 8(%rbp), %rsi", 1
+
+	/* the top frame is not ours: sc_ret_lookup(slot) finds it (the slot
+	 * is the return point's rsp - 8: rbp + 8) */
+.Lret_slow:
+	RET_CALL sc_ret_lookup, "leaq 8(%rbp), %rdi", 0
+	.cfi_endproc
+END(sc_return_trampoline)
+
+	.section .note.GNU-stack,"",@progbits
