@@ -62,8 +62,7 @@ static inline bool sc_arch_rel32(uint8_t *field, const uint8_t *end, const void 
  * one cache line). It holds the whole counted path, so that the jump on
  * to the API is this entry's own: a jump shared by all APIs (the common
  * interceptor's `jmp *target`) is mispredicted whenever a program calls
- * APIs in a varied order, ~3-4 ns per call on our machines (sqlite3 spent
- * 9 % of its time in that one jump's interceptor). The thread's state is
+ * APIs in a varied order. The thread's state is
  * reached by offsets from %fs fixed at start-up (initial-exec TLS: the
  * same offset in every thread), the record by the constant idx*256:
  *

@@ -2,7 +2,7 @@
  * gotscan.c - find the instructions that use GOT slots, by their bytes.
  *
  * Whether a GLOB_DAT slot of a function may be patched depends on how the
- * object's code uses it (objects.c, GLOB_DAT classification): only
+ * object's code uses it (src/runtime/gotuse.c): only
  * through indirect calls and jumps, or also by loading the pointer, which
  * then escapes. The forms looked for, all RIP-relative with a 32-bit
  * displacement d, the slot being the end of the instruction plus d:
@@ -14,13 +14,13 @@
  * only add a use that does not exist, which makes the caller skip a slot,
  * never patch one it should not.
  *
- * The scan reads all of the object's code, 1-3 MB for libc or libcrypto,
- * at every start-up, so it compares many positions' first three bytes at
- * once: 32 with AVX2, else 16 with SSE2 (part of the x86-64 baseline).
- * Only positions that pass are decoded (a plain 48 8b, any 64-bit load,
- * is ~1 byte in 90 of libc: stopping at each costs more than the vector
- * compares). A memchr for 0xff, the first form's lead byte, stopped every
- * ~20 bytes of code and cost ~3 ms of start-up per process.
+ * The scan reads all of the object's code at every start-up, so it
+ * compares many positions' first three bytes at once, with GCC's vector
+ * extensions: 32 positions in AVX2 instructions where the CPU and kernel
+ * allow them, else 16 in SSE2 (pcmpeqb, pmovmskb: part of the x86-64
+ * baseline, so always there). Only positions that pass this filter are
+ * decoded: stopping at every candidate lead byte (a plain 48 8b is any
+ * 64-bit load) costs more than the vector compares.
  */
 #include <cpuid.h>
 #include <immintrin.h>
@@ -97,10 +97,10 @@ void name(const uint8_t *code, size_t len, uintptr_t lo, uintptr_t hi,          
 #define MOVEMASK16(v) _mm_movemask_epi8((__m128i)(v))
 #define MOVEMASK32(v) _mm256_movemask_epi8((__m256i)(v))
 
-/* SSE2, part of the x86-64 baseline: 16 positions at a time */
+/* 16 positions at a time: SSE2, which every x86-64 CPU has */
 DEFINE_SCAN(sc_arch_got_refs_sse2, 16, MOVEMASK16)
 
-/* AVX2 (2013 on): 32 at a time */
+/* 32 at a time: AVX2, only where have_avx2() says so */
 #pragma GCC push_options
 #pragma GCC target("avx2")
 DEFINE_SCAN(sc_arch_got_refs_avx2, 32, MOVEMASK32)
@@ -109,8 +109,8 @@ DEFINE_SCAN(sc_arch_got_refs_avx2, 32, MOVEMASK32)
 /*
  * AVX2 usable: the CPU has it (CPUID.7:EBX bit 5) and the kernel saves
  * the YMM state (OSXSAVE, then XCR0 bits 1 and 2). Asked of CPUID
- * directly: __builtin_cpu_supports pulls 4.6 KB of libgcc's CPU model
- * code into the runtime, a page of RSS in every process.
+ * directly: __builtin_cpu_supports would pull libgcc's CPU model code
+ * into the runtime, a page of RSS more in every process.
  */
 static bool have_avx2(void)
 {

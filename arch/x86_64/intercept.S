@@ -147,12 +147,10 @@ ENTRY(sc_shadow_common)
 	 * A sampled call (span > 1, adaptive) reads the TSC after an lfence:
 	 * it arrives after counted calls, with the pipeline in whatever state
 	 * they and the mispredicted way into this path left, and an unfenced
-	 * rdtsc starts its interval at a point that moved with that state
+	 * rdtsc starts its interval at a point that moves with that state
 	 * (and with the calibration loop's layout) by more than a short call
-	 * lasts: adaptive was 0.69-1.21 of the truth on 20 ns calls from run
-	 * to run, 1.02-1.12 fenced (bench/accuracy.sh, doc/performance.md).
-	 * Draining first makes the start the same for the calibration and
-	 * for the program's calls. One lfence per sampled call (1 in up to
+	 * lasts (doc/design-runtime.md). Draining first makes the start the
+	 * same for the calibration and for the program's calls. One lfence per sampled call (1 in up to
 	 * 127); `all` and calls timed back to back keep the plain read.
 	 */
 	movq	FR_REC(%rcx), %rax
@@ -306,7 +304,7 @@ END(sc_shadow_rare)
 /*
  * Import code jumps here with r11 = import number (shadow.c). Once the
  * import has an entry this is one load more than the entry's own code
- * (its GOT slot was pointed there, or waits to be: objects.c; a pointer
+ * (its GOT slot was pointed there, or waits to be: patch.c; a pointer
  * the program copied still comes here); before, its first call binds one
  * in sc_slow. While a slot waits, sc_pend_budget counts these calls down
  * and the one that takes it below 0 goes to sc_slow too, which may write

@@ -1,5 +1,5 @@
 /*
- * offsets.h - struct layouts shared between the C runtime and shadow.S.
+ * offsets.h - struct layouts shared between the C runtime and its assembly (*.S).
  *
  * The assembly cannot see C structs, so every field it touches is named
  * here once; src/runtime/runtime.h static-asserts each offset against the C
@@ -73,7 +73,6 @@
 #define SLOW_NOTHREAD 1 /* no thread context yet: create one */
 #define SLOW_NOREC    2 /* index beyond this thread's array, or busy */
 #define SLOW_UNWIND   3 /* an unwinder is about to walk the stack */
-#define SLOW_RETURN   4 /* return trampoline found a foreign top frame */
 #define SLOW_STALE    5 /* top shadow frame is not above this call: abandoned? */
 #define SLOW_TAIL     6 /* untimed entry tail-called from a timed call */
 #define SLOW_BIND     7 /* first call through an import (r11 = its number) */

@@ -11,15 +11,15 @@
  * Return trampoline: a timed API returns here instead of to its caller.
  *
  * It gets there by a real call, not by a return address overwritten on
- * the stack: sc_timed_call drops the caller's return address (saved in
- * the shadow frame) and calls the API, whose return address then sits in
- * the same slot, so the API sees the stack (arguments, alignment) exactly
- * as its caller left it. The point is the return stack buffer: with an
- * overwritten return address, the API's `ret` was predicted to go to the
- * caller and went to the trampoline, a mispredicted return on every timed
- * call (~12 ns here, bench/floor.c). Now call and ret pair up twice (the
- * caller's call with our final ret, our call with the API's ret) and both
- * returns are predicted. A CET shadow stack would also stay consistent.
+ * the stack: sc_return_trampoline drops the caller's return address (the
+ * timed path saved it in the shadow frame) and calls the API, whose
+ * return address then sits in the same slot, so the API sees the stack
+ * (arguments, alignment) exactly as its caller left it. The point is the
+ * return stack buffer: call and ret pair up twice (the caller's call with
+ * our final ret, our call with the API's ret), so both returns are
+ * predicted, where an overwritten return address would make the API's
+ * `ret` mispredicted on every timed call. A CET shadow stack stays
+ * consistent too.
  *
  * The call instruction lies inside this FDE (it is before the return
  * point, sc_return_point), so an unwinder that looks up (return address
@@ -32,9 +32,9 @@
  * arithmetic flags. Return values are live in rax, rdx, xmm0-1 and st0-1:
  * rax and rdx, which rdtsc and the multiplies need, are parked in r8 and
  * r9 and put back before the final ret, and vector and x87 state is never
- * touched on the fast path. Nothing is saved to memory (five push/pop
- * pairs were, a store and a load each on every timed call). The only callees
- * whose callers expect more, mcount and its kin (called from prologues
+ * touched on the fast path. Nothing is saved to memory: each save would
+ * be a store and a load on every timed call. The only callees whose
+ * callers expect more, mcount and its kin (called from prologues
  * with the arguments live), read their return address and are never timed
  * (peek.c finds them; shadow.c also lists them by name).
  *
@@ -159,7 +159,7 @@ sc_return_point:			/* the API's return address */
 	jc	.Lhist_full
 .Lh_done:
 	/*
-	 * Next period: a slow call, and every Wait API, is always followed
+	 * Next period p: a slow call, and every Wait API, is always followed
 	 * by a timed one (a Wait must be seen entering and leaving, for the
 	 * parallel clock); a cheap one doubles the period (2p+1: 1, 3, 7,
 	 * ... sc_period_max) until timing one call in p costs little beside
@@ -169,9 +169,8 @@ sc_return_point:			/* the API's return address */
 	 * half still meets the budget. A cheap API (an empty function: mean
 	 * ~0 after calibration) still goes to sc_period_max; one whose calls
 	 * average 100 ns stops at 15, so its rare long calls, where the
-	 * sampling error comes from, are seen ~8x more often (bench/
-	 * sampling.py). sc_period_min/max encode the mode: all = 1/1,
-	 * none = MAX/MAX. In `all` the answer is always 1 and the span
+	 * sampling error comes from, are seen more often. sc_period_min/max
+	 * encode the mode: all = 1/1, none = MAX/MAX. In `all` the answer is always 1 and the span
 	 * stays what it is (0, or 1), so only the countdown is set.
 	 */
 	movl	$1, %eax

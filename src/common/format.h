@@ -189,7 +189,7 @@ _Static_assert(sizeof(struct sc_thr_header) <= SC_THR_HEADER_SIZE, "thread heade
 
 /*
  * One counter record per (thread, shadow entry), 256 bytes. The hot path in
- * arch/x86_64/shadow.S touches count/countdown (the first cache line) on
+ * arch/x86_64/intercept.S touches count/countdown (the first cache line) on
  * every call, the rest only on timed calls. Offsets are mirrored in
  * arch/x86_64/offsets.h and checked by static asserts in the runtime.
  *
@@ -215,15 +215,16 @@ struct sc_rec {
 	int32_t countdown;      /* 24: calls left until the next timed one */
 	uint32_t period;        /* 28: sampling period in force (adaptive):
 				       1, 3, 7 ... 127, doubled by cheap
-				       calls; spans are drawn around it */
-	uint64_t wticks;        /* 32: sum of ticks * period (estimator) */
-	uint64_t wcount;        /* 40: sum of period over timed calls */
+				       calls; spans are drawn around it
+				       (trampoline.S) */
+	uint64_t wticks;        /* 32: sum of ticks * span (estimator) */
+	uint64_t wcount;        /* 40: sum of span over timed calls */
 	uint64_t self_ticks;    /* 48: ticks minus nested calls (estimated:
-				       each timed one as ticks * its period);
+				       each timed one as ticks * its span);
 				       a signed sum stored as uint64 */
 	uint64_t max_ticks;     /* 56: longest timed call */
-	uint64_t wpticks;       /* 64: sum of P interval * period */
-	uint64_t wblock;        /* 72: sum of ticks * period of timed calls
+	uint64_t wpticks;       /* 64: sum of P interval * span */
+	uint64_t wblock;        /* 72: sum of ticks * span of timed calls
 				       over the blocking threshold */
 	uint32_t span;          /* 80: calls the next timed one stands for
 				       (drawn around period, adaptive) */

@@ -7,23 +7,20 @@
  * nested in another adds all of its timing to its caller's interval. That
  * cost, counted in TSC ticks, is not a constant: it moves with the speed
  * the CPU runs at (frequency steps, a busy SMT sibling, the neighbours of
- * a virtual machine). On the shared hosts we measure on it moved between
- * 8 and 19 ns from one start to the next, and by as much within one run,
- * which made a single start-up figure subtracted from every call miss by
- * 30-50 % on short calls.
+ * a virtual machine), from one start to the next and within one run, by
+ * more than a short call lasts: a single start-up figure subtracted from
+ * every call would be far off on short calls.
  *
  * So it is measured twice over:
  *  - at start-up, 9 batches of 128 calls each on a scratch thread state:
- *    the figures every thread starts with (sc_cal0). ~0.2 ms: every
- *    process pays it, however short (15 batches of 256 took 0.6 ms, 8 %
- *    of `scaler record -- sqlite3 :memory: .quit`, for a figure the first
- *    re-measurements replace within 30 ms anyway);
+ *    the figures every thread starts with (sc_cal0). Kept small: every
+ *    process pays it, however short, for a figure the first
+ *    re-measurements replace soon anyway;
  *  - on each thread that makes timed calls, every SC_RECAL_MS, from the
  *    return trampoline (trampoline.S, .Lrecal): one batch of 32 calls each,
  *    on the thread itself, and the figures in force are the medians of
  *    its last three measurements (one measurement hit by an interrupt
- *    cannot move them). One takes ~12 us (callrate under SCALER_RECAL=50):
- *    0.1 % of a thread that makes timed calls all the time.
+ *    cannot move them).
  *
  * They are taken off at run time, not by the reader: a timed call's entry
  * moves its frame's start on by the thread's hot or cold figure (intercept.S),
@@ -35,8 +32,8 @@
  * an empty one: rdtsc does not wait for the instructions before it, so the
  * interceptor's work around the two reads partly overlaps the function's
  * own. An empty function shows all of it; a function that does some work
- * hides part of it, and subtracting the empty function's figure from every
- * call took ~2 ns too much from real calls. So
+ * hides part of it, so subtracting the empty function's figure from every
+ * call would take too much from real calls. So
  *     work   = plain call of sc_calib_work - plain call of sc_calib_nop
  *     hot    = timed sc_calib_work, inside the interval, each call timed
  *              right after the previous one - work
@@ -46,8 +43,8 @@
  *              lfence, intercept.S) - work
  *     nested = timed call of sc_calib_nop from outside - plain call
  * The calls are independent (argument i, results summed), as in a loop
- * over a library call; chained through their results they overlap less
- * and the figure comes out ~8 ns low. Which calls are timed is forced
+ * over a library call; chained through their results they would overlap
+ * less and the figure would come out low. Which calls are timed is forced
  * through the record's countdown and span, so the mode's settings (and
  * other threads) are never touched.
  */

@@ -27,11 +27,11 @@ SC_HIDDEN uint32_t sc_period_min = 1, sc_period_max = 127;
 SC_HIDDEN uint64_t sc_slow_ticks = ~0ull;
 /*
  * Adaptive's period stops growing once period * (the API's mean call)
- * reaches this: 1.25 us, so that timing one call in p (~25 ns, doc/
- * performance.md part a) costs at most ~2 % of the time the API's calls
- * take. Only APIs whose calls average over ~10 ns are held below
- * sc_period_max; they are the ones where a longer period saves little
- * and the sampling error (bench/sampling.py) costs the most.
+ * reaches this (1.25 us), so that timing one call in p costs a small,
+ * bounded share of the time the API's calls take. APIs with short calls
+ * still reach sc_period_max; those with longer ones are held below it,
+ * where a longer period saves little and the sampling error costs the
+ * most.
  */
 SC_HIDDEN uint64_t sc_period_budget;
 SC_HIDDEN uint32_t sc_xsave_size = 512;

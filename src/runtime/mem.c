@@ -2,10 +2,10 @@
  * mem.c - the runtime's own memory, kept out of the program's malloc.
  *
  * Why not malloc: the runtime calls glibc's malloc directly (its imports
- * are bound to libc), so in a program with another allocator (redis and
- * jemalloc) its first malloc made glibc set up a heap that the program
- * never uses, and what it freed stayed resident in that heap (16 KB in
- * redis). Memory here comes straight from mmap:
+ * are bound to libc), so in a program with another allocator its first
+ * malloc would make glibc set up a heap that the program never uses, and
+ * what it freed would stay resident in that heap. Memory here comes
+ * straight from mmap:
  *   sc_mem_grow / sc_mem_free   arrays used during a scan, unmapped after
  *                               (RSS goes back to what it was)
  *   sc_mem_strdup               strings kept for the process's life

@@ -1,19 +1,19 @@
 /*
  * meta.c - the append-only metadata stream p<pid>-<gen>.meta (format.h).
  *
- * Records are appended under the leaf lock (objects.c) the moment the
+ * Records are appended under the leaf lock (lock.c) the moment the
  * thing they describe exists, so the file is complete whenever the process
  * dies.
  *
  * A forked child starts its own file with the objects and entries it
  * inherited: it copies the parent's records, up to the length the file
- * had at the fork, from the file itself (sc_meta_reopen_child). Keeping a
- * copy in memory instead cost every process its size, 50-70 KB for a
- * server, for the forks only some make.
+ * had at the fork, from the file itself (sc_meta_reopen_child), rather
+ * than keep a copy in memory that every process would pay for, for the
+ * forks only some make.
  *
  * A scan of the loaded objects (start-up, dlopen) describes hundreds of
- * entries at once; one write(2), and one fstat(2) to check the descriptor,
- * each cost ~1 ms per start-up for a few hundred records. Between
+ * entries at once, too many for one write(2) and one fstat(2), to check
+ * the descriptor, each. Between
  * sc_meta_batch(true) and sc_meta_batch(false), called by a scan under the
  * runtime lock, records are held in a buffer and written 8 KB at a time.
  * Other threads may run meanwhile and bind imports of objects patched
@@ -157,8 +157,8 @@ static void check_fd(void)
 }
 
 /* Appends n bytes of whole records to the file. The descriptor is
- * checked here, where it is written through, not for every record: a
- * scan holds ~500 records (sqlite3) and wrote them with as many fstats. */
+ * checked here, where it is written through, not for every record (a
+ * scan's batch holds hundreds). */
 static void put(const void *p, size_t n)
 {
 	check_fd();
@@ -193,8 +193,8 @@ void sc_meta_batch(bool on)
  * buffer of that size); a longer string is cut. The record is put
  * together in place (in the batch buffer, or a small buffer on the stack)
  * and only a long one is written in pieces: this runs on the first call of
- * every thread, and an 8 KB buffer on the stack cost each thread two more
- * pages of stack (redis' threads: 24 KB of stack instead of 8-12).
+ * every thread, and an 8 KB buffer on the stack would cost each thread
+ * two more pages of stack.
  */
 #define SC_META_MAX 8192u
 void sc_meta_add(uint32_t type, const void *a, size_t alen, const char *str)

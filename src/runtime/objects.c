@@ -151,7 +151,7 @@ static int list_cb(struct dl_phdr_info *info, size_t size, void *p)
 void sc_objects_prune(void)
 {
 	/* the list lives only during this call: from mmap, not .bss, where
-	 * 128 KB for SC_MAX_OBJECTS kept a page resident */
+	 * it would keep a page resident for good */
 	struct { uintptr_t base; const void *phdr; } *seen =
 		sc_mem_grow(NULL, (size_t)SC_MAX_OBJECTS * sizeof(*seen));
 	if (!seen)

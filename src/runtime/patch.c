@@ -174,10 +174,9 @@ static int cmp_patch(const void *a, const void *b)
 
 /*
  * Repoints held back. Writing a read-only GOT slot takes two mprotect
- * calls, each splitting and merging a VMA: at every import's first call
- * that was ~10 % of a short program's start-up under scaler (sqlite3's
- * executable is linked -z now, so its whole GOT is RELRO, and it binds
- * ~60 imports in its first millisecond). The main executable's slots
+ * calls, each splitting and merging a VMA, too costly at every import's
+ * first call of a program linked -z now (its whole GOT is RELRO) that
+ * binds many imports as it starts. The main executable's slots
  * wait and are written together, a page's worth with one pair of calls,
  * once PEND_MAX wait or the oldest has waited PEND_NS. Only the main
  * executable's: it is never unloaded, so a slot that waits can never be

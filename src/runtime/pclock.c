@@ -25,8 +25,8 @@ SC_HIDDEN uint64_t sc_pclock_base;
 /* sc_recip[k] = 2^16 / k: a multiply instead of a divide on the hot path.
  * A constant table, written out by the compiler: in .rodata it is part of
  * the file, shared by every process, and only the pages of the k that
- * occur are ever read in (it used to be filled in at start-up, 16 KB of
- * private memory in every process). Beyond PC_RECIP_MAX threads k is
+ * occur are ever read in, where a table filled in at start-up would be
+ * private memory in every process. Beyond PC_RECIP_MAX threads k is
  * taken as PC_RECIP_MAX. */
 #define RECIP1(k) ((k) ? (uint32_t)((1u << 16) / (k)) : 0u)
 #define RECIP4(k) RECIP1(k), RECIP1((k) + 1), RECIP1((k) + 2), RECIP1((k) + 3)

@@ -7,7 +7,7 @@
  * through: R_X86_64_JUMP_SLOT (.rela.plt, called via the PLT or, with
  * -fno-plt and BIND_NOW, directly) and R_X86_64_GLOB_DAT (.rela.dyn,
  * `call *foo@GOTPCREL(%rip)` with -fno-plt, but also `&foo` and data).
- * The caller decides which GLOB_DAT slots are calls (objects.c).
+ * The caller decides which GLOB_DAT slots are calls (gotuse.c).
  */
 #include "reloc.h"
 

@@ -124,8 +124,8 @@ struct sc_entry {
 
 /*
  * Every hooked import, by import number (shadow.c; offsets.h: HK_*). 16
- * bytes, written for every import an object has (an nginx process has
- * 1100, a postgres backend 2000), most of them never called: addresses
+ * bytes, written for every import an object has (thousands in a large
+ * server), most of them never called: addresses
  * are kept as offsets from their objects' load bias.
  */
 struct sc_hook {

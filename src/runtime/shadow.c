@@ -22,10 +22,10 @@
  *    program kept) still works through the import's code, one load more.
  *
  * Why: the counters of a thread are indexed by the entry index, and a
- * page of them holds 16 records. Numbered at hooking (redis: 1700
- * imports, 150 called), a thread that makes ten different calls touched
+ * page of them holds 16 records. A program calls few of its imports:
+ * numbered at hooking, a thread that makes ten different calls would touch
  * up to ten pages of counters; numbered by first call they fill the first
- * pages of every thread's file (redis' main thread: 45 pages before, 11).
+ * pages of every thread's file.
  *
  * Code is generated a page at a time (a 64-byte head holding the pointer
  * every stub jumps through, then the stubs) and made read+exec before any
@@ -207,7 +207,7 @@ long sc_entry_new(void *target, uint32_t flags, uint32_t caller)
 #define IDX_MASK ((1u << HK_IDX_BITS) - 1)
 
 /* Under the leaf lock: a scan (runtime lock held) and dlsym (no runtime
- * lock, see objects.c) both add imports. */
+ * lock, see lock.c) both add imports. */
 long sc_hook_new(void *target, struct sc_object *to, uint32_t flags, uint32_t caller,
 		 uint32_t callee, const char *name, uintptr_t slot)
 {
@@ -246,7 +246,7 @@ void *sc_hook_target(uint32_t n)
 /*
  * Where a call through import n goes when it cannot bind now (sc_slow:
  * runtime code, or a lock held): on to its entry, counted, if it has one
- * (the call came because sc_pend_budget ran out, objects.c: the waiting
+ * (the call came because sc_pend_budget ran out, patch.c: the waiting
  * slots wait for the next chance, and the budget starts again), else to
  * the target itself, unseen.
  */
@@ -265,12 +265,12 @@ void *sc_hook_pass(uint32_t n)
  * the entry's code, and answers where the call goes on: the entry's code,
  * or the target itself (uncounted) when an entry cannot be made now.
  * Also a later call of a bound import whose slot waits to be repointed,
- * when sc_pend_budget runs out (objects.c): the flush may be due.
+ * when sc_pend_budget runs out (patch.c): the flush may be due.
  */
 void *sc_hook_bind(uint32_t n)
 {
 	struct sc_hook *h = &sc_hook_table[n];
-	/* the leaf lock, not the runtime lock: see objects.c */
+	/* the leaf lock, not the runtime lock: see lock.c */
 	sc_leaf_lock();
 	uint32_t b = h->bound & IDX_MASK;
 	if (b)
@@ -298,7 +298,7 @@ void *sc_hook_bind(uint32_t n)
 
 /*
  * APIs that must not have their return address replaced, and why. This is
- * the one table of them; objects.c and wrap.c consult it by name.
+ * the one table of them; patch.c and wrap.c consult it by name.
  *   - return twice: the second return would find its frame popped
  *   - never return: their frame would only be dropped later
  *   - unwinders: must see real return addresses (SC_ENT_UNWIND restores

@@ -146,9 +146,9 @@ static struct sc_thread *thread_new(void)
 	if (fd >= 0 && ftruncate(fd, (off_t)file_size_for(cap)) == 0)
 		m = mmap(NULL, reserve, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 	/* The file is a hole that each first touch of a page fills with
-	 * zeros; without this the kernel's read-ahead zeroed many pages
-	 * after the header's on the first write: 0.25 ms of every thread's
-	 * start on ext4, for records most threads never reach */
+	 * zeros; without this the kernel's read-ahead would zero many pages
+	 * after the header's on the first write, a cost at every thread's
+	 * start for records most threads never reach */
 	if (m != MAP_FAILED)
 		madvise(m, reserve, MADV_RANDOM);
 	if (m == MAP_FAILED) {

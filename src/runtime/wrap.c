@@ -128,7 +128,7 @@ static struct sc_object *caller_object(void *ret)
  * How deep this thread is in a real dlopen or dlclose called by the
  * wrappers below. Inside one, the loader's lock is held and constructors
  * or destructors run: a dlopen or dlclose they make must not take the
- * runtime lock (objects.c), and need not, as the outer call scans or
+ * runtime lock (lock.c), and need not, as the outer call scans or
  * prunes when the loader is done.
  */
 static __thread int in_loader __attribute__((tls_model("initial-exec")));
@@ -174,10 +174,10 @@ static void *w_dlmopen(Lmid_t lm, const char *file, int flags)
  * A library may really go away here: forget it, so that if it comes back
  * (maybe at the same address) it is a new object and hooked again. The
  * runtime lock is held across the real dlclose: a scan in another thread
- * reads the headers of every object it registered (keep_rss, objects.c)
- * and patches new ones, and one unmapped under it crashed it (e2e
- * dlrace). Its destructors may call anything but the runtime lock, as
- * any code run under the loader's lock (objects.c). Nested in a dlopen
+ * reads the headers of every object it registered (rss.c) and patches
+ * new ones, and must not see one unmapped under it (e2e dlrace). Its
+ * destructors may call anything but the runtime lock, as any code run
+ * under the loader's lock (lock.c). Nested in a dlopen
  * or dlclose of this thread the lock is not taken and the outer call
  * prunes (in_loader).
  */
@@ -204,7 +204,7 @@ static int w_dlclose(void *h)
 
 /* The objects after the caller in load order, collected first and probed
  * after dl_iterate_phdr returns (dlopen must not run under its lock). No
- * runtime lock: a constructor may be the caller (objects.c), so the list
+ * runtime lock: a constructor may be the caller (lock.c), so the list
  * is mapped for the call (16 KB, too much for some threads' stacks). */
 #define NEXT_MAX 1024
 struct next_list {
@@ -306,7 +306,7 @@ static void *shadow_for(void *r, const char *name, void *ret)
 	if (to->skip && !strstr(to->path, "ld-linux"))
 		return r;
 	void *res = r;
-	sc_leaf_lock();                 /* not the runtime lock: objects.c */
+	sc_leaf_lock();                 /* not the runtime lock: lock.c */
 	for (size_t i = 0; i < dlmap_n; i++)
 		if (dlmap[i].caller == co->id && dlmap[i].target == (uintptr_t)r &&
 		    dlmap[i].callee == to->id) {
@@ -361,9 +361,9 @@ static void *w_dlvsym(void *h, const char *name, const char *ver)
 /*
  * What a new thread needs to start: handed over in a box from a pool
  * rather than the heap. A box malloc'd by the creator and freed by the new
- * thread made glibc give every new thread a malloc arena (64 MB reserved,
- * a page or two of RSS) in programs that never use glibc's malloc
- * (redis, with jemalloc). Boxes beyond the pool's come from malloc.
+ * thread would make glibc give every new thread a malloc arena (address
+ * space and a page or two of RSS) in programs that never use glibc's
+ * malloc. Boxes beyond the pool's come from malloc.
  */
 struct start_box {
 	void *(*fn)(void *);

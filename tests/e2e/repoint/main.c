@@ -4,7 +4,7 @@
  *
  * The runtime points every hooked slot at a 16-byte stub first, then at
  * the import's entry at its first call. The main executable's read-only
- * slots (-z now: RELRO) are written in batches (runtime/objects.c), and
+ * slots (-z now: RELRO) are written in batches (runtime/patch.c), and
  * meanwhile calls through them take the stub; every 64 such calls ask
  * whether the batch is due, so a program that binds nothing more does not
  * keep its hot imports there. This program binds one import, calls it for
