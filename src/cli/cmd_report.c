@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "cmds.h"
+#include "model.h"
 #include "profile.h"
 #include "report.h"
 
@@ -251,6 +252,7 @@ int cmd_report(int argc, char **argv)
 	};
 	struct report r = { 0 };
 	struct sc_profile prof;
+	struct sc_model model;
 	char err[1024];
 	int rc, status = 0;
 
@@ -264,24 +266,29 @@ int cmd_report(int argc, char **argv)
 		sc_profile_free(&prof);
 		return 1;
 	}
+	sc_model_build(&model, &prof);
 	r.p = &prof;
-	r.agg = &prof.agg;
+	r.model = &model;
+	r.agg = &model.agg;
 	if (o.pid) {
 		r.only = select_pid(&prof, o.pid);
 		if (!r.only) {
+			sc_model_free(&model);
 			sc_profile_free(&prof);
 			return 2;
 		}
-		r.agg = &r.only->agg;
+		r.agg = sc_model_image(&model, r.only);
 	}
 	if (o.component && !sc_agg_component(r.agg, o.component)) {
 		unknown_component(r.agg, o.component);
+		sc_model_free(&model);
 		sc_profile_free(&prof);
 		return 2;
 	}
 	r.out = stdout;
 	if (o.output && !(r.out = fopen(o.output, "w"))) {
 		fprintf(stderr, "scaler: report: cannot write %s: %s\n", o.output, strerror(errno));
+		sc_model_free(&model);
 		sc_profile_free(&prof);
 		return 1;
 	}
@@ -308,6 +315,7 @@ int cmd_report(int argc, char **argv)
 		fprintf(stderr, "scaler: report: write error on %s: %s\n", o.output, strerror(errno));
 		status = 1;
 	}
+	sc_model_free(&model);
 	sc_profile_free(&prof);
 	return status;
 }

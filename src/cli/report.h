@@ -3,10 +3,11 @@
  * options make (one process, one component, a share threshold, a sort
  * order), the thread groups, and the formatting helpers for people.
  *
- * cmd_report.c parses the options, loads the profile, builds a `struct
- * report` with report_select() and hands it to one writer: report_text.c,
- * report_csv.c, report_html.c, or its own JSON writer. Every writer shows the
- * same rows: the filtering and ordering is done once, here.
+ * cmd_report.c parses the options, loads the profile and builds its model
+ * (model.h), fills a `struct report` with report_select() and hands it to
+ * one writer: report_text.c, report_csv.c, report_html.c, or its own JSON
+ * writer. Every writer shows the same rows: the filtering and ordering is
+ * done once, here.
  */
 #ifndef SCALER_REPORT_H
 #define SCALER_REPORT_H
@@ -14,7 +15,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "profile.h"
+#include "model.h"
 
 enum report_sort {
 	SORT_TOTAL, SORT_SELF, SORT_COUNT, SORT_AVG, SORT_P99, SORT_NAME, SORT_ATTR,
@@ -35,8 +36,9 @@ struct report_group {
 struct report {
 	FILE *out;
 	const struct sc_profile *p;
+	const struct sc_model *model;   /* of p */
 	const struct sc_image *only;    /* --pid: that image alone, else NULL */
-	const struct sc_agg *agg;       /* p->agg or only->agg */
+	const struct sc_agg *agg;       /* model->agg, or only's aggregate */
 	const char *component;          /* --component NAME, else NULL */
 	enum report_sort sort;
 	double min_percent;             /* --min-percent; 0 shows every row */

@@ -219,6 +219,7 @@ void report_json(const struct report *r)
 	sc_json_begin_array(&j);
 	for (i = 0; i < p->nimages; i++) {
 		const struct sc_image *im = &p->images[i];
+		const struct sc_agg *a = sc_model_image(r->model, im);
 		struct report_group *g;
 		size_t ng;
 
@@ -241,9 +242,9 @@ void report_json(const struct report *r)
 		sc_json_key(&j, "wall_ns");
 		sc_json_int(&j, im->wall_ns);
 		sc_json_key(&j, "critical_ns");
-		sc_json_int(&j, im->agg.attr_ns);
+		sc_json_int(&j, a->attr_ns);
 		json_timing_cost(&j, im);
-		json_agg(&j, r, &im->agg);
+		json_agg(&j, r, a);
 		/* per thread: effective = wall - Wait (the paper's §3.5 view) */
 		json_threads(&j, p, im);
 		ng = report_groups(p, im, &g);

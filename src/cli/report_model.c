@@ -10,16 +10,11 @@
 #include <string.h>
 
 #include "report.h"
+#include "xalloc.h"
 
 void *report_xcalloc(size_t n, size_t size)
 {
-	void *p = calloc(n ? n : 1, size ? size : 1);
-
-	if (!p) {
-		fputs("scaler: out of memory\n", stderr);
-		exit(1);
-	}
-	return p;
+	return sc_xcalloc(n, size);
 }
 
 static const char *const sort_names[] = {

@@ -1,7 +1,9 @@
 /*
- * profile.c - the reader side of format.h: loads every process image of a
- * profile directory and derives per-image and whole-profile aggregates
- * (components, calls) for `scaler report`.
+ * profile.c - the reader side of format.h (profile.h): loads every process
+ * image of a profile directory, checks each file's format version, and
+ * folds each thread's counters into the image's entries as estimates
+ * (estimate.h), with the per-image figures derived from the raw records
+ * (clock rate, wall times, exit status, threads' times).
  *
  * Reading order per image: the .meta stream first (objects, shadow
  * entries, threads, end/exit), then each .thr counter file, whose records
@@ -16,7 +18,6 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,45 +25,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "estimate.h"
 #include "names.h"
+#include "xalloc.h"
 
 /* ---- memory ----------------------------------------------------------- */
-
-static void *xrealloc(void *p, size_t n)
-{
-	void *q = realloc(p, n ? n : 1);
-
-	if (!q) {
-		fputs("scaler: out of memory\n", stderr);
-		exit(1);
-	}
-	return q;
-}
-
-static void *xcalloc(size_t n, size_t size)
-{
-	void *p = calloc(n ? n : 1, size ? size : 1);
-
-	if (!p) {
-		fputs("scaler: out of memory\n", stderr);
-		exit(1);
-	}
-	return p;
-}
-
-/* Grow arr (element size `size`) so that index `need - 1` fits. */
-static void *grow(void *arr, size_t *cap, size_t need, size_t size)
-{
-	size_t c = *cap;
-
-	if (need <= c)
-		return arr;
-	c = c ? c : 8;
-	while (c < need)
-		c *= 2;
-	*cap = c;
-	return xrealloc(arr, c * size);
-}
 
 /* Strings are carved out of blocks chained from sc_profile.strings_. */
 struct strblock {
@@ -79,7 +46,7 @@ static const char *pool_strndup(struct sc_profile *p, const char *s, size_t n)
 	if (!b || b->size - b->used < n + 1) {
 		size_t size = n + 1 > 16384 ? n + 1 : 16384;
 
-		b = xrealloc(NULL, sizeof(*b) + size);
+		b = sc_xrealloc(NULL, sizeof(*b) + size);
 		b->next = p->strings_;
 		b->used = 0;
 		b->size = size;
@@ -90,13 +57,6 @@ static const char *pool_strndup(struct sc_profile *p, const char *s, size_t n)
 	r[n] = '\0';
 	b->used += n + 1;
 	return r;
-}
-
-/* qsort, which may not be passed the NULL of an empty array */
-static void sort(void *base, size_t n, size_t size, int (*cmp)(const void *, const void *))
-{
-	if (n > 1)
-		qsort(base, n, size, cmp);
 }
 
 static const char *pool_strdup(struct sc_profile *p, const char *s)
@@ -256,13 +216,13 @@ static int read_file(int dirfd, const char *name, unsigned char **buf, size_t *l
 
 	if (fd < 0)
 		return -1;
-	b = xrealloc(NULL, cap);
+	b = sc_xrealloc(NULL, cap);
 	for (;;) {
 		ssize_t r;
 
 		if (n == cap) {
 			cap *= 2;
-			b = xrealloc(b, cap);
+			b = sc_xrealloc(b, cap);
 		}
 		r = read(fd, b + n, cap - n);
 		if (r < 0) {
@@ -322,7 +282,7 @@ static void set_cmdline(struct sc_profile *p, struct sc_image *im,
 	if (len && pl[len - 1] != '\0')
 		n++;                    /* unterminated last string */
 	free(im->argv);
-	im->argv = xcalloc(n + 1, sizeof(*im->argv));
+	im->argv = sc_xcalloc(n + 1, sizeof(*im->argv));
 	im->argc = 0;
 	for (start = 0, i = 0; i <= len; i++) {
 		if (i == len && start == len)
@@ -333,6 +293,18 @@ static void set_cmdline(struct sc_profile *p, struct sc_image *im,
 			start = i + 1;
 		}
 	}
+}
+
+/* Is `version` (of file dir/fname) one this reader cannot read? Then a
+ * one-line message naming the file and the version it reads is in err. */
+static int bad_version(char *err, size_t errlen, const char *dir, const char *fname,
+		       uint32_t version)
+{
+	if (version == SC_FORMAT_VERSION)
+		return 0;
+	seterr(err, errlen, "%s/%s: format version %u, this scaler reads %u",
+	       dir, fname, version, SC_FORMAT_VERSION);
+	return 1;
 }
 
 static int load_meta(struct sc_profile *p, struct sc_image *im, struct meta_state *ms,
@@ -353,11 +325,8 @@ static int load_meta(struct sc_profile *p, struct sc_image *im, struct meta_stat
 	}
 	memcpy(&im->hdr.version, buf + offsetof(struct sc_meta_header, version),
 	       sizeof(im->hdr.version));
-	if (im->hdr.version != SC_FORMAT_VERSION) {
-		seterr(err, errlen, "%s/%s: format version %u, this scaler reads %u",
-		       dir, fname, im->hdr.version, SC_FORMAT_VERSION);
+	if (bad_version(err, errlen, dir, fname, im->hdr.version))
 		return -1;
-	}
 	if (size < sizeof(im->hdr)) {
 		seterr(err, errlen, "%s/%s: truncated header", dir, fname);
 		return -1;
@@ -419,7 +388,7 @@ static int load_meta(struct sc_profile *p, struct sc_image *im, struct meta_stat
 			struct sc_m_object mo;
 
 			memcpy(&mo, pl, sizeof(mo));
-			ms->objs = grow(ms->objs, &ms->capobjs, ms->nobjs + 1, sizeof(*ms->objs));
+			ms->objs = sc_grow(ms->objs, &ms->capobjs, ms->nobjs + 1, sizeof(*ms->objs));
 			t = &ms->objs[ms->nobjs++];
 			memset(t, 0, sizeof(*t));
 			t->ord = ord;
@@ -433,7 +402,7 @@ static int load_meta(struct sc_profile *p, struct sc_image *im, struct meta_stat
 			struct sc_m_object mo;
 
 			memcpy(&mo, pl, sizeof(mo));
-			ms->unl = grow(ms->unl, &ms->capunl, ms->nunl + 1, sizeof(*ms->unl));
+			ms->unl = sc_grow(ms->unl, &ms->capunl, ms->nunl + 1, sizeof(*ms->unl));
 			ms->unl[ms->nunl].ord = ord;
 			ms->unl[ms->nunl++].id = mo.id;
 			break;
@@ -444,7 +413,7 @@ static int load_meta(struct sc_profile *p, struct sc_image *im, struct meta_stat
 			char api[512];
 
 			memcpy(&me, pl, sizeof(me));
-			ms->ents = grow(ms->ents, &ms->capents, ms->nents + 1, sizeof(*ms->ents));
+			ms->ents = sc_grow(ms->ents, &ms->capents, ms->nents + 1, sizeof(*ms->ents));
 			t = &ms->ents[ms->nents++];
 			memset(t, 0, sizeof(*t));
 			t->ord = ord;
@@ -461,7 +430,7 @@ static int load_meta(struct sc_profile *p, struct sc_image *im, struct meta_stat
 		case SC_M_BIND: {
 			struct bind_tmp *t;
 
-			ms->binds = grow(ms->binds, &ms->capbinds, ms->nbinds + 1,
+			ms->binds = sc_grow(ms->binds, &ms->capbinds, ms->nbinds + 1,
 					 sizeof(*ms->binds));
 			t = &ms->binds[ms->nbinds++];
 			t->ord = ord;
@@ -474,7 +443,7 @@ static int load_meta(struct sc_profile *p, struct sc_image *im, struct meta_stat
 			const char *name;
 
 			memcpy(&mt, pl, sizeof(mt));
-			ms->thrs = grow(ms->thrs, &ms->capthrs, ms->nthrs + 1, sizeof(*ms->thrs));
+			ms->thrs = sc_grow(ms->thrs, &ms->capthrs, ms->nthrs + 1, sizeof(*ms->thrs));
 			t = &ms->thrs[ms->nthrs++];
 			memset(t, 0, sizeof(*t));
 			t->ord = ord;
@@ -517,8 +486,8 @@ static void finish_meta(struct sc_image *im, struct meta_state *ms)
 {
 	size_t i, j;
 
-	sort(ms->objs, ms->nobjs, sizeof(*ms->objs), cmp_obj_tmp);
-	im->objects = xcalloc(ms->nobjs, sizeof(*im->objects));
+	sc_sort(ms->objs, ms->nobjs, sizeof(*ms->objs), cmp_obj_tmp);
+	im->objects = sc_xcalloc(ms->nobjs, sizeof(*im->objects));
 	for (i = 0; i < ms->nobjs; i++) {
 		if (i + 1 < ms->nobjs && ms->objs[i + 1].o.id == ms->objs[i].o.id)
 			continue;
@@ -536,15 +505,15 @@ static void finish_meta(struct sc_image *im, struct meta_state *ms)
 	 * image's entries are the bound imports, by entry index. Imports never
 	 * called have no counters and no entry.
 	 */
-	sort(ms->ents, ms->nents, sizeof(*ms->ents), cmp_ent_tmp);
+	sc_sort(ms->ents, ms->nents, sizeof(*ms->ents), cmp_ent_tmp);
 	for (i = j = 0; i < ms->nents; i++) {
 		if (i + 1 < ms->nents && ms->ents[i + 1].e.idx == ms->ents[i].e.idx)
 			continue;
 		ms->ents[j++] = ms->ents[i];
 	}
 	ms->nents = j;
-	sort(ms->binds, ms->nbinds, sizeof(*ms->binds), cmp_bind_tmp);
-	im->entries = xcalloc(ms->nbinds ? ms->nbinds : 1, sizeof(*im->entries));
+	sc_sort(ms->binds, ms->nbinds, sizeof(*ms->binds), cmp_bind_tmp);
+	im->entries = sc_xcalloc(ms->nbinds ? ms->nbinds : 1, sizeof(*im->entries));
 	for (i = 0; i < ms->nbinds; i++) {
 		const struct sc_m_bind *b = &ms->binds[i].b;
 		size_t lo = 0, hi = ms->nents;
@@ -567,8 +536,8 @@ static void finish_meta(struct sc_image *im, struct meta_state *ms)
 		im->nentries++;
 	}
 
-	sort(ms->thrs, ms->nthrs, sizeof(*ms->thrs), cmp_thr_tmp);
-	im->threads = xcalloc(ms->nthrs, sizeof(*im->threads));
+	sc_sort(ms->thrs, ms->nthrs, sizeof(*ms->thrs), cmp_thr_tmp);
+	im->threads = sc_xcalloc(ms->nthrs, sizeof(*im->threads));
 	for (i = 0; i < ms->nthrs; i++) {
 		if (i + 1 < ms->nthrs && ms->thrs[i + 1].t.seq == ms->thrs[i].t.seq)
 			continue;
@@ -576,7 +545,7 @@ static void finish_meta(struct sc_image *im, struct meta_state *ms)
 	}
 }
 
-static const struct sc_object *find_object(const struct sc_image *im, uint32_t id)
+const struct sc_object *sc_image_object(const struct sc_image *im, uint32_t id)
 {
 	size_t lo = 0, hi = im->nobjects;
 
@@ -603,7 +572,7 @@ static struct sc_thread *thread_by_seq(struct sc_image *im, uint32_t seq, size_t
 			return &im->threads[i];
 	if (*cap < im->nthreads + 1) {
 		*cap = im->nthreads + 1;
-		im->threads = xrealloc(im->threads, *cap * sizeof(*im->threads));
+		im->threads = sc_xrealloc(im->threads, *cap * sizeof(*im->threads));
 	}
 	t = &im->threads[im->nthreads++];
 	memset(t, 0, sizeof(*t));
@@ -613,76 +582,6 @@ static struct sc_thread *thread_by_seq(struct sc_image *im, uint32_t seq, size_t
 }
 
 /* ---- .thr ------------------------------------------------------------- */
-
-/*
- * The estimator. A rec has `count` calls of which `timed` were measured.
- * Under adaptive timing a call timed while the sampling period was P stands
- * for P calls, so the runtime accumulates wticks = sum(ticks * P) and
- * wcount = sum(P). wticks/wcount is then the per-call average weighted by
- * how many calls each sample represents, and calls not covered by any
- * sample's weight (count - wcount > 0, e.g. the tail after the last sample)
- * are charged that average:
- *
- *     est = wticks + max(0, count - wcount) * (wticks / wcount)
- *
- * With timing "all" P == 1 and this is simply ticks. A record with timed
- * calls but no weights (wcount == 0) falls back to ticks/timed.
- *
- * The interceptor's own cost was taken off each timed call as it was
- * booked (runtime calib.c: measured at start-up and re-measured on each
- * thread as the machine's speed moves), so nothing is subtracted here.
- * Exclusive time scales est
- * by the measured self fraction self_ticks/ticks (nested interposed calls
- * removed), clamped to [0, est]; with ticks == 0 everything is self.
- */
-static void estimate(const struct sc_rec *r, long double *incl, long double *self, long double *attr,
-		     long double *block)
-{
-	long double wt, wc, est, s;
-
-	*incl = 0;
-	*self = 0;
-	*attr = 0;
-	*block = 0;
-	if (r->timed == 0)
-		return;
-	if (r->wcount > 0) {
-		wt = (long double)r->wticks;
-		wc = (long double)r->wcount;
-	} else {
-		wt = (long double)r->ticks;
-		wc = (long double)r->timed;
-	}
-	est = wt;
-	if ((long double)r->count > wc)
-		est += ((long double)r->count - wc) * (wt / wc);
-	if (r->ticks > 0) {
-		/* a signed sum: nested calls are charged as estimates */
-		s = est * (long double)(int64_t)r->self_ticks / (long double)r->ticks;
-		if (s < 0)
-			s = 0;
-		if (s > est)
-			s = est;
-	} else {
-		s = est;
-	}
-	*incl = est;
-	*self = s;
-	/*
-	 * The parallel-clock and blocked sums are kept beside wticks, with
-	 * the same weights: each is est scaled by its fraction of wticks
-	 * (so the interceptor's cost comes off them in proportion).
-	 */
-	if (r->wticks > 0) {
-		*attr = est * (long double)r->wpticks / (long double)r->wticks;
-		*block = est * (long double)r->wblock / (long double)r->wticks;
-		if (*attr > est)
-			*attr = est;
-		if (*block > est)
-			*block = est;
-	}
-}
-
 static int load_thr(struct sc_profile *p, struct sc_image *im, int dirfd,
 		    const struct dirfile *f, size_t *thrcap, char *err, size_t errlen)
 {
@@ -726,9 +625,7 @@ static int load_thr(struct sc_profile *p, struct sc_image *im, int dirfd,
 		return -1;
 	}
 	if (r >= (ssize_t)(sizeof(h.magic) + sizeof(h.version)) &&
-	    h.version != SC_FORMAT_VERSION) {
-		seterr(err, errlen, "%s/%s: format version %u, this scaler reads %u",
-		       p->dir, f->name, h.version, SC_FORMAT_VERSION);
+	    bad_version(err, errlen, p->dir, f->name, h.version)) {
 		close(fd);
 		return -1;
 	}
@@ -774,7 +671,7 @@ static int load_thr(struct sc_profile *p, struct sc_image *im, int dirfd,
 	 * simply had no calls in this thread. A partial record at the end
 	 * (file grown while we read) is ignored too.
 	 */
-	chunk = xrealloc(NULL, chunk_recs * h.rec_size);
+	chunk = sc_xrealloc(NULL, chunk_recs * h.rec_size);
 	for (;;) {
 		off_t pos = (off_t)SC_THR_HEADER_SIZE + (off_t)(i * h.rec_size);
 		size_t got = 0, n, k;
@@ -812,7 +709,7 @@ static int load_thr(struct sc_profile *p, struct sc_image *im, int dirfd,
 			memcpy(&rec, chunk + k * h.rec_size, sizeof(rec));
 			if (rec.count == 0)
 				continue;
-			estimate(&rec, &incl, &self, &attr, &block);
+			sc_estimate(&rec, &incl, &self, &attr, &block);
 			e->count += rec.count;
 			e->timed += rec.timed;
 			e->est_ticks += incl;
@@ -853,369 +750,9 @@ static int load_thr(struct sc_profile *p, struct sc_image *im, int dirfd,
 	return 0;
 }
 
-/* ---- aggregation ------------------------------------------------------ */
-
-/* Input of agg_build: one call key contribution. */
-struct call_in {
-	const char *caller, *callee, *api;
-	uint64_t count, timed;
-	long double total_ns, self_ns;
-	long double attr_ns, wait_ns;
-	int64_t max_ns;
-	int wait;
-	long double hist[SC_HIST_BUCKETS];     /* by sc_hist_lo_ns */
-};
-
-/* Input of agg_build: threads of one component (or, with n == 0, just a
- * path to use for a component of that name). */
-struct thr_in {
-	const char *name, *path;
-	int64_t ns;
-	int64_t attr_ns;
-	uint32_t n;
-};
-
-static int cmp_call_key(const void *a, const void *b)
+const char *sc_object_name(struct sc_profile *p, const struct sc_image *im, uint32_t id)
 {
-	const struct call_in *x = a, *y = b;
-	int c = strcmp(x->caller, y->caller);
-
-	if (!c)
-		c = strcmp(x->callee, y->callee);
-	if (!c)
-		c = strcmp(x->api, y->api);
-	return c;
-}
-
-static int cmp_call_out(const void *a, const void *b)
-{
-	const struct sc_call *x = a, *y = b;
-	int c;
-
-	if (x->total_ns != y->total_ns)
-		return x->total_ns > y->total_ns ? -1 : 1;
-	if (x->count != y->count)
-		return x->count > y->count ? -1 : 1;
-	if ((c = strcmp(x->caller, y->caller)))
-		return c;
-	if ((c = strcmp(x->callee, y->callee)))
-		return c;
-	return strcmp(x->api, y->api);
-}
-
-static int cmp_comp(const void *a, const void *b)
-{
-	const struct sc_component *x = a, *y = b;
-
-	if (x->total_ns != y->total_ns)
-		return x->total_ns > y->total_ns ? -1 : 1;
-	return strcmp(x->name, y->name);
-}
-
-static int cmp_edge(const void *a, const void *b)
-{
-	const struct sc_edge *x = a, *y = b;
-
-	if (x->ns != y->ns)
-		return x->ns > y->ns ? -1 : 1;
-	if (x->calls != y->calls)
-		return x->calls > y->calls ? -1 : 1;
-	return strcmp(x->callee, y->callee);
-}
-
-static int64_t round_ns(long double ns)
-{
-	if (!(ns == ns) || ns <= 0)   /* NaN or not positive */
-		return 0;
-	if (ns >= 9.2e18L)
-		return INT64_MAX / 4;   /* absurd input; keep sums finite */
-	return (int64_t)llroundl(ns);
-}
-
-/*
- * The q-quantile of a latency histogram (bucket i = [2^i, 2^(i+1)) ns):
- * the bucket where the cumulative count crosses q * total, and within it
- * the point at the same fraction on a log scale (latencies inside a
- * power-of-two bucket are closer to uniform in log than in linear terms).
- * Clamped to the longest call seen. 0 for an empty histogram.
- */
-static int64_t hist_quantile(const uint64_t *h, long double q, int64_t max_ns)
-{
-	long double total = 0, want, cum = 0, lo, v;
-	int i;
-
-	for (i = 0; i < SC_HIST_BUCKETS; i++)
-		total += (long double)h[i];
-	if (total <= 0)
-		return 0;
-	want = q * total;
-	for (i = 0; i < SC_HIST_BUCKETS; i++) {
-		if (h[i] == 0)
-			continue;
-		if (cum + (long double)h[i] >= want)
-			break;
-		cum += (long double)h[i];
-	}
-	if (i == SC_HIST_BUCKETS)
-		i = SC_HIST_BUCKETS - 1;
-	lo = i == 0 ? 0.5L : (long double)sc_hist_lo_ns(i);
-	v = lo * powl(2.0L, (want - cum) / (long double)(h[i] ? h[i] : 1));
-	if (max_ns > 0 && v > (long double)max_ns)
-		v = (long double)max_ns;
-	return round_ns(v);
-}
-
-/* Whether every count of h lies in the one bucket holding ns. */
-static int hist_one_bucket(const uint64_t *h, int64_t ns)
-{
-	int i, in = -1;
-
-	for (i = 0; i < SC_HIST_BUCKETS; i++) {
-		if (!h[i])
-			continue;
-		if (in >= 0)
-			return 0;
-		in = i;
-	}
-	return in >= 0 && (uint64_t)ns >= sc_hist_lo_ns(in) &&
-	       (in + 1 == SC_HIST_BUCKETS || (uint64_t)ns < sc_hist_lo_ns(in + 1));
-}
-
-/* Index of the component `name` in a, created if absent (so pointers
- * into a->comp are only valid until the next call). */
-static size_t comp_get(struct sc_agg *a, size_t *cap, const char *name,
-		       const struct thr_in *thr, size_t nthr)
-{
-	size_t i;
-	struct sc_component *c;
-
-	for (i = 0; i < a->ncomp; i++)
-		if (strcmp(a->comp[i].name, name) == 0)
-			return i;
-	a->comp = grow(a->comp, cap, a->ncomp + 1, sizeof(*a->comp));
-	c = &a->comp[a->ncomp];
-	memset(c, 0, sizeof(*c));
-	c->name = name;
-	c->path = "";
-	for (i = 0; i < nthr; i++)
-		if (strcmp(thr[i].name, name) == 0 && thr[i].path && thr[i].path[0]) {
-			c->path = thr[i].path;
-			break;
-		}
-	return a->ncomp++;
-}
-
-/*
- * Exclusive times of the APIs of a component, made to agree with what the
- * component is known to spend in other components. Per API, nested time
- * (total - self) comes from timed calls that happened inside timed calls,
- * which under adaptive timing are few: unbiased, but noisy. The total a
- * component spends calling out (out_ns) is known well, and for a component
- * without threads of its own all of it happens inside calls into it. So
- * its APIs' nested times are scaled to add up to out_ns: the sampling only
- * decides how it is split among them.
- */
-static void calibrate_nesting(struct sc_agg *a)
-{
-	size_t i, k;
-
-	for (i = 0; i < a->ncomp; i++) {
-		const struct sc_component *c = &a->comp[i];
-		long double raw = 0, f;
-
-		if (c->nthreads || c->out_ns <= 0)
-			continue;
-		for (k = 0; k < a->ncalls; k++)
-			if (strcmp(a->calls[k].callee, c->name) == 0 &&
-			    strcmp(a->calls[k].caller, c->name) != 0)
-				raw += (long double)(a->calls[k].total_ns - a->calls[k].self_ns);
-		if (raw <= 0)
-			continue;
-		f = (long double)c->out_ns / raw;
-		for (k = 0; k < a->ncalls; k++) {
-			struct sc_call *x = &a->calls[k];
-			int64_t nested;
-
-			if (strcmp(x->callee, c->name) != 0 || strcmp(x->caller, c->name) == 0)
-				continue;
-			nested = round_ns((long double)(x->total_ns - x->self_ns) * f);
-			if (nested > x->total_ns)
-				nested = x->total_ns;
-			x->self_ns = x->total_ns - nested;
-		}
-	}
-}
-
-/*
- * Build an aggregate from call contributions (sorted and merged here; the
- * array is reordered) and thread contributions.
- *
- * The self-time invariant. For every component C
- *     total(C) = threads(C) + in(C)     self(C) = total(C) - out(C)
- * where in/out only count calls between different components. Every such
- * call is in() of exactly one component and out() of exactly one other,
- * so summing over all components the in and out terms cancel:
- *     sum self(C) = sum threads(C) = time of all threads.
- * To make that hold exactly, the ns of each call key are rounded once,
- * here, and everything else is integer sums of those. self(C) can come
- * out negative when estimated call times exceed the measured thread time;
- * it is kept as is (display code clamps) so the invariant survives.
- */
-static void agg_build(struct sc_agg *a, struct call_in *in, size_t nin,
-		      const struct thr_in *thr, size_t nthr)
-{
-	size_t i, j, capcomp = 0;
-
-	memset(a, 0, sizeof(*a));
-	sort(in, nin, sizeof(*in), cmp_call_key);
-	a->calls = xcalloc(nin, sizeof(*a->calls));
-	for (i = 0; i < nin; i = j) {
-		struct sc_call *c;
-		long double tot = 0, self = 0, attr = 0, waitns = 0;
-		long double hist[SC_HIST_BUCKETS] = {0};
-		uint64_t count = 0, timed = 0;
-		int64_t maxns = 0;
-		int wait = 0, b;
-
-		for (j = i; j < nin && cmp_call_key(&in[i], &in[j]) == 0; j++) {
-			wait |= in[j].wait;
-			tot += in[j].total_ns;
-			self += in[j].self_ns;
-			attr += in[j].attr_ns;
-			waitns += in[j].wait_ns;
-			count += in[j].count;
-			timed += in[j].timed;
-			if (in[j].max_ns > maxns)
-				maxns = in[j].max_ns;
-			for (b = 0; b < SC_HIST_BUCKETS; b++)
-				hist[b] += in[j].hist[b];
-		}
-		if (count == 0)
-			continue;
-		c = &a->calls[a->ncalls++];
-		c->caller = in[i].caller;
-		c->callee = in[i].callee;
-		c->api = in[i].api;
-		c->count = count;
-		c->timed = timed;
-		c->wait = wait;
-		c->total_ns = round_ns(tot);
-		c->self_ns = round_ns(self);
-		if (c->self_ns > c->total_ns)
-			c->self_ns = c->total_ns;
-		c->attr_ns = round_ns(attr);
-		if (c->attr_ns > c->total_ns)
-			c->attr_ns = c->total_ns;
-		c->wait_ns = round_ns(waitns);
-		if (c->wait_ns > c->total_ns)
-			c->wait_ns = c->total_ns;
-		c->max_ns = maxns;
-		for (b = 0; b < SC_HIST_BUCKETS; b++)
-			c->hist[b] = (uint64_t)llroundl(hist[b]);
-		c->p50_ns = hist_quantile(c->hist, 0.50L, maxns);
-		c->p99_ns = hist_quantile(c->hist, 0.99L, maxns);
-		/*
-		 * All calls in one bucket (a uniform workload, the common
-		 * case): the mean is a better median than any point the
-		 * bucket alone can give, and p99 lies between it and the max.
-		 */
-		if (count && hist_one_bucket(c->hist, c->total_ns / (int64_t)count)) {
-			c->p50_ns = c->total_ns / (int64_t)count;
-			if (c->p99_ns < c->p50_ns)
-				c->p99_ns = c->p50_ns;
-		}
-		a->calls_count += count;
-	}
-	sort(a->calls, a->ncalls, sizeof(*a->calls), cmp_call_out);
-
-	for (i = 0; i < nthr; i++) {
-		struct sc_component *c;
-		size_t ci;
-
-		if (thr[i].n == 0)
-			continue;
-		ci = comp_get(a, &capcomp, thr[i].name, thr, nthr);
-		c = &a->comp[ci];
-		c->nthreads += thr[i].n;
-		c->threads_ns += thr[i].ns;
-		c->attr_total_ns += thr[i].attr_ns;
-		c->attr_threads_ns += thr[i].attr_ns;
-		a->threads_ns += thr[i].ns;
-		a->attr_ns += thr[i].attr_ns;
-	}
-	for (i = 0; i < a->ncalls; i++) {
-		const struct sc_call *k = &a->calls[i];
-		struct sc_component *from, *to;
-		size_t e, fi, ti;
-
-		fi = comp_get(a, &capcomp, k->caller, thr, nthr);
-		ti = comp_get(a, &capcomp, k->callee, thr, nthr);
-		from = &a->comp[fi];
-		to = &a->comp[ti];
-		if (from == to)
-			continue;       /* calls within a component are not edges */
-		to->in_ns += k->total_ns;
-		to->in_calls += k->count;
-		from->out_ns += k->total_ns;
-		from->out_calls += k->count;
-		from->wait_ns += k->wait_ns;
-		/* the same arithmetic on the 1/k-weighted times; a Wait is no
-		 * part of the critical time (its thread was not running) */
-		if (!k->wait) {
-			to->attr_total_ns += k->attr_ns;
-			from->attr_self_ns -= k->attr_ns;
-		}
-		for (e = 0; e < from->nout; e++)
-			if (strcmp(from->out[e].callee, k->callee) == 0)
-				break;
-		if (e == from->nout) {
-			from->out = xrealloc(from->out, (from->nout + 1) * sizeof(*from->out));
-			from->out[e].callee = k->callee;
-			from->out[e].ns = 0;
-			from->out[e].calls = 0;
-			from->nout++;
-		}
-		from->out[e].ns += k->total_ns;
-		from->out[e].calls += k->count;
-	}
-	calibrate_nesting(a);
-	for (i = 0; i < a->ncomp; i++) {
-		struct sc_component *c = &a->comp[i];
-
-		c->total_ns = c->threads_ns + c->in_ns;
-		c->self_ns = c->total_ns - c->out_ns;
-		/* attr_self_ns holds minus the attributed time of calls out */
-		c->attr_self_ns += c->attr_total_ns;
-		sort(c->out, c->nout, sizeof(*c->out), cmp_edge);
-	}
-	sort(a->comp, a->ncomp, sizeof(*a->comp), cmp_comp);
-}
-
-static void agg_free(struct sc_agg *a)
-{
-	size_t i;
-
-	for (i = 0; i < a->ncomp; i++)
-		free(a->comp[i].out);
-	free(a->comp);
-	free(a->calls);
-	memset(a, 0, sizeof(*a));
-}
-
-const struct sc_component *sc_agg_component(const struct sc_agg *a, const char *name)
-{
-	size_t i;
-
-	for (i = 0; i < a->ncomp; i++)
-		if (strcmp(a->comp[i].name, name) == 0)
-			return &a->comp[i];
-	return NULL;
-}
-
-/* Component name of an object id; unknown ids get a placeholder. */
-static const char *obj_name(struct sc_profile *p, const struct sc_image *im, uint32_t id)
-{
-	const struct sc_object *o = find_object(im, id);
+	const struct sc_object *o = sc_image_object(im, id);
 	char buf[32];
 
 	if (o)
@@ -1224,47 +761,12 @@ static const char *obj_name(struct sc_profile *p, const struct sc_image *im, uin
 	return pool_strdup(p, buf);
 }
 
-static long double ticks_to_ns(const struct sc_image *im, long double ticks)
-{
-	if (im->tsc_hz <= 0)
-		return 0;
-	return ticks * 1e9L / im->tsc_hz;
-}
-
-/*
- * Tick bucket b of a record's histogram ([2^(b+3), 2^(b+4)) ticks, format.h)
- * goes to the report's ns bucket (sc_hist_lo_ns) holding its geometric
- * middle: both scales are powers of two, so this moves each count by less
- * than one bucket.
- */
-static void hist_to_ns(const struct sc_image *im, const long double *ticks,
-		       long double *ns)
-{
-	int b, i;
-
-	if (im->tsc_hz <= 0)
-		return;
-	for (b = 0; b < SC_REC_HIST; b++) {
-		long double mid, v;
-
-		if (ticks[b] <= 0)
-			continue;
-		mid = b == 0 ? 8.0L : powl(2.0L, (long double)b + 3.5L);
-		v = mid * 1e9L / im->tsc_hz;
-		i = v < 1 ? 0 : (int)floorl(log2l(v));
-		if (i >= SC_HIST_BUCKETS)
-			i = SC_HIST_BUCKETS - 1;
-		ns[i] += ticks[b];
-	}
-}
-
-/* Everything derived from one image's raw records. */
-static void finish_image(struct sc_profile *p, struct sc_image *im)
+/* The figures derived from one image's raw records: its clock rate, wall
+ * time and exit status, its threads' times, its entries' times in ns. */
+static void finish_image(struct sc_image *im)
 {
 	uint64_t max_tsc = im->hdr.start_tsc, end_tsc;
-	struct call_in *in;
-	struct thr_in *thr;
-	size_t i, nin = 0;
+	size_t i;
 
 	/* Object 0 is the executable; name it by the command if unrecorded. */
 	for (i = 0; i < im->nobjects; i++)
@@ -1299,9 +801,9 @@ static void finish_image(struct sc_profile *p, struct sc_image *im)
 		im->exit_status = -1;
 	im->incomplete = !im->has_end && !im->has_exit;
 	if (im->ovh_n) {
-		im->ovh_mean_ns = round_ns(ticks_to_ns(im, (long double)im->ovh_sum / im->ovh_n));
-		im->ovh_min_ns = round_ns(ticks_to_ns(im, (long double)im->ovh_min));
-		im->ovh_max_ns = round_ns(ticks_to_ns(im, (long double)im->ovh_max));
+		im->ovh_mean_ns = sc_round_ns(sc_ticks_to_ns(im->tsc_hz, (long double)im->ovh_sum / im->ovh_n));
+		im->ovh_min_ns = sc_round_ns(sc_ticks_to_ns(im->tsc_hz, (long double)im->ovh_min));
+		im->ovh_max_ns = sc_round_ns(sc_ticks_to_ns(im->tsc_hz, (long double)im->ovh_max));
 	}
 
 	/* Threads: wall time, with the image's end as the fallback end. */
@@ -1334,21 +836,20 @@ static void finish_image(struct sc_profile *p, struct sc_image *im)
 		if (e > (long double)max_tsc && e < 1.8e19L)
 			end_tsc = (uint64_t)e;
 	}
-	thr = xcalloc(im->nthreads + im->nobjects, sizeof(*thr));
 	for (i = 0; i < im->nthreads; i++) {
 		struct sc_thread *t = &im->threads[i];
 		uint64_t end = t->end_tsc ? t->end_tsc : end_tsc;
 
 		if (t->seq == 0)
 			t->obj = 0;
-		else if (t->routine_obj != UINT32_MAX && find_object(im, t->routine_obj))
+		else if (t->routine_obj != UINT32_MAX && sc_image_object(im, t->routine_obj))
 			t->obj = t->routine_obj;
 		else
 			t->obj = 0;
 		t->wall_ticks = t->has_file && end > t->start_tsc ? end - t->start_tsc : 0;
-		t->wall_ns = round_ns(ticks_to_ns(im, (long double)t->wall_ticks));
+		t->wall_ns = sc_round_ns(sc_ticks_to_ns(im->tsc_hz, (long double)t->wall_ticks));
 		t->wait_ns = im->timing_mode == SC_TIMING_NONE ? 0
-			     : round_ns(ticks_to_ns(im, t->wait_ticks));
+			     : sc_round_ns(sc_ticks_to_ns(im->tsc_hz, t->wait_ticks));
 		if (t->wait_ns > t->wall_ns)
 			t->wait_ns = t->wall_ns;
 		/*
@@ -1366,10 +867,10 @@ static void finish_image(struct sc_profile *p, struct sc_image *im)
 
 				a = endp > t->start_p ? (long double)(endp - t->start_p) : 0;
 				a -= t->wait_p;
-				t->attr_ns = round_ns(ticks_to_ns(im, a));
+				t->attr_ns = sc_round_ns(sc_ticks_to_ns(im->tsc_hz, a));
 			} else {
 				a = t->calls_ticks > 0 ? t->calls_attr / t->calls_ticks : 1;
-				t->attr_ns = round_ns((long double)(t->wall_ns - t->wait_ns) * a);
+				t->attr_ns = sc_round_ns((long double)(t->wall_ns - t->wait_ns) * a);
 			}
 			if (t->attr_ns > t->wall_ns - t->wait_ns)
 				t->attr_ns = t->wall_ns - t->wait_ns;
@@ -1378,59 +879,25 @@ static void finish_image(struct sc_profile *p, struct sc_image *im)
 		}
 		if (!t->routine)
 			t->routine = "";
-		thr[i].name = obj_name(p, im, t->obj);
-		thr[i].path = find_object(im, t->obj) ? find_object(im, t->obj)->path : "";
-		thr[i].ns = t->wall_ns;
-		thr[i].attr_ns = t->attr_ns;
-		thr[i].n = 1;
-	}
-	for (i = 0; i < im->nobjects; i++) {
-		thr[im->nthreads + i].name = im->objects[i].name;
-		thr[im->nthreads + i].path = im->objects[i].path;
 	}
 
-	/* Entries: estimated ticks to ns, then one call contribution each. */
-	in = xcalloc(im->nentries, sizeof(*in));
+	/* Entries: estimated ticks to ns. */
 	for (i = 0; i < im->nentries; i++) {
 		struct sc_entry *e = &im->entries[i];
 
 		if (im->timing_mode == SC_TIMING_NONE) {
 			e->total_ns = e->self_ns = 0;
 		} else {
-			e->total_ns = ticks_to_ns(im, e->est_ticks);
-			e->self_ns = ticks_to_ns(im, e->self_ticks);
+			e->total_ns = sc_ticks_to_ns(im->tsc_hz, e->est_ticks);
+			e->self_ns = sc_ticks_to_ns(im->tsc_hz, e->self_ticks);
 		}
-		if (e->count == 0)
-			continue;
-		in[nin].caller = obj_name(p, im, e->caller);
-		in[nin].callee = obj_name(p, im, e->callee);
-		in[nin].api = e->api;
-		in[nin].count = e->count;
-		in[nin].timed = im->timing_mode == SC_TIMING_NONE ? 0 : e->timed;
-		in[nin].total_ns = e->total_ns;
-		in[nin].self_ns = e->self_ns;
-		in[nin].wait = (e->flags & SC_ENT_WAIT) != 0;
-		if (im->timing_mode != SC_TIMING_NONE) {
-			in[nin].wait_ns = ticks_to_ns(im, e->block_ticks);
-			/* a Wait is no part of the critical time */
-			in[nin].attr_ns = in[nin].wait ? 0 : ticks_to_ns(im, e->attr_ticks);
-			in[nin].max_ns = round_ns(ticks_to_ns(im, (long double)e->max_ticks));
-			hist_to_ns(im, e->hist, in[nin].hist);
-		}
-		nin++;
 	}
-	agg_build(&im->agg, in, nin, thr, im->nthreads + im->nobjects);
-	free(in);
-	free(thr);
 }
 
-/* The whole profile: images' aggregates summed by name. */
+/* The whole profile's timing mode and wall time. */
 static void finish_profile(struct sc_profile *p)
 {
-	size_t i, j, nin = 0, nthr = 0, capin = 0, capthr = 0;
-	int k;
-	struct call_in *in = NULL;
-	struct thr_in *thr = NULL;
+	size_t i;
 
 	p->timing_mode = p->nimages ? p->images[0].timing_mode : SC_TIMING_ADAPTIVE;
 	for (i = 0; i < p->nimages; i++) {
@@ -1440,40 +907,7 @@ static void finish_profile(struct sc_profile *p)
 			p->timing_mode = SC_TIMING_MIXED;
 		if (im->wall_ns > p->wall_ns)
 			p->wall_ns = im->wall_ns;
-		for (j = 0; j < im->agg.ncalls; j++) {
-			const struct sc_call *c = &im->agg.calls[j];
-
-			in = grow(in, &capin, nin + 1, sizeof(*in));
-			in[nin].caller = c->caller;
-			in[nin].callee = c->callee;
-			in[nin].api = c->api;
-			in[nin].count = c->count;
-			in[nin].timed = c->timed;
-			in[nin].total_ns = (long double)c->total_ns;
-			in[nin].self_ns = (long double)c->self_ns;
-			in[nin].wait = c->wait;
-			in[nin].attr_ns = (long double)c->attr_ns;
-			in[nin].wait_ns = (long double)c->wait_ns;
-			in[nin].max_ns = c->max_ns;
-			for (k = 0; k < SC_HIST_BUCKETS; k++)
-				in[nin].hist[k] = (long double)c->hist[k];
-			nin++;
-		}
-		for (j = 0; j < im->agg.ncomp; j++) {
-			const struct sc_component *c = &im->agg.comp[j];
-
-			thr = grow(thr, &capthr, nthr + 1, sizeof(*thr));
-			thr[nthr].name = c->name;
-			thr[nthr].path = c->path;
-			thr[nthr].ns = c->threads_ns;
-			thr[nthr].attr_ns = c->attr_threads_ns;
-			thr[nthr].n = c->nthreads;
-			nthr++;
-		}
 	}
-	agg_build(&p->agg, in, nin, thr, nthr);
-	free(in);
-	free(thr);
 }
 
 /* ---- entry points ----------------------------------------------------- */
@@ -1503,7 +937,7 @@ int sc_profile_load(const char *dir, struct sc_profile *out, char *err, size_t e
 		if (!parse_name(de->d_name, &f))
 			continue;
 		f.name = (char *)pool_strdup(out, de->d_name);
-		files = grow(files, &capfiles, nfiles + 1, sizeof(*files));
+		files = sc_grow(files, &capfiles, nfiles + 1, sizeof(*files));
 		files[nfiles++] = f;
 		nmeta += f.is_meta;
 		errno = 0;
@@ -1516,7 +950,7 @@ int sc_profile_load(const char *dir, struct sc_profile *out, char *err, size_t e
 		seterr(err, errlen, "%s: not a scaler profile (no p*.meta files)", dir);
 		goto out;
 	}
-	sort(files, nfiles, sizeof(*files), cmp_dirfile);
+	sc_sort(files, nfiles, sizeof(*files), cmp_dirfile);
 
 	for (i = 0; i < nfiles; i++) {
 		struct sc_image *im;
@@ -1527,7 +961,7 @@ int sc_profile_load(const char *dir, struct sc_profile *out, char *err, size_t e
 
 		if (!files[i].is_meta)
 			continue;       /* .thr without a .meta: nothing to name it */
-		out->images = grow(out->images, &capimg, out->nimages + 1, sizeof(*out->images));
+		out->images = sc_grow(out->images, &capimg, out->nimages + 1, sizeof(*out->images));
 		im = &out->images[out->nimages++];
 		memset(im, 0, sizeof(*im));
 		im->meta_file = files[i].name;
@@ -1578,7 +1012,7 @@ int sc_profile_load(const char *dir, struct sc_profile *out, char *err, size_t e
 			}
 			im->threads[m] = t;
 		}
-		finish_image(out, im);
+		finish_image(im);
 	}
 	finish_profile(out);
 	rc = 0;
@@ -1602,10 +1036,8 @@ void sc_profile_free(struct sc_profile *p)
 		free(im->objects);
 		free(im->entries);
 		free(im->threads);
-		agg_free(&im->agg);
 	}
 	free(p->images);
-	agg_free(&p->agg);
 	for (b = p->strings_; b; b = next) {
 		next = b->next;
 		free(b);

@@ -1,11 +1,9 @@
 /*
- * profile.h - loading a profile directory (format.h) into memory and
- * deriving the numbers `scaler report` shows.
- *
- * All derived times are in nanoseconds, rounded to integers once per
- * (caller, callee, api) key and per thread, so that the component arithmetic
- * below is exact integer arithmetic (see the self-time invariant in
- * profile.c).
+ * profile.h - what the reader makes of a profile directory (format.h): its
+ * process images, each with its objects, shadow entries and threads, their
+ * counters summed and estimated (estimate.h), in ticks and in nanoseconds.
+ * What the report derives from this (components,
+ * calls between them, their self times) is the model: src/cli/model.h.
  */
 #ifndef SCALER_PROFILE_H
 #define SCALER_PROFILE_H
@@ -14,73 +12,6 @@
 #include <stdint.h>
 
 #include "format.h"
-
-/* Latency histograms in the report: bucket i holds [2^i, 2^(i+1)) ns
- * (bucket 0 also everything below 1 ns); the last is open-ended. */
-#define SC_HIST_BUCKETS 40
-static inline uint64_t sc_hist_lo_ns(int i) { return i == 0 ? 0 : (uint64_t)1 << i; }
-
-/* A caller component's time spent in one callee component. */
-struct sc_edge {
-	const char *callee;
-	int64_t ns;             /* sum of total_ns of calls caller -> callee */
-	uint64_t calls;
-};
-
-/* Objects sharing a basename form one component. */
-struct sc_component {
-	const char *name;       /* basename; unique within one sc_agg */
-	const char *path;       /* path of the first object seen with the name */
-	uint32_t nthreads;      /* threads that belong to the component */
-	int64_t threads_ns;     /* wall time of those threads */
-	int64_t in_ns;          /* calls into it from other components */
-	int64_t out_ns;         /* its calls into other components */
-	uint64_t in_calls, out_calls;
-	int64_t total_ns;       /* threads_ns + in_ns */
-	int64_t self_ns;        /* total_ns - out_ns; may be < 0 (estimates) */
-	int64_t wait_ns;        /* part of out_ns spent in blocking APIs */
-	/* The same two figures with every call's time weighted by 1/k, k the
-	 * threads running (not waiting) while it ran (paper section 3.4): the
-	 * component's share of the process's critical time. */
-	int64_t attr_total_ns;
-	int64_t attr_self_ns;
-	int64_t attr_threads_ns;    /* its threads' attributed effective time */
-	size_t nout;
-	struct sc_edge *out;    /* out_by_callee, by ns desc, calls desc, name */
-};
-
-/* Calls aggregated by (caller component, callee component, api). */
-struct sc_call {
-	const char *caller;
-	const char *callee;
-	const char *api;
-	uint64_t count;         /* exact */
-	uint64_t timed;         /* calls measured: total_ns is estimated from
-				   them (all of count in timing "all") */
-	int64_t total_ns;       /* estimated inclusive time */
-	int64_t self_ns;        /* estimated exclusive time, >= 0 */
-	int wait;               /* a blocking API (SC_ENT_WAIT): time is Wait */
-	int64_t wait_ns;        /* part of total_ns that is Wait: all of it for
-				   a blocking API, the blocked calls of a
-				   read-like one (SC_ENT_IOWAIT) */
-	int64_t attr_ns;        /* total_ns weighted by 1/k running threads */
-	int64_t max_ns;         /* longest timed call */
-	int64_t p50_ns, p99_ns; /* from hist, interpolated within a bucket */
-	/* Estimated calls per latency bucket: hist[i] counts calls of
-	 * [sc_hist_lo_ns(i), sc_hist_lo_ns(i + 1)) ns. */
-	uint64_t hist[SC_HIST_BUCKETS];
-};
-
-struct sc_agg {
-	size_t ncomp;
-	struct sc_component *comp;  /* by total_ns desc, then name */
-	size_t ncalls;
-	struct sc_call *calls;      /* by total_ns desc, count desc, names */
-	int64_t threads_ns;         /* sum of all threads' wall time */
-	int64_t attr_ns;            /* critical time: threads' effective time
-				       weighted by 1/k running threads */
-	uint64_t calls_count;       /* sum of count over calls */
-};
 
 struct sc_object {
 	uint32_t id;
@@ -156,7 +87,6 @@ struct sc_image {
 	struct sc_entry *entries;   /* by idx */
 	size_t nthreads;
 	struct sc_thread *threads;  /* by seq */
-	struct sc_agg agg;
 	/* the interceptor's cost taken off each timed call, over the
 	 * threads' measurements (sc_thr_header.ovh_*), in ticks, and as ns
 	 * (0 without measurements or a clock rate) */
@@ -173,7 +103,6 @@ struct sc_profile {
 	struct sc_image *images;    /* by pid, then gen */
 	uint32_t timing_mode;       /* common to all images, or SC_TIMING_MIXED */
 	int64_t wall_ns;            /* largest wall_ns of any image */
-	struct sc_agg agg;          /* all images, summed by name */
 	/* private: every string above points into blocks owned here */
 	void *strings_;
 };
@@ -186,7 +115,11 @@ void sc_profile_free(struct sc_profile *p);
 /* "adaptive", "all", "none", "mixed" or "unknown". */
 const char *sc_timing_name(uint32_t mode);
 
-/* Look up a component of an aggregate by name, NULL if absent. */
-const struct sc_component *sc_agg_component(const struct sc_agg *a, const char *name);
+/* The object `id` of an image, NULL if unknown. */
+const struct sc_object *sc_image_object(const struct sc_image *im, uint32_t id);
+
+/* Component name of an object id; an unknown id gets a placeholder,
+ * "[object N]", kept with the profile's strings. */
+const char *sc_object_name(struct sc_profile *p, const struct sc_image *im, uint32_t id);
 
 #endif

@@ -1,7 +1,8 @@
 /*
- * test_profile.c - unit test of the profile reader (src/common/profile.c)
- * and the JSON writer: writes synthetic profile directories with the
- * format.h structs into a temp dir and checks what the loader derives.
+ * test_profile.c - unit test of the profile reader (src/common/profile.c),
+ * the model built on it (src/cli/model.c) and the JSON writer: writes
+ * synthetic profile directories with the format.h structs into a temp dir
+ * and checks what the reader and the model derive.
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -14,10 +15,35 @@
 
 #include "format.h"
 #include "json.h"
+#include "model.h"
 #include "profile.h"
 #include "check.h"
 
 static char tmproot[256];
+
+/* ---- loading: the reader, then the model ------------------------------- */
+
+static struct sc_model model;   /* of the profile loaded last */
+
+static int load(const char *dir, struct sc_profile *p, char *err, size_t errlen)
+{
+	int rc = sc_profile_load(dir, p, err, errlen);
+
+	if (rc == 0)
+		sc_model_build(&model, p);
+	return rc;
+}
+
+static void unload(struct sc_profile *p)
+{
+	sc_model_free(&model);
+	sc_profile_free(p);
+}
+
+static const struct sc_agg *agg_of(const struct sc_image *im)
+{
+	return sc_model_image(&model, im);
+}
 
 /* ---- writing synthetic profiles ---------------------------------------- */
 
@@ -331,29 +357,29 @@ static void check_basic(const struct sc_profile *p, const char *label)
 	CHECK(!im->incomplete, "complete");
 	CHECK_EQ(im->nthreads, 1, "threads");
 	CHECK_EQ(im->threads[0].wall_ns, 1000000, "thread wall_ns");
-	CHECK_EQ(im->agg.ncalls, 2, "call keys");
+	CHECK_EQ(agg_of(im)->ncalls, 2, "call keys");
 	/* count=10, all timed, 1000 ticks at 1 GHz, 40% self */
-	check_call(&im->agg, "app", "libc.so.6", "strlen", 10, 1000, 400);
+	check_call(agg_of(im), "app", "libc.so.6", "strlen", 10, 1000, 400);
 	/* est = 8000 + (1000 - 80) * (8000 / 80) = 100000 ticks, self 50% */
-	check_call(&im->agg, "app", "libc.so.6", "memcpy", 1000, 100000, 50000);
-	CHECK(im->agg.ncalls == 2 && !strcmp(im->agg.calls[0].api, "memcpy"),
+	check_call(agg_of(im), "app", "libc.so.6", "memcpy", 1000, 100000, 50000);
+	CHECK(agg_of(im)->ncalls == 2 && !strcmp(agg_of(im)->calls[0].api, "memcpy"),
 	      "calls sorted by total_ns desc");
-	check_comp(&im->agg, "app", 1000000, 1000000 - 101000);
-	check_comp(&im->agg, "libc.so.6", 101000, 101000);
-	CHECK(im->agg.ncomp == 2 && !strcmp(im->agg.comp[0].name, "app"),
+	check_comp(agg_of(im), "app", 1000000, 1000000 - 101000);
+	check_comp(agg_of(im), "libc.so.6", 101000, 101000);
+	CHECK(agg_of(im)->ncomp == 2 && !strcmp(agg_of(im)->comp[0].name, "app"),
 	      "components sorted by total_ns desc");
-	CHECK(im->agg.ncomp == 2 && !strcmp(im->agg.comp[1].path,
+	CHECK(agg_of(im)->ncomp == 2 && !strcmp(agg_of(im)->comp[1].path,
 					    "/usr/lib/x86_64-linux-gnu/libc.so.6"),
 	      "component path");
-	CHECK(im->agg.ncomp && im->agg.comp[0].nout == 1 &&
-	      im->agg.comp[0].out[0].ns == 101000, "app out_by_callee[libc.so.6]");
-	CHECK_EQ(sum_self(&im->agg), im->agg.threads_ns, "sum of self == threads time");
-	check_call(&p->agg, "app", "libc.so.6", "memcpy", 1000, 100000, 50000);
+	CHECK(agg_of(im)->ncomp && agg_of(im)->comp[0].nout == 1 &&
+	      agg_of(im)->comp[0].out[0].ns == 101000, "app out_by_callee[libc.so.6]");
+	CHECK_EQ(sum_self(agg_of(im)), agg_of(im)->threads_ns, "sum of self == threads time");
+	check_call(&model.agg, "app", "libc.so.6", "memcpy", 1000, 100000, 50000);
 	/* the calls measured, image and profile: 10 of memcpy's 1000 */
-	CHECK(im->agg.ncalls == 2 && im->agg.calls[0].timed == 10 &&
-	      im->agg.calls[1].timed == 10, "timed calls per call key");
-	CHECK(p->agg.ncalls == 2 && p->agg.calls[0].timed == 10, "timed calls in the profile");
-	CHECK_EQ(p->agg.threads_ns, 1000000, "profile threads time");
+	CHECK(agg_of(im)->ncalls == 2 && agg_of(im)->calls[0].timed == 10 &&
+	      agg_of(im)->calls[1].timed == 10, "timed calls per call key");
+	CHECK(model.agg.ncalls == 2 && model.agg.calls[0].timed == 10, "timed calls in the profile");
+	CHECK_EQ(model.agg.threads_ns, 1000000, "profile threads time");
 	CHECK_EQ(p->timing_mode, SC_TIMING_ADAPTIVE, "profile timing mode");
 }
 
@@ -371,11 +397,11 @@ static void test_basic(void)
 	/* an image that died before writing its header, and its thread */
 	write_file(dir, "p101-0.meta", "", 0);
 	write_thr(dir, 101, 0, 0, 1, 2, NULL, 0, 0);
-	rc = sc_profile_load(dir, &p, err, sizeof(err));
+	rc = load(dir, &p, err, sizeof(err));
 	CHECK(rc == 0, "load basic profile (%s)", rc ? err : "ok");
 	if (rc == 0)
 		check_basic(&p, "basic");
-	sc_profile_free(&p);
+	unload(&p);
 }
 
 /*
@@ -419,23 +445,23 @@ static void test_binds(void)
 	r[1] = rec(5, 5, 500, 500, 5, 500);
 	r[2] = rec(11, 11, 1100, 1100, 11, 1100);
 	write_thr(dir, 100, 0, 0, S0, S0 + 1000000, r, 3, 0);
-	rc = sc_profile_load(dir, &p, err, sizeof(err));
+	rc = load(dir, &p, err, sizeof(err));
 	CHECK(rc == 0, "load binds profile (%s)", rc ? err : "ok");
 	if (rc == 0 && p.nimages == 1) {
 		const struct sc_image *im = &p.images[0];
-		const struct sc_call *c = find_call(&im->agg, "app", "libc.so.6", "getpid");
+		const struct sc_call *c = find_call(agg_of(im), "app", "libc.so.6", "getpid");
 
 		CHECK_EQ(im->nentries, 2, "entries: the two bound imports");
-		check_call(&im->agg, "app", "libc.so.6", "strlen", 5, 500, 500);
+		check_call(agg_of(im), "app", "libc.so.6", "strlen", 5, 500, 500);
 		CHECK(c && c->count == 3, "getpid: counter slot 0, count 3");
-		CHECK(find_call(&im->agg, "app", "libc.so.6", "puts") == NULL,
+		CHECK(find_call(agg_of(im), "app", "libc.so.6", "puts") == NULL,
 		      "puts: never called, no entry");
 		CHECK(im->nentries == 2 && im->entries[0].idx == 0 &&
 		      (im->entries[0].flags & SC_ENT_NOTIME),
 		      "slot 0 has the bind's flags (NOTIME added)");
-		CHECK_EQ(im->agg.ncalls, 2, "record 2 (an unknown import's) is not reported");
+		CHECK_EQ(agg_of(im)->ncalls, 2, "record 2 (an unknown import's) is not reported");
 	}
-	sc_profile_free(&p);
+	unload(&p);
 }
 
 /* The basic meta followed by a record the process died writing. */
@@ -454,34 +480,34 @@ static void test_torn(void)
 	put(&b, "0123456789", 10);
 	write_meta(dir, 100, 0, &b);
 	basic_thr(dir);
-	rc = sc_profile_load(dir, &p, err, sizeof(err));
+	rc = load(dir, &p, err, sizeof(err));
 	CHECK(rc == 0, "torn tail (record payload cut) tolerated (%s)", rc ? err : "ok");
 	if (rc == 0) {
 		CHECK(p.images[0].torn_tail, "torn tail noticed");
 		check_basic(&p, "torn payload");
 	}
-	sc_profile_free(&p);
+	unload(&p);
 
 	basic_meta(&b);
 	put(&b, &r, 4);                 /* half a record header */
 	write_meta(dir2, 100, 0, &b);
 	basic_thr(dir2);
-	rc = sc_profile_load(dir2, &p, err, sizeof(err));
+	rc = load(dir2, &p, err, sizeof(err));
 	CHECK(rc == 0, "torn tail (record header cut) tolerated (%s)", rc ? err : "ok");
 	if (rc == 0)
 		check_basic(&p, "torn header");
-	sc_profile_free(&p);
+	unload(&p);
 }
 
 static void expect_error(const char *dir, const char *want, const char *what)
 {
 	struct sc_profile p;
 	char err[512];
-	int rc = sc_profile_load(dir, &p, err, sizeof(err));
+	int rc = load(dir, &p, err, sizeof(err));
 
 	CHECK(rc == -1 && strstr(err, want) != NULL, "%s: error \"%s\" contains \"%s\"", what,
 	      err, want);
-	sc_profile_free(&p);
+	unload(&p);
 }
 
 static void test_errors(void)
@@ -600,10 +626,10 @@ static void test_threads(void)
 	memset(&thr_ovh, 0, sizeof(thr_ovh));           /* none measured */
 	write_thr(dir, 7, 0, 2, S + 2000000, S + 2500000, NULL, 0, 0);
 
-	rc = sc_profile_load(dir, &p, err, sizeof(err));
+	rc = load(dir, &p, err, sizeof(err));
 	CHECK(rc == 0, "load threads profile (%s)", rc ? err : "ok");
 	if (rc != 0) {
-		sc_profile_free(&p);
+		unload(&p);
 		return;
 	}
 	printf("-- threads\n");
@@ -617,27 +643,27 @@ static void test_threads(void)
 	CHECK_EQ(im->threads[1].nrecs, 2, "partial trailing record ignored");
 	CHECK_EQ(im->threads[1].obj, 1, "thread 1 belongs to its routine's object");
 	CHECK_EQ(im->threads[2].obj, 0, "unknown routine object -> executable");
-	CHECK(find_call(&im->agg, "prog", "libbar.so", "wrong") == NULL, "overridden entry gone");
-	CHECK(find_call(&im->agg, "prog", "libc.so.6", "never_called") == NULL,
+	CHECK(find_call(agg_of(im), "prog", "libbar.so", "wrong") == NULL, "overridden entry gone");
+	CHECK(find_call(agg_of(im), "prog", "libc.so.6", "never_called") == NULL,
 	      "uncalled entry has no call row");
-	check_call(&im->agg, "prog", "libc.so.6", "puts", 101, 10001, 10001);
-	check_call(&im->agg, "libbar.so", "libc.so.6", "puts", 10, 1000, 600);
-	check_call(&im->agg, "prog", "libbar.so", "bar_fn", 5, 50, 50);
-	check_call(&im->agg, "libbar.so", "libbar.so", "bar_internal", 7, 70, 70);
+	check_call(agg_of(im), "prog", "libc.so.6", "puts", 101, 10001, 10001);
+	check_call(agg_of(im), "libbar.so", "libc.so.6", "puts", 10, 1000, 600);
+	check_call(agg_of(im), "prog", "libbar.so", "bar_fn", 5, 50, 50);
+	check_call(agg_of(im), "libbar.so", "libbar.so", "bar_internal", 7, 70, 70);
 	CHECK_EQ(im->ovh_sum, 37, "cost figures summed over threads");
 	CHECK_EQ(im->ovh_n, 4, "cost measurements counted over threads");
 	CHECK_EQ(im->ovh_min, 7, "least cost figure of any thread");
 	CHECK_EQ(im->ovh_max, 12, "largest cost figure of any thread");
-	CHECK_EQ(im->agg.ncomp, 3, "objects sharing a basename are one component");
-	check_comp(&im->agg, "prog", 5500000, 5500000 - 10051);
-	check_comp(&im->agg, "libbar.so", 2000050, 2000050 - 1000);
-	check_comp(&im->agg, "libc.so.6", 11001, 11001);
-	CHECK(sc_agg_component(&im->agg, "libc.so.6") &&
-	      !strcmp(sc_agg_component(&im->agg, "libc.so.6")->path, "/lib/libc.so.6"),
+	CHECK_EQ(agg_of(im)->ncomp, 3, "objects sharing a basename are one component");
+	check_comp(agg_of(im), "prog", 5500000, 5500000 - 10051);
+	check_comp(agg_of(im), "libbar.so", 2000050, 2000050 - 1000);
+	check_comp(agg_of(im), "libc.so.6", 11001, 11001);
+	CHECK(sc_agg_component(agg_of(im), "libc.so.6") &&
+	      !strcmp(sc_agg_component(agg_of(im), "libc.so.6")->path, "/lib/libc.so.6"),
 	      "component path from the first object");
-	CHECK_EQ(im->agg.threads_ns, 7500000, "threads time");
-	CHECK_EQ(sum_self(&im->agg), im->agg.threads_ns, "sum of self == threads time");
-	sc_profile_free(&p);
+	CHECK_EQ(agg_of(im)->threads_ns, 7500000, "threads time");
+	CHECK_EQ(sum_self(agg_of(im)), agg_of(im)->threads_ns, "sum of self == threads time");
+	unload(&p);
 }
 
 /* timing none: counts only; no END/EXIT: incomplete, thread end fallback */
@@ -659,10 +685,10 @@ static void test_none_incomplete(void)
 	r[0] = rec(42, 3, 300, 300, 3, 300);
 	write_thr(dir, 9, 0, 0, 100, 0, r, 1, 0);
 	write_thr(dir, 9, 0, 1, 200, 300, NULL, 0, 0);
-	rc = sc_profile_load(dir, &p, err, sizeof(err));
+	rc = load(dir, &p, err, sizeof(err));
 	CHECK(rc == 0, "load none profile (%s)", rc ? err : "ok");
 	if (rc != 0) {
-		sc_profile_free(&p);
+		unload(&p);
 		return;
 	}
 	printf("-- none/incomplete\n");
@@ -672,9 +698,9 @@ static void test_none_incomplete(void)
 	CHECK_EQ(im->wall_ns, 0, "wall_ns unknown");
 	CHECK_EQ(im->threads[0].wall_ns, 200, "running thread ends at the largest tsc seen");
 	CHECK_EQ(im->nthreads, 2, "thread known only from its .thr file");
-	check_call(&im->agg, "x", "libc.so.6", "strchr", 42, 0, 0);
+	check_call(agg_of(im), "x", "libc.so.6", "strchr", 42, 0, 0);
 	CHECK_EQ(p.timing_mode, SC_TIMING_NONE, "timing none");
-	sc_profile_free(&p);
+	unload(&p);
 }
 
 /* Killed: no END, but the parent's EXIT bounds the running thread. */
@@ -691,7 +717,7 @@ static void test_killed(void)
 	m_exit(&b, 137, 3000000);
 	write_meta(dir, 11, 0, &b);
 	write_thr(dir, 11, 0, 0, 1000000, 0, NULL, 0, 0);
-	rc = sc_profile_load(dir, &p, err, sizeof(err));
+	rc = load(dir, &p, err, sizeof(err));
 	CHECK(rc == 0, "load killed profile (%s)", rc ? err : "ok");
 	if (rc == 0) {
 		printf("-- killed\n");
@@ -699,9 +725,9 @@ static void test_killed(void)
 		CHECK(!p.images[0].incomplete, "EXIT makes it complete");
 		CHECK_EQ(p.images[0].threads[0].wall_ns, 2000000,
 			 "running thread ends at runtime start + EXIT wall");
-		check_comp(&p.agg, "k", 2000000, 2000000);
+		check_comp(&model.agg, "k", 2000000, 2000000);
 	}
-	sc_profile_free(&p);
+	unload(&p);
 }
 
 /* Several images: order by pid then gen, top-level sums by name. */
@@ -726,22 +752,22 @@ static void test_images(void)
 		r[0] = rec(2, 2, 200, 200, 2, 200);
 		write_thr(dir, pids[i], gens[i], 0, 0, 1000, r, 1, 0);
 	}
-	rc = sc_profile_load(dir, &p, err, sizeof(err));
+	rc = load(dir, &p, err, sizeof(err));
 	CHECK(rc == 0, "load images profile (%s)", rc ? err : "ok");
 	if (rc != 0) {
-		sc_profile_free(&p);
+		unload(&p);
 		return;
 	}
 	printf("-- images\n");
 	CHECK_EQ(p.nimages, 3, "images");
 	CHECK(p.nimages == 3 && p.images[0].pid == 3 && p.images[1].pid == 20 &&
 	      p.images[1].gen == 0 && p.images[2].gen == 1, "images ordered by pid, gen");
-	check_call(&p.agg, "a", "libc.so.6", "write", 4, 400, 400);
-	check_call(&p.agg, "b", "libc.so.6", "write", 2, 200, 200);
-	check_comp(&p.agg, "libc.so.6", 600, 600);
-	check_comp(&p.agg, "a", 2000, 1600);
-	CHECK_EQ(sum_self(&p.agg), p.agg.threads_ns, "profile: sum of self == threads time");
-	sc_profile_free(&p);
+	check_call(&model.agg, "a", "libc.so.6", "write", 4, 400, 400);
+	check_call(&model.agg, "b", "libc.so.6", "write", 2, 200, 200);
+	check_comp(&model.agg, "libc.so.6", 600, 600);
+	check_comp(&model.agg, "a", 2000, 1600);
+	CHECK_EQ(sum_self(&model.agg), model.agg.threads_ns, "profile: sum of self == threads time");
+	unload(&p);
 }
 
 /* ---- JSON -------------------------------------------------------------- */

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "model.h"
 #include "profile.h"
 #include "report.h"
 #include "check.h"
@@ -49,7 +50,8 @@ static struct sc_thread threads[3] = {
 };
 static const char *argv0[] = { "app", "--in", "a<b>" };
 
-static void build(struct sc_profile *p, struct sc_image *im)
+static void build(struct sc_profile *p, struct sc_image *im, struct sc_model *m,
+		  struct sc_agg *ia)
 {
 	int i;
 
@@ -68,20 +70,25 @@ static void build(struct sc_profile *p, struct sc_image *im)
 	im->wall_ns = 110 * MS;
 	im->nthreads = 3;
 	im->threads = threads;
-	im->agg.ncomp = 3;
-	im->agg.comp = comps;
-	im->agg.ncalls = 3;
-	im->agg.calls = calls;
-	im->agg.threads_ns = 300 * MS;
-	im->agg.attr_ns = 150 * MS;   /* the attributed self times add up to it */
-	im->agg.calls_count = 1010;
+	memset(ia, 0, sizeof(*ia));
+	ia->ncomp = 3;
+	ia->comp = comps;
+	ia->ncalls = 3;
+	ia->calls = calls;
+	ia->threads_ns = 300 * MS;
+	ia->attr_ns = 150 * MS;   /* the attributed self times add up to it */
+	ia->calls_count = 1010;
 	memset(p, 0, sizeof(*p));
 	p->dir = "mem";
 	p->nimages = 1;
 	p->images = im;
 	p->timing_mode = SC_TIMING_ALL;
 	p->wall_ns = im->wall_ns;
-	p->agg = im->agg;
+	memset(m, 0, sizeof(*m));
+	m->p = p;
+	m->agg = *ia;
+	m->nimages = 1;
+	m->images = ia;
 }
 
 /* Run one writer into a string (free it). */
@@ -98,11 +105,12 @@ static char *render(struct report *r, void (*writer)(const struct report *))
 	return buf;
 }
 
-static void init(struct report *r, const struct sc_profile *p)
+static void init(struct report *r, const struct sc_model *m)
 {
 	memset(r, 0, sizeof(*r));
-	r->p = p;
-	r->agg = &p->agg;
+	r->p = m->p;
+	r->model = m;
+	r->agg = &m->agg;
 	r->timed = 1;
 	r->sort = SORT_TOTAL;
 }
@@ -111,14 +119,16 @@ int main(void)
 {
 	struct sc_profile p;
 	struct sc_image im;
+	struct sc_model m;
+	struct sc_agg ia;
 	struct report r;
 	char *s;
 
-	build(&p, &im);
+	build(&p, &im, &m, &ia);
 
 	/* thread groups: the fast stage waits while the slow one's effective
 	 * time per thread is 5x its own; main never counts as a stage */
-	init(&r, &p);
+	init(&r, &m);
 	report_select(&r);
 	CHECK_EQ(r.ngroups, 3, "groups");
 	CHECK(!strcmp(r.groups[1].routine, "stage_fast") && r.groups[1].imbalance &&
@@ -143,7 +153,7 @@ int main(void)
 	report_release(&r);
 
 	/* text: attributed, percentiles, max; the imbalance sentence */
-	init(&r, &p);
+	init(&r, &m);
 	r.threads = 1;
 	s = render(&r, report_text);
 	CHECK(strstr(s, "attributed, each call / running threads: 150 ms") != NULL,
@@ -159,7 +169,7 @@ int main(void)
 	free(s);
 
 	/* JSON: the new keys, hist buckets with an open last one */
-	init(&r, &p);
+	init(&r, &m);
 	s = render(&r, report_json);
 	CHECK(strstr(s, "\"critical_ns\":150000000") != NULL, "json: critical_ns");
 	CHECK(strstr(s, "\"hist\":[[1024,2048,500],[131072,262144,99],[549755813888,null,1]]")
@@ -177,7 +187,7 @@ int main(void)
 	free(s);
 
 	/* CSV: RFC 4180 quoting */
-	init(&r, &p);
+	init(&r, &m);
 	s = render(&r, report_csv);
 	CHECK(strstr(s, "app,\"lib<x>&\"\"y\"\",z.so\",\"f<int>&\"\"q\"\"\",10,0,20000000,19000000,"
 			"false,0,10000000,0,0,3000000\r\n") != NULL, "csv: quoted row");
@@ -186,7 +196,7 @@ int main(void)
 	free(s);
 
 	/* HTML: escaped names, sparklines for the calls with histograms */
-	init(&r, &p);
+	init(&r, &m);
 	s = render(&r, report_html);
 	CHECK(strstr(s, "lib&lt;x&gt;&amp;&quot;y&quot;,z.so") != NULL, "html: component escaped");
 	CHECK(strstr(s, "lib<x>") == NULL && strstr(s, "f<int>") == NULL, "html: no raw markup");
@@ -213,7 +223,7 @@ int main(void)
 	free(s);
 
 	/* --component: its API view and the calls it makes */
-	init(&r, &p);
+	init(&r, &m);
 	r.component = "libc.so.6";
 	s = render(&r, report_text);
 	CHECK(strstr(s, "pthread_cond_wait") && !strstr(s, "f<int>"), "text --component libc.so.6");

@@ -28,11 +28,18 @@ $(ARCH_UNIT:%=$(BUILD)/tests/asan/test_%): $(BUILD)/tests/asan/test_%: tests/uni
 	$(CC) $(CFLAGS) $(ASAN_FLAGS) -Itests/unit -o $@ $< arch/$(ARCH)/$*.c
 
 # The report writers (src/cli/report_*.c) on an in-memory profile.
-REPORT_SRC := $(wildcard src/cli/report_*.c)
+REPORT_SRC := $(wildcard src/cli/report_*.c) src/cli/model.c
 $(BUILD)/tests/test_report: tests/unit/test_report.c tests/unit/check.h $(COMMON_SRC) \
-		$(REPORT_SRC) src/cli/report.h $(wildcard src/common/*.h)
+		$(REPORT_SRC) src/cli/report.h src/cli/model.h $(wildcard src/common/*.h)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -Itests/unit -Isrc/cli -o $@ $< $(REPORT_SRC) $(COMMON_SRC) -ldl -lm
+
+# The profile reader (src/common) and the model built on it (src/cli/model.c).
+MODEL_SRC := src/cli/model.c
+$(BUILD)/tests/test_profile: tests/unit/test_profile.c tests/unit/check.h $(COMMON_SRC) \
+		$(MODEL_SRC) src/cli/model.h $(wildcard src/common/*.h)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -Itests/unit -Isrc/cli -o $@ $< $(MODEL_SRC) $(COMMON_SRC) -lm
 
 $(BUILD)/tests/test_%: tests/unit/test_%.c tests/unit/check.h $(COMMON_SRC) \
 		$(wildcard src/common/*.h)
@@ -50,9 +57,14 @@ $(BUILD)/tests/asan/test_reloc: tests/unit/test_reloc.c src/runtime/reloc.c src/
 	$(CC) $(CFLAGS) $(ASAN_FLAGS) -Itests/unit -Isrc/runtime -o $@ $< src/runtime/reloc.c -Wl,-z,now -ldl -lm
 
 $(BUILD)/tests/asan/test_report: tests/unit/test_report.c tests/unit/check.h $(COMMON_SRC) \
-		$(REPORT_SRC) src/cli/report.h $(wildcard src/common/*.h)
+		$(REPORT_SRC) src/cli/report.h src/cli/model.h $(wildcard src/common/*.h)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(ASAN_FLAGS) -Itests/unit -Isrc/cli -o $@ $< $(REPORT_SRC) $(COMMON_SRC) -ldl -lm
+
+$(BUILD)/tests/asan/test_profile: tests/unit/test_profile.c tests/unit/check.h $(COMMON_SRC) \
+		$(MODEL_SRC) src/cli/model.h $(wildcard src/common/*.h)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(ASAN_FLAGS) -Itests/unit -Isrc/cli -o $@ $< $(MODEL_SRC) $(COMMON_SRC) -lm
 
 $(BUILD)/tests/asan/test_%: tests/unit/test_%.c tests/unit/check.h $(COMMON_SRC) $(wildcard src/common/*.h)
 	@mkdir -p $(@D)

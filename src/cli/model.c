@@ -1,0 +1,439 @@
+/*
+ * model.c - the model of a profile (model.h): each image's entries and
+ * threads aggregated into components, the calls between them and the
+ * edges of the component view, with the self-time invariant and the
+ * calibration of nested times; then the images' aggregates summed by name
+ * into the whole profile's.
+ *
+ * Out of memory is fatal (message and exit(1)), as in the reader.
+ */
+#include "model.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "xalloc.h"
+
+/* ---- aggregation ------------------------------------------------------ */
+
+/* Input of agg_build: one call key contribution. */
+struct call_in {
+	const char *caller, *callee, *api;
+	uint64_t count, timed;
+	long double total_ns, self_ns;
+	long double attr_ns, wait_ns;
+	int64_t max_ns;
+	int wait;
+	long double hist[SC_HIST_BUCKETS];     /* by sc_hist_lo_ns */
+};
+
+/* Input of agg_build: threads of one component (or, with n == 0, just a
+ * path to use for a component of that name). */
+struct thr_in {
+	const char *name, *path;
+	int64_t ns;
+	int64_t attr_ns;
+	uint32_t n;
+};
+
+static int cmp_call_key(const void *a, const void *b)
+{
+	const struct call_in *x = a, *y = b;
+	int c = strcmp(x->caller, y->caller);
+
+	if (!c)
+		c = strcmp(x->callee, y->callee);
+	if (!c)
+		c = strcmp(x->api, y->api);
+	return c;
+}
+
+static int cmp_call_out(const void *a, const void *b)
+{
+	const struct sc_call *x = a, *y = b;
+	int c;
+
+	if (x->total_ns != y->total_ns)
+		return x->total_ns > y->total_ns ? -1 : 1;
+	if (x->count != y->count)
+		return x->count > y->count ? -1 : 1;
+	if ((c = strcmp(x->caller, y->caller)))
+		return c;
+	if ((c = strcmp(x->callee, y->callee)))
+		return c;
+	return strcmp(x->api, y->api);
+}
+
+static int cmp_comp(const void *a, const void *b)
+{
+	const struct sc_component *x = a, *y = b;
+
+	if (x->total_ns != y->total_ns)
+		return x->total_ns > y->total_ns ? -1 : 1;
+	return strcmp(x->name, y->name);
+}
+
+static int cmp_edge(const void *a, const void *b)
+{
+	const struct sc_edge *x = a, *y = b;
+
+	if (x->ns != y->ns)
+		return x->ns > y->ns ? -1 : 1;
+	if (x->calls != y->calls)
+		return x->calls > y->calls ? -1 : 1;
+	return strcmp(x->callee, y->callee);
+}
+
+
+/* Index of the component `name` in a, created if absent (so pointers
+ * into a->comp are only valid until the next call). */
+static size_t comp_get(struct sc_agg *a, size_t *cap, const char *name,
+		       const struct thr_in *thr, size_t nthr)
+{
+	size_t i;
+	struct sc_component *c;
+
+	for (i = 0; i < a->ncomp; i++)
+		if (strcmp(a->comp[i].name, name) == 0)
+			return i;
+	a->comp = sc_grow(a->comp, cap, a->ncomp + 1, sizeof(*a->comp));
+	c = &a->comp[a->ncomp];
+	memset(c, 0, sizeof(*c));
+	c->name = name;
+	c->path = "";
+	for (i = 0; i < nthr; i++)
+		if (strcmp(thr[i].name, name) == 0 && thr[i].path && thr[i].path[0]) {
+			c->path = thr[i].path;
+			break;
+		}
+	return a->ncomp++;
+}
+
+/*
+ * Exclusive times of the APIs of a component, made to agree with what the
+ * component is known to spend in other components. Per API, nested time
+ * (total - self) comes from timed calls that happened inside timed calls,
+ * which under adaptive timing are few: unbiased, but noisy. The total a
+ * component spends calling out (out_ns) is known well, and for a component
+ * without threads of its own all of it happens inside calls into it. So
+ * its APIs' nested times are scaled to add up to out_ns: the sampling only
+ * decides how it is split among them.
+ */
+static void calibrate_nesting(struct sc_agg *a)
+{
+	size_t i, k;
+
+	for (i = 0; i < a->ncomp; i++) {
+		const struct sc_component *c = &a->comp[i];
+		long double raw = 0, f;
+
+		if (c->nthreads || c->out_ns <= 0)
+			continue;
+		for (k = 0; k < a->ncalls; k++)
+			if (strcmp(a->calls[k].callee, c->name) == 0 &&
+			    strcmp(a->calls[k].caller, c->name) != 0)
+				raw += (long double)(a->calls[k].total_ns - a->calls[k].self_ns);
+		if (raw <= 0)
+			continue;
+		f = (long double)c->out_ns / raw;
+		for (k = 0; k < a->ncalls; k++) {
+			struct sc_call *x = &a->calls[k];
+			int64_t nested;
+
+			if (strcmp(x->callee, c->name) != 0 || strcmp(x->caller, c->name) == 0)
+				continue;
+			nested = sc_round_ns((long double)(x->total_ns - x->self_ns) * f);
+			if (nested > x->total_ns)
+				nested = x->total_ns;
+			x->self_ns = x->total_ns - nested;
+		}
+	}
+}
+
+/*
+ * Build an aggregate from call contributions (sorted and merged here; the
+ * array is reordered) and thread contributions.
+ *
+ * The self-time invariant. For every component C
+ *     total(C) = threads(C) + in(C)     self(C) = total(C) - out(C)
+ * where in/out only count calls between different components. Every such
+ * call is in() of exactly one component and out() of exactly one other,
+ * so summing over all components the in and out terms cancel:
+ *     sum self(C) = sum threads(C) = time of all threads.
+ * To make that hold exactly, the ns of each call key are rounded once,
+ * here, and everything else is integer sums of those. self(C) can come
+ * out negative when estimated call times exceed the measured thread time;
+ * it is kept as is (display code clamps) so the invariant survives.
+ */
+static void agg_build(struct sc_agg *a, struct call_in *in, size_t nin,
+		      const struct thr_in *thr, size_t nthr)
+{
+	size_t i, j, capcomp = 0;
+
+	memset(a, 0, sizeof(*a));
+	sc_sort(in, nin, sizeof(*in), cmp_call_key);
+	a->calls = sc_xcalloc(nin, sizeof(*a->calls));
+	for (i = 0; i < nin; i = j) {
+		struct sc_call *c;
+		long double tot = 0, self = 0, attr = 0, waitns = 0;
+		long double hist[SC_HIST_BUCKETS] = {0};
+		uint64_t count = 0, timed = 0;
+		int64_t maxns = 0;
+		int wait = 0, b;
+
+		for (j = i; j < nin && cmp_call_key(&in[i], &in[j]) == 0; j++) {
+			wait |= in[j].wait;
+			tot += in[j].total_ns;
+			self += in[j].self_ns;
+			attr += in[j].attr_ns;
+			waitns += in[j].wait_ns;
+			count += in[j].count;
+			timed += in[j].timed;
+			if (in[j].max_ns > maxns)
+				maxns = in[j].max_ns;
+			for (b = 0; b < SC_HIST_BUCKETS; b++)
+				hist[b] += in[j].hist[b];
+		}
+		if (count == 0)
+			continue;
+		c = &a->calls[a->ncalls++];
+		c->caller = in[i].caller;
+		c->callee = in[i].callee;
+		c->api = in[i].api;
+		c->count = count;
+		c->timed = timed;
+		c->wait = wait;
+		c->total_ns = sc_round_ns(tot);
+		c->self_ns = sc_round_ns(self);
+		if (c->self_ns > c->total_ns)
+			c->self_ns = c->total_ns;
+		c->attr_ns = sc_round_ns(attr);
+		if (c->attr_ns > c->total_ns)
+			c->attr_ns = c->total_ns;
+		c->wait_ns = sc_round_ns(waitns);
+		if (c->wait_ns > c->total_ns)
+			c->wait_ns = c->total_ns;
+		c->max_ns = maxns;
+		for (b = 0; b < SC_HIST_BUCKETS; b++)
+			c->hist[b] = (uint64_t)llroundl(hist[b]);
+		sc_latency_quantiles(c->hist, count, c->total_ns, maxns, &c->p50_ns, &c->p99_ns);
+		a->calls_count += count;
+	}
+	sc_sort(a->calls, a->ncalls, sizeof(*a->calls), cmp_call_out);
+
+	for (i = 0; i < nthr; i++) {
+		struct sc_component *c;
+		size_t ci;
+
+		if (thr[i].n == 0)
+			continue;
+		ci = comp_get(a, &capcomp, thr[i].name, thr, nthr);
+		c = &a->comp[ci];
+		c->nthreads += thr[i].n;
+		c->threads_ns += thr[i].ns;
+		c->attr_total_ns += thr[i].attr_ns;
+		c->attr_threads_ns += thr[i].attr_ns;
+		a->threads_ns += thr[i].ns;
+		a->attr_ns += thr[i].attr_ns;
+	}
+	for (i = 0; i < a->ncalls; i++) {
+		const struct sc_call *k = &a->calls[i];
+		struct sc_component *from, *to;
+		size_t e, fi, ti;
+
+		fi = comp_get(a, &capcomp, k->caller, thr, nthr);
+		ti = comp_get(a, &capcomp, k->callee, thr, nthr);
+		from = &a->comp[fi];
+		to = &a->comp[ti];
+		if (from == to)
+			continue;       /* calls within a component are not edges */
+		to->in_ns += k->total_ns;
+		to->in_calls += k->count;
+		from->out_ns += k->total_ns;
+		from->out_calls += k->count;
+		from->wait_ns += k->wait_ns;
+		/* the same arithmetic on the 1/k-weighted times; a Wait is no
+		 * part of the critical time (its thread was not running) */
+		if (!k->wait) {
+			to->attr_total_ns += k->attr_ns;
+			from->attr_self_ns -= k->attr_ns;
+		}
+		for (e = 0; e < from->nout; e++)
+			if (strcmp(from->out[e].callee, k->callee) == 0)
+				break;
+		if (e == from->nout) {
+			from->out = sc_xrealloc(from->out, (from->nout + 1) * sizeof(*from->out));
+			from->out[e].callee = k->callee;
+			from->out[e].ns = 0;
+			from->out[e].calls = 0;
+			from->nout++;
+		}
+		from->out[e].ns += k->total_ns;
+		from->out[e].calls += k->count;
+	}
+	calibrate_nesting(a);
+	for (i = 0; i < a->ncomp; i++) {
+		struct sc_component *c = &a->comp[i];
+
+		c->total_ns = c->threads_ns + c->in_ns;
+		c->self_ns = c->total_ns - c->out_ns;
+		/* attr_self_ns holds minus the attributed time of calls out */
+		c->attr_self_ns += c->attr_total_ns;
+		sc_sort(c->out, c->nout, sizeof(*c->out), cmp_edge);
+	}
+	sc_sort(a->comp, a->ncomp, sizeof(*a->comp), cmp_comp);
+}
+
+static void agg_free(struct sc_agg *a)
+{
+	size_t i;
+
+	for (i = 0; i < a->ncomp; i++)
+		free(a->comp[i].out);
+	free(a->comp);
+	free(a->calls);
+	memset(a, 0, sizeof(*a));
+}
+
+const struct sc_component *sc_agg_component(const struct sc_agg *a, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < a->ncomp; i++)
+		if (strcmp(a->comp[i].name, name) == 0)
+			return &a->comp[i];
+	return NULL;
+}
+
+/* One image's aggregate: its threads by the component each belongs to,
+ * its entries as call contributions. */
+static void image_agg(struct sc_agg *a, struct sc_profile *p, const struct sc_image *im)
+{
+	struct call_in *in;
+	struct thr_in *thr;
+	size_t i, nin = 0;
+
+	thr = sc_xcalloc(im->nthreads + im->nobjects, sizeof(*thr));
+	for (i = 0; i < im->nthreads; i++) {
+		const struct sc_thread *t = &im->threads[i];
+		const struct sc_object *o = sc_image_object(im, t->obj);
+
+		thr[i].name = sc_object_name(p, im, t->obj);
+		thr[i].path = o ? o->path : "";
+		thr[i].ns = t->wall_ns;
+		thr[i].attr_ns = t->attr_ns;
+		thr[i].n = 1;
+	}
+	for (i = 0; i < im->nobjects; i++) {
+		thr[im->nthreads + i].name = im->objects[i].name;
+		thr[im->nthreads + i].path = im->objects[i].path;
+	}
+
+	/* one call contribution per entry with calls */
+	in = sc_xcalloc(im->nentries, sizeof(*in));
+	for (i = 0; i < im->nentries; i++) {
+		const struct sc_entry *e = &im->entries[i];
+
+		if (e->count == 0)
+			continue;
+		in[nin].caller = sc_object_name(p, im, e->caller);
+		in[nin].callee = sc_object_name(p, im, e->callee);
+		in[nin].api = e->api;
+		in[nin].count = e->count;
+		in[nin].timed = im->timing_mode == SC_TIMING_NONE ? 0 : e->timed;
+		in[nin].total_ns = e->total_ns;
+		in[nin].self_ns = e->self_ns;
+		in[nin].wait = (e->flags & SC_ENT_WAIT) != 0;
+		if (im->timing_mode != SC_TIMING_NONE) {
+			in[nin].wait_ns = sc_ticks_to_ns(im->tsc_hz, e->block_ticks);
+			/* a Wait is no part of the critical time */
+			in[nin].attr_ns = in[nin].wait ? 0 : sc_ticks_to_ns(im->tsc_hz, e->attr_ticks);
+			in[nin].max_ns = sc_round_ns(sc_ticks_to_ns(im->tsc_hz,
+								    (long double)e->max_ticks));
+			sc_hist_to_ns(im->tsc_hz, e->hist, in[nin].hist);
+		}
+		nin++;
+	}
+	agg_build(a, in, nin, thr, im->nthreads + im->nobjects);
+	free(in);
+	free(thr);
+}
+
+/* The whole profile: the images' aggregates summed by name. */
+static void profile_agg(struct sc_agg *a, const struct sc_agg *img, size_t nimg)
+{
+	size_t i, j, nin = 0, nthr = 0, capin = 0, capthr = 0;
+	int k;
+	struct call_in *in = NULL;
+	struct thr_in *thr = NULL;
+
+	for (i = 0; i < nimg; i++) {
+		for (j = 0; j < img[i].ncalls; j++) {
+			const struct sc_call *c = &img[i].calls[j];
+
+			in = sc_grow(in, &capin, nin + 1, sizeof(*in));
+			in[nin].caller = c->caller;
+			in[nin].callee = c->callee;
+			in[nin].api = c->api;
+			in[nin].count = c->count;
+			in[nin].timed = c->timed;
+			in[nin].total_ns = (long double)c->total_ns;
+			in[nin].self_ns = (long double)c->self_ns;
+			in[nin].wait = c->wait;
+			in[nin].attr_ns = (long double)c->attr_ns;
+			in[nin].wait_ns = (long double)c->wait_ns;
+			in[nin].max_ns = c->max_ns;
+			for (k = 0; k < SC_HIST_BUCKETS; k++)
+				in[nin].hist[k] = (long double)c->hist[k];
+			nin++;
+		}
+		for (j = 0; j < img[i].ncomp; j++) {
+			const struct sc_component *c = &img[i].comp[j];
+
+			thr = sc_grow(thr, &capthr, nthr + 1, sizeof(*thr));
+			thr[nthr].name = c->name;
+			thr[nthr].path = c->path;
+			thr[nthr].ns = c->threads_ns;
+			thr[nthr].attr_ns = c->attr_threads_ns;
+			thr[nthr].n = c->nthreads;
+			nthr++;
+		}
+	}
+	agg_build(a, in, nin, thr, nthr);
+	free(in);
+	free(thr);
+}
+
+/* ---- entry points ----------------------------------------------------- */
+
+void sc_model_build(struct sc_model *m, struct sc_profile *p)
+{
+	size_t i;
+
+	memset(m, 0, sizeof(*m));
+	m->p = p;
+	m->nimages = p->nimages;
+	m->images = sc_xcalloc(p->nimages, sizeof(*m->images));
+	for (i = 0; i < p->nimages; i++)
+		image_agg(&m->images[i], p, &p->images[i]);
+	profile_agg(&m->agg, m->images, m->nimages);
+}
+
+void sc_model_free(struct sc_model *m)
+{
+	size_t i;
+
+	if (!m)
+		return;
+	for (i = 0; i < m->nimages; i++)
+		agg_free(&m->images[i]);
+	free(m->images);
+	agg_free(&m->agg);
+	memset(m, 0, sizeof(*m));
+}
+
+const struct sc_agg *sc_model_image(const struct sc_model *m, const struct sc_image *im)
+{
+	return &m->images[im - m->p->images];
+}

@@ -1,0 +1,101 @@
+/*
+ * model.h - what `scaler report` derives from a loaded profile (profile.h):
+ * per process image and for the whole profile, the components (objects
+ * sharing a basename), the calls between them by (caller, callee, api),
+ * the time each component spends in each other one, and its self time.
+ *
+ * All derived times are in nanoseconds, rounded to integers once per
+ * (caller, callee, api) key and per thread, so that the component arithmetic
+ * is exact integer arithmetic (see the self-time invariant in model.c).
+ */
+#ifndef SCALER_MODEL_H
+#define SCALER_MODEL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "estimate.h"
+#include "profile.h"
+
+/* A caller component's time spent in one callee component. */
+struct sc_edge {
+	const char *callee;
+	int64_t ns;             /* sum of total_ns of calls caller -> callee */
+	uint64_t calls;
+};
+
+/* Objects sharing a basename form one component. */
+struct sc_component {
+	const char *name;       /* basename; unique within one sc_agg */
+	const char *path;       /* path of the first object seen with the name */
+	uint32_t nthreads;      /* threads that belong to the component */
+	int64_t threads_ns;     /* wall time of those threads */
+	int64_t in_ns;          /* calls into it from other components */
+	int64_t out_ns;         /* its calls into other components */
+	uint64_t in_calls, out_calls;
+	int64_t total_ns;       /* threads_ns + in_ns */
+	int64_t self_ns;        /* total_ns - out_ns; may be < 0 (estimates) */
+	int64_t wait_ns;        /* part of out_ns spent in blocking APIs */
+	/* The same two figures with every call's time weighted by 1/k, k the
+	 * threads running (not waiting) while it ran (paper section 3.4): the
+	 * component's share of the process's critical time. */
+	int64_t attr_total_ns;
+	int64_t attr_self_ns;
+	int64_t attr_threads_ns;    /* its threads' attributed effective time */
+	size_t nout;
+	struct sc_edge *out;    /* out_by_callee, by ns desc, calls desc, name */
+};
+
+/* Calls aggregated by (caller component, callee component, api). */
+struct sc_call {
+	const char *caller;
+	const char *callee;
+	const char *api;
+	uint64_t count;         /* exact */
+	uint64_t timed;         /* calls measured: total_ns is estimated from
+				   them (all of count in timing "all") */
+	int64_t total_ns;       /* estimated inclusive time */
+	int64_t self_ns;        /* estimated exclusive time, >= 0 */
+	int wait;               /* a blocking API (SC_ENT_WAIT): time is Wait */
+	int64_t wait_ns;        /* part of total_ns that is Wait: all of it for
+				   a blocking API, the blocked calls of a
+				   read-like one (SC_ENT_IOWAIT) */
+	int64_t attr_ns;        /* total_ns weighted by 1/k running threads */
+	int64_t max_ns;         /* longest timed call */
+	int64_t p50_ns, p99_ns; /* from hist, interpolated within a bucket */
+	/* Estimated calls per latency bucket: hist[i] counts calls of
+	 * [sc_hist_lo_ns(i), sc_hist_lo_ns(i + 1)) ns. */
+	uint64_t hist[SC_HIST_BUCKETS];
+};
+
+struct sc_agg {
+	size_t ncomp;
+	struct sc_component *comp;  /* by total_ns desc, then name */
+	size_t ncalls;
+	struct sc_call *calls;      /* by total_ns desc, count desc, names */
+	int64_t threads_ns;         /* sum of all threads' wall time */
+	int64_t attr_ns;            /* critical time: threads' effective time
+				       weighted by 1/k running threads */
+	uint64_t calls_count;       /* sum of count over calls */
+};
+
+/* The aggregates of one profile: one per image and one of them all. */
+struct sc_model {
+	const struct sc_profile *p;
+	struct sc_agg agg;          /* all images, summed by name */
+	size_t nimages;
+	struct sc_agg *images;      /* images[i] is of p->images[i] */
+};
+
+/* Build the model of p (loaded by sc_profile_load; placeholder names of
+ * unknown objects are added to its strings). Free with sc_model_free. */
+void sc_model_build(struct sc_model *m, struct sc_profile *p);
+void sc_model_free(struct sc_model *m);
+
+/* The aggregate of one of m->p's images. */
+const struct sc_agg *sc_model_image(const struct sc_model *m, const struct sc_image *im);
+
+/* Look up a component of an aggregate by name, NULL if absent. */
+const struct sc_component *sc_agg_component(const struct sc_agg *a, const char *name);
+
+#endif

@@ -1,0 +1,43 @@
+/*
+ * estimate.h - from a counter record's sums to the figures a report shows:
+ * the sampled estimate of a record's times, TSC ticks to nanoseconds, and
+ * latency histograms and their quantiles.
+ *
+ * All of it is pure arithmetic on long double (x87 extended precision),
+ * so that the reader and the model get the same bits from the same input.
+ */
+#ifndef SCALER_ESTIMATE_H
+#define SCALER_ESTIMATE_H
+
+#include <stdint.h>
+
+#include "format.h"
+
+/* Latency histograms in the report: bucket i holds [2^i, 2^(i+1)) ns
+ * (bucket 0 also everything below 1 ns); the last is open-ended. */
+#define SC_HIST_BUCKETS 40
+static inline uint64_t sc_hist_lo_ns(int i) { return i == 0 ? 0 : (uint64_t)1 << i; }
+
+/*
+ * One record's estimated inclusive, exclusive, attributed (parallel clock)
+ * and blocked ticks, for all of its `count` calls.
+ */
+void sc_estimate(const struct sc_rec *r, long double *incl, long double *self,
+		 long double *attr, long double *block);
+
+/* ticks at tsc_hz as ns; 0 without a clock rate (tsc_hz <= 0) */
+long double sc_ticks_to_ns(long double tsc_hz, long double ticks);
+
+/* ns rounded to an integer; 0 for NaN or not positive */
+int64_t sc_round_ns(long double ns);
+
+/* Add a record histogram (SC_REC_HIST tick buckets) to a report histogram
+ * (SC_HIST_BUCKETS ns buckets); nothing without a clock rate. */
+void sc_hist_to_ns(long double tsc_hz, const long double *ticks, long double *ns);
+
+/* p50 and p99 of `count` calls of total_ns in all, longest max_ns, from
+ * their histogram (SC_HIST_BUCKETS ns buckets); 0 for an empty one. */
+void sc_latency_quantiles(const uint64_t *hist, uint64_t count, int64_t total_ns,
+			  int64_t max_ns, int64_t *p50, int64_t *p99);
+
+#endif
