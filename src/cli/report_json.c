@@ -114,10 +114,15 @@ static void json_agg(struct sc_json *j, const struct report *r, const struct sc_
 	sc_json_end_array(j);
 }
 
-/* what the runtime took off each timed call (its threads' measurements) */
+/* what the runtime took off each timed call (its threads' measurements);
+ * null where the profile's format has no such figures */
 static void json_timing_cost(struct sc_json *j, const struct sc_image *im)
 {
 	sc_json_key(j, "timing_cost");
+	if (im->ovh_unknown) {
+		sc_json_null(j);
+		return;
+	}
 	sc_json_begin_object(j);
 	sc_json_key(j, "measurements");
 	sc_json_uint(j, im->ovh_n);

@@ -209,6 +209,12 @@ static void text_header(const struct report *r)
 		else
 			fprintf(r->out, "; own cost taken off each timed call: %s (%s-%s, "
 				"%" PRIu64 " measurements)", b, lo, hi, root->ovh_n);
+	} else if (p->timing_mode != SC_TIMING_NONE && root && root->ovh_unknown) {
+		fprintf(r->out, "; own cost taken off each timed call: unknown (format %u)",
+			root->hdr.version);
+	} else if (p->timing_mode != SC_TIMING_NONE && root && root->ovh_unknown) {
+		fprintf(r->out, "; own cost taken off each timed call: unknown (format %u)",
+			root->hdr.version);
 	}
 	fputc('\n', r->out);
 	if (r->component)

@@ -23,13 +23,15 @@
  *
  * The interceptor's own cost was taken off each timed call as it was
  * booked (runtime calib.c: measured at start-up and re-measured on each
- * thread as the machine's speed moves), so nothing is subtracted here.
+ * thread as the machine's speed moves), so nothing is subtracted here;
+ * a format 3 runtime did not, and its start-up figure (overhead_ticks)
+ * comes off every call, clamped at 0.
  * Exclusive time scales est
  * by the measured self fraction self_ticks/ticks (nested interposed calls
  * removed), clamped to [0, est]; with ticks == 0 everything is self.
  */
-void sc_estimate(const struct sc_rec *r, long double *incl, long double *self,
-		 long double *attr, long double *block)
+void sc_estimate(const struct sc_rec *r, uint64_t overhead_ticks, long double *incl,
+		 long double *self, long double *attr, long double *block)
 {
 	long double wt, wc, est, s;
 
@@ -49,6 +51,11 @@ void sc_estimate(const struct sc_rec *r, long double *incl, long double *self,
 	est = wt;
 	if ((long double)r->count > wc)
 		est += ((long double)r->count - wc) * (wt / wc);
+	if (overhead_ticks) {
+		est -= (long double)overhead_ticks * (long double)r->count;
+		if (est < 0)
+			est = 0;
+	}
 	if (r->ticks > 0) {
 		/* a signed sum: nested calls are charged as estimates */
 		s = est * (long double)(int64_t)r->self_ticks / (long double)r->ticks;

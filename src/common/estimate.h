@@ -20,10 +20,12 @@ static inline uint64_t sc_hist_lo_ns(int i) { return i == 0 ? 0 : (uint64_t)1 <<
 
 /*
  * One record's estimated inclusive, exclusive, attributed (parallel clock)
- * and blocked ticks, for all of its `count` calls.
+ * and blocked ticks, for all of its `count` calls. `overhead_ticks` is a
+ * cost per call still to be taken off (0 since format 4, whose runtime
+ * took it off each timed call).
  */
-void sc_estimate(const struct sc_rec *r, long double *incl, long double *self,
-		 long double *attr, long double *block);
+void sc_estimate(const struct sc_rec *r, uint64_t overhead_ticks, long double *incl,
+		 long double *self, long double *attr, long double *block);
 
 /* ticks at tsc_hz as ns; 0 without a clock rate (tsc_hz <= 0) */
 long double sc_ticks_to_ns(long double tsc_hz, long double ticks);

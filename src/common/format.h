@@ -35,6 +35,11 @@
 				  4: the interceptor's cost taken off each
 				     timed call at run time, re-measured per
 				     thread (sc_thr_header.ovh_*) */
+/* The oldest version the reader still reads: a version 3 profile lacks the
+ * threads' ovh_* figures (its cost of timing a call is unknown; the reader
+ * takes the header's overhead_ticks off every call, as it then did).
+ * Version 2 numbered counters by import, without SC_M_BIND. */
+#define SC_FORMAT_MIN_VERSION 3u
 #define SC_META_MAGIC "SCALERM1"   /* 8 bytes, no NUL needed */
 #define SC_THR_MAGIC "SCALERT1"
 

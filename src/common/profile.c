@@ -29,6 +29,9 @@
 #include "names.h"
 #include "xalloc.h"
 
+/* the first format version with the threads' ovh_* figures (format.h) */
+#define FORMAT_OVH_PER_THREAD 4u
+
 /* ---- memory ----------------------------------------------------------- */
 
 /* Strings are carved out of blocks chained from sc_profile.strings_. */
@@ -296,14 +299,14 @@ static void set_cmdline(struct sc_profile *p, struct sc_image *im,
 }
 
 /* Is `version` (of file dir/fname) one this reader cannot read? Then a
- * one-line message naming the file and the version it reads is in err. */
+ * one-line message naming the file and the versions it reads is in err. */
 static int bad_version(char *err, size_t errlen, const char *dir, const char *fname,
 		       uint32_t version)
 {
-	if (version == SC_FORMAT_VERSION)
+	if (version >= SC_FORMAT_MIN_VERSION && version <= SC_FORMAT_VERSION)
 		return 0;
-	seterr(err, errlen, "%s/%s: format version %u, this scaler reads %u",
-	       dir, fname, version, SC_FORMAT_VERSION);
+	seterr(err, errlen, "%s/%s: format version %u, this scaler reads versions %u to %u",
+	       dir, fname, version, SC_FORMAT_MIN_VERSION, SC_FORMAT_VERSION);
 	return 1;
 }
 
@@ -593,6 +596,7 @@ static int load_thr(struct sc_profile *p, struct sc_image *im, int dirfd,
 	size_t ei = 0;
 	uint64_t i = 0;
 	static const char zero_magic[8];
+	uint64_t ovh_ticks = 0;
 	int fd = openat(dirfd, f->name, O_RDONLY | O_CLOEXEC);
 	ssize_t r;
 
@@ -655,7 +659,9 @@ static int load_thr(struct sc_profile *p, struct sc_image *im, int dirfd,
 	t->last_tsc = h.last_tsc;
 	t->start_p = h.start_p;
 	t->end_p = h.end_p;
-	if (h.ovh_n) {
+	if (im->ovh_unknown) {
+		ovh_ticks = im->hdr.overhead_ticks;     /* see sc_profile_load */
+	} else if (h.ovh_n) {
 		if (!im->ovh_n || h.ovh_min < im->ovh_min)
 			im->ovh_min = h.ovh_min;
 		if (h.ovh_max > im->ovh_max)
@@ -709,7 +715,7 @@ static int load_thr(struct sc_profile *p, struct sc_image *im, int dirfd,
 			memcpy(&rec, chunk + k * h.rec_size, sizeof(rec));
 			if (rec.count == 0)
 				continue;
-			sc_estimate(&rec, &incl, &self, &attr, &block);
+			sc_estimate(&rec, ovh_ticks, &incl, &self, &attr, &block);
 			e->count += rec.count;
 			e->timed += rec.timed;
 			e->est_ticks += incl;
@@ -993,6 +999,14 @@ int sc_profile_load(const char *dir, struct sc_profile *out, char *err, size_t e
 		free(ms.binds);
 		if (r < 0)
 			goto out;
+		/*
+		 * A format 3 runtime neither measured its cost per thread
+		 * (the thread header's ovh_* bytes were reserved) nor took
+		 * it off the calls it timed: the figures are unknown, and
+		 * load_thr takes the start-up figure off every call, as the
+		 * reader of that format did.
+		 */
+		im->ovh_unknown = im->hdr.version < FORMAT_OVH_PER_THREAD;
 		/* the file name is authoritative for the image key */
 		im->pid = files[i].pid;
 		im->gen = files[i].gen;

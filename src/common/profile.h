@@ -2,7 +2,10 @@
  * profile.h - what the reader makes of a profile directory (format.h): its
  * process images, each with its objects, shadow entries and threads, their
  * counters summed and estimated (estimate.h), in ticks and in nanoseconds.
- * What the report derives from this (components,
+ *
+ * The reader checks the format version of every file: it reads versions
+ * SC_FORMAT_MIN_VERSION to SC_FORMAT_VERSION and fills in what an older
+ * one lacks as unknown. What the report derives from this (components,
  * calls between them, their self times) is the model: src/cli/model.h.
  */
 #ifndef SCALER_PROFILE_H
@@ -89,7 +92,9 @@ struct sc_image {
 	struct sc_thread *threads;  /* by seq */
 	/* the interceptor's cost taken off each timed call, over the
 	 * threads' measurements (sc_thr_header.ovh_*), in ticks, and as ns
-	 * (0 without measurements or a clock rate) */
+	 * (0 without measurements or a clock rate); unknown (ovh_unknown
+	 * set) in a format 3 profile, which has no such figures */
+	int ovh_unknown;
 	uint64_t ovh_sum, ovh_n;
 	uint64_t ovh_min, ovh_max;
 	int64_t ovh_mean_ns, ovh_min_ns, ovh_max_ns;

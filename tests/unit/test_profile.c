@@ -188,6 +188,7 @@ static struct {
 	uint64_t sum;
 	uint32_t n, min, max;
 } thr_ovh;
+static uint32_t thr_version;    /* of the .thr files written; 0: current */
 
 /* A .thr file; `extra` garbage bytes are appended after the records. */
 
@@ -202,7 +203,7 @@ static void write_thr(const char *dir, uint32_t pid, uint32_t gen, uint32_t seq,
 
 	memset(&h, 0, sizeof(h));
 	memcpy(h.magic, SC_THR_MAGIC, 8);
-	h.version = SC_FORMAT_VERSION;
+	h.version = thr_version ? thr_version : SC_FORMAT_VERSION;
 	h.seq = seq;
 	h.tid = 1000 + seq;
 	h.rec_size = sizeof(struct sc_rec);
@@ -507,6 +508,7 @@ static void expect_error(const char *dir, const char *want, const char *what)
 
 	CHECK(rc == -1 && strstr(err, want) != NULL, "%s: error \"%s\" contains \"%s\"", what,
 	      err, want);
+	CHECK(!strchr(err, '\n'), "%s: one line", what);
 	unload(&p);
 }
 
@@ -529,8 +531,9 @@ static void test_errors(void)
 	{
 		char want[100];
 
-		snprintf(want, sizeof(want), "p5-0.meta: format version 7, this scaler reads %u",
-			 SC_FORMAT_VERSION);
+		snprintf(want, sizeof(want),
+			 "p5-0.meta: format version 7, this scaler reads versions %u to %u",
+			 SC_FORMAT_MIN_VERSION, SC_FORMAT_VERSION);
 		expect_error(dir, want, "bad version");
 	}
 
@@ -580,6 +583,92 @@ static void test_errors(void)
  * nothing, only sums the threads' figures), the short-END hz fallback,
  * EXIT over END.
  */
+/* A profile of the given version (meta and .thr), basic_meta's content
+ * with a start-up cost of 2 ticks per call and per-thread figures in the
+ * thread header, in a new directory. */
+static const char *versioned(const char *name, uint32_t meta_version, uint32_t thr_v)
+{
+	const char *dir = mkdir_t(name);
+	struct buf b = { 0 };
+
+	basic_meta(&b);
+	((struct sc_meta_header *)(void *)b.b)->version = meta_version;
+	((struct sc_meta_header *)(void *)b.b)->overhead_ticks = 2;
+	write_meta(dir, 100, 0, &b);
+	free(b.b);
+	thr_ovh.sum = 30, thr_ovh.n = 3, thr_ovh.min = 8, thr_ovh.max = 12;
+	thr_version = thr_v;
+	basic_thr(dir);
+	thr_version = 0;
+	memset(&thr_ovh, 0, sizeof(thr_ovh));
+	return dir;
+}
+
+/*
+ * Older formats: version 3 lacks the threads' ovh_* figures (those bytes
+ * were reserved) and its runtime left its start-up cost on each timed
+ * call, so the reader takes the header's figure off every call and shows
+ * the cost as unknown. Versions it cannot read (2, before SC_M_BIND; one
+ * newer than its own) are refused naming the file and the versions.
+ */
+static void test_versions(void)
+{
+	struct sc_profile p;
+	char err[512], want[200];
+	const char *dir;
+	int rc;
+
+	printf("-- versions\n");
+	CHECK_EQ(SC_FORMAT_MIN_VERSION, 3, "oldest version read");
+	dir = versioned("v3", 3, 3);
+	rc = load(dir, &p, err, sizeof(err));
+	CHECK(rc == 0, "version 3 profile loads (%s)", rc ? err : "ok");
+	if (rc == 0 && p.nimages == 1) {
+		const struct sc_image *im = &p.images[0];
+
+		CHECK(im->ovh_unknown, "v3: timing cost unknown");
+		CHECK_EQ(im->ovh_n, 0, "v3: the thread header's ovh_* bytes are not read");
+		/* strlen: 1000 - 10 * 2 ticks at 1 GHz, 40 % self */
+		check_call(agg_of(im), "app", "libc.so.6", "strlen", 10, 980, 392);
+		/* memcpy: 100000 - 1000 * 2 ticks, 50 % self */
+		check_call(agg_of(im), "app", "libc.so.6", "memcpy", 1000, 98000, 49000);
+		CHECK_EQ(sum_self(agg_of(im)), agg_of(im)->threads_ns, "v3: sum of self == threads");
+	}
+	unload(&p);
+
+	/* the same in the current version: the figures are read, nothing
+	 * is taken off */
+	dir = versioned("v4", SC_FORMAT_VERSION, SC_FORMAT_VERSION);
+	rc = load(dir, &p, err, sizeof(err));
+	CHECK(rc == 0, "current version loads (%s)", rc ? err : "ok");
+	if (rc == 0 && p.nimages == 1) {
+		const struct sc_image *im = &p.images[0];
+
+		CHECK(!im->ovh_unknown, "current: timing cost known");
+		CHECK_EQ(im->ovh_n, 3, "current: measurements read");
+		check_call(agg_of(im), "app", "libc.so.6", "memcpy", 1000, 100000, 50000);
+	}
+	unload(&p);
+
+	dir = versioned("v2", 2, 2);
+	snprintf(want, sizeof(want), "/v2/p100-0.meta: format version 2, this scaler reads "
+		 "versions %u to %u", SC_FORMAT_MIN_VERSION, SC_FORMAT_VERSION);
+	expect_error(dir, want, "version 2 refused");
+
+	dir = versioned("vnext", SC_FORMAT_VERSION + 1, SC_FORMAT_VERSION + 1);
+	snprintf(want, sizeof(want), "/vnext/p100-0.meta: format version %u, this scaler reads "
+		 "versions %u to %u", SC_FORMAT_VERSION + 1, SC_FORMAT_MIN_VERSION,
+		 SC_FORMAT_VERSION);
+	expect_error(dir, want, "newer version refused");
+
+	/* a newer counter file beside a current .meta: the .thr is named */
+	dir = versioned("thrnext", SC_FORMAT_VERSION, SC_FORMAT_VERSION + 1);
+	snprintf(want, sizeof(want), "/thrnext/p100-0-t0.thr: format version %u, this scaler "
+		 "reads versions %u to %u", SC_FORMAT_VERSION + 1, SC_FORMAT_MIN_VERSION,
+		 SC_FORMAT_VERSION);
+	expect_error(dir, want, "newer counter file refused");
+}
+
 static void test_threads(void)
 {
 	const char *dir = mkdir_t("threads");
@@ -842,6 +931,7 @@ int main(void)
 	test_binds();
 	test_torn();
 	test_errors();
+	test_versions();
 	test_threads();
 	test_none_incomplete();
 	test_killed();

@@ -228,5 +228,22 @@ int main(void)
 	s = render(&r, report_text);
 	CHECK(strstr(s, "pthread_cond_wait") && !strstr(s, "f<int>"), "text --component libc.so.6");
 	free(s);
+
+	/* a format 3 profile: what timing a call cost is unknown */
+	init(&r, &m);
+	s = render(&r, report_json);
+	CHECK(strstr(s, "\"timing_cost\":{\"measurements\":0,") != NULL, "json: timing cost known");
+	free(s);
+	im.ovh_unknown = 1;
+	im.hdr.version = 3;
+	init(&r, &m);
+	s = render(&r, report_json);
+	CHECK(strstr(s, "\"timing_cost\":null") != NULL, "json: unknown timing cost is null");
+	free(s);
+	init(&r, &m);
+	s = render(&r, report_text);
+	CHECK(strstr(s, "own cost taken off each timed call: unknown (format 3)") != NULL,
+	      "text: unknown timing cost");
+	free(s);
 	return check_summary();
 }
