@@ -9,16 +9,17 @@
 
 /*
  * The estimator. A rec has `count` calls of which `timed` were measured.
- * Under adaptive timing a call timed while the sampling period was P stands
- * for P calls, so the runtime accumulates wticks = sum(ticks * P) and
- * wcount = sum(P). wticks/wcount is then the per-call average weighted by
- * how many calls each sample represents, and calls not covered by any
- * sample's weight (count - wcount > 0, e.g. the tail after the last sample)
- * are charged that average:
+ * Under adaptive timing a timed call stands for its span S (itself and the
+ * calls let through since the previous timed one), so the runtime
+ * accumulates wticks = sum(ticks * S) and wcount = sum(S). wticks/wcount
+ * is then the per-call average weighted by how many calls each sample
+ * represents, and calls not covered by any sample's weight
+ * (count - wcount > 0, e.g. the tail after the last sample) are charged
+ * that average:
  *
  *     est = wticks + max(0, count - wcount) * (wticks / wcount)
  *
- * With timing "all" P == 1 and this is simply ticks. A record with timed
+ * With timing "all" S == 1 and this is simply ticks. A record with timed
  * calls but no weights (wcount == 0) falls back to ticks/timed.
  *
  * The interceptor's own cost was taken off each timed call as it was
