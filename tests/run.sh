@@ -1,13 +1,15 @@
 #!/bin/sh
 # tests/run.sh - the test runner behind `make check`.
-#   1. `make unit` (the unit tests' own "N passed, M failed" counts are added
-#      to the totals; a unit run that fails without counts is one FAIL)
+#   1. `make unit` and `make unit-asan` (the unit tests' own "N passed, M
+#      failed" counts are added to the totals; a unit run that fails
+#      without counts is one FAIL)
 #   2. builds the e2e programs in every linking variant (tests/e2e/build.sh)
 #   3. runs them with and without `scaler record` and checks the reports,
 #      and (lazy variant) the report views: options, CSV, HTML, and the HTML
 #      rendered in headless chromium when it is installed
 #      (tests/e2e/check.py e2e), then the real programs and CLI behaviour
-#      (tests/e2e/check.py real)
+#      (tests/e2e/check.py real); the checks are tests/e2e/checks/*.py
+#      (tests/README.md)
 # Prints "PASS name [variant]" / "FAIL name [variant]: reason" /
 # "SKIP name: reason" lines and one final "N passed, M failed[, K skipped]"
 # line; exits 1 if anything failed. Paths derive from this script's place,
@@ -46,12 +48,13 @@ summary() {
 	[ "$failed" -eq 0 ]
 }
 
-# ---- 1. unit tests ---------------------------------------------------------
-if make -n unit >/dev/null 2>&1; then
-	make --no-print-directory unit > "$log/unit" 2>&1
+# ---- 1. unit tests, plain then under ASan + UBSan ---------------------------
+for target in unit unit-asan; do
+	make -n "$target" >/dev/null 2>&1 || continue
+	make --no-print-directory "$target" > "$log/$target" 2>&1
 	rc=$?
 	# each test binary: "== build/tests/test_x" ... "N passed, M failed"
-	$PYTHON - "$log/unit" "$rc" > "$log/unit.sum" <<'EOF'
+	$PYTHON - "$log/$target" "$rc" > "$log/$target.sum" <<'EOF'
 import re, sys
 name, p, f, lines = None, 0, 0, []
 for line in open(sys.argv[1], errors="replace"):
@@ -66,17 +69,17 @@ for line in open(sys.argv[1], errors="replace"):
         print("unit-binary %s %s %s" % (name, m.group(1), m.group(2)))
 print("unit-total %d %d" % (p, f))
 EOF
-	set -- $(grep '^unit-total' "$log/unit.sum")
+	set -- $(grep '^unit-total' "$log/$target.sum")
 	up=${2:-0} uf=${3:-0}
-	grep '^FAIL' "$log/unit.sum"
-	grep '^unit-binary' "$log/unit.sum" | while read -r _ n p f; do
+	grep '^FAIL' "$log/$target.sum"
+	grep '^unit-binary' "$log/$target.sum" | while read -r _ n p f; do
 		echo "$( [ "$f" = 0 ] && echo PASS || echo FAIL ) unit $n: $p passed, $f failed"
 	done
 	passed=$((passed + up)) failed=$((failed + uf))
 	if [ "$rc" -ne 0 ] && [ "$uf" -eq 0 ]; then
-		fail "unit: make unit exited $rc: $(tail -n 3 "$log/unit" | tr '\n' ' ')"
+		fail "$target: make $target exited $rc: $(tail -n 3 "$log/$target" | tr '\n' ' ')"
 	fi
-fi
+done
 
 # ---- 2. build the e2e programs ---------------------------------------------
 if [ ! -x "$scaler" ] || [ ! -e "$root/$build/lib/libscaler.so" ]; then

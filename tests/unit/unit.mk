@@ -1,6 +1,8 @@
 # tests/unit/unit.mk - unit tests of src/common, included by the top-level
 # Makefile. `make unit` builds each tests/unit/test_*.c together with all of
-# src/common into build/tests/ and runs them; any failure fails the target.
+# src/common into build/tests/ and runs them; `make unit-asan` builds and
+# runs the same tests under ASan + UBSan into build/tests/asan/. Any failure
+# fails the target; `make check` (tests/run.sh) runs and counts both.
 
 UNIT_SRC   := $(filter-out tests/unit/test_reloc.c,$(wildcard tests/unit/test_*.c))
 UNIT_TESTS := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRC)) \
@@ -70,12 +72,10 @@ $(BUILD)/tests/asan/test_%: tests/unit/test_%.c tests/unit/check.h $(COMMON_SRC)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(ASAN_FLAGS) -Itests/unit -o $@ $< $(COMMON_SRC) -lm
 
+unit: $(UNIT_TESTS)
+	@set -e; for t in $(UNIT_TESTS); do echo "== $$t"; $$t; done
+
 unit-asan: $(ASAN_TESTS)
 	@set -e; for t in $(ASAN_TESTS); do echo "== $$t"; $$t; done
 
-.PHONY: unit-asan
-
-unit: $(UNIT_TESTS) $(ASAN_TESTS)
-	@set -e; for t in $(UNIT_TESTS) $(ASAN_TESTS); do echo "== $$t"; $$t; done
-
-.PHONY: unit
+.PHONY: unit unit-asan
