@@ -1,7 +1,7 @@
 /*
  * main.c - the "analysis" e2e test: phases whose right answers are known,
  * for the report's Wait, nesting and serial vs parallel figures
- * (check.py check_analysis compares the report with the truth this
+ * (checks/analysis.py compares the report with the truth this
  * program measures itself and prints on stderr, name=us lines):
  *   sleep   20 x usleep(5 ms)                 -> ~100 ms of Wait in usleep
  *   lock    4 x: main holds a mutex 25 ms while a new thread blocks on it

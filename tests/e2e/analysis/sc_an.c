@@ -68,7 +68,7 @@ void an_many(long us, int n)
 	}
 }
 
-/* "name=microseconds" lines on stderr, for check.py */
+/* "name=microseconds" lines on stderr, for checks/analysis.py */
 void an_truth(FILE *f)
 {
 	fprintf(f, "outer_incl_us=%.0f\nouter_self_us=%.0f\nserial_us=%.0f\nparallel_span_us=%.0f\n"

@@ -1,5 +1,5 @@
 /*
- * main.c - the "gdbbt" e2e test: check.py stops this program under gdb
+ * main.c - the "gdbbt" e2e test: checks/gdbbt.py stops this program under gdb
  * in stop_here(), which runs inside a timed call (main -> lib_call in
  * libsc_bt.so -> callback), and wants gdb's backtrace, with
  * scripts/scaler-gdb.py loaded, to walk past the return trampoline to

@@ -2,7 +2,7 @@
  * main.c - the "killtree" e2e test: a parent and two forked children each
  * call b_mul exactly 1000 times, then block in pause(). When both
  * children have said so through a pipe, the parent prints
- * "ready PARENT CHILD1 CHILD2" and blocks too; check.py then sends
+ * "ready PARENT CHILD1 CHILD2" and blocks too; checks/killtree.py then sends
  * SIGKILL to all three. The report must still hold each process with its
  * 1000 calls (only the pause() calls in flight lose their timing).
  */

@@ -2,8 +2,8 @@
  * main.cpp - the "nest" e2e test: a libstdc++-heavy loop. Each iteration
  * formats an int and a double through an ostringstream, so the program
  * calls libstdc++ a known number of times and libstdc++ in turn calls
- * libc (malloc, memcpy, vsnprintf, ...) inside those calls. check.py
- * check_nest wants the exact counts and the nesting figures to agree:
+ * libc (malloc, memcpy, vsnprintf, ...) inside those calls.
+ * checks/nest.py wants the exact counts and the nesting figures to agree:
  * the program's calls into libstdc++ lose from their exclusive time what
  * libstdc++'s calls out of it take.
  */

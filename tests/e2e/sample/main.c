@@ -1,7 +1,7 @@
 /*
  * main.c - the "sample" e2e test: 1,000,000 calls of an empty library
  * function and 100,000 of one of a few hundred ns, interleaved. Counts are
- * exact in every mode (expect); check.py check_sample holds the number of
+ * exact in every mode (expect); checks/sample.py holds the number of
  * calls each mode timed against the period adaptive timing should pick.
  */
 #include <stdio.h>

@@ -1,7 +1,7 @@
 /*
  * sc_smp.c - libsc_smp.so for the "sample" e2e test: an empty function and
  * one of a few hundred ns, whose timed calls under adaptive timing show the
- * sampling period each gets (check.py check_sample).
+ * sampling period each gets (checks/sample.py).
  */
 static volatile unsigned sink;
 
