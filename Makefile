@@ -4,6 +4,11 @@
 CC      ?= gcc
 ARCH    ?= $(shell uname -m)
 PREFIX  ?= /usr/local
+MANDIR  ?= $(PREFIX)/share/man
+BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
+# the one place the version is written down is src/cli/version.h
+VERSION := $(shell sed -n 's/^\#define SCALER_VERSION "\(.*\)"/\1/p' src/cli/version.h)
+MANPAGES := $(wildcard doc/scaler*.1)
 BUILD   ?= build
 WARN    := -Wall -Wextra -Werror
 CFLAGS  ?= -O2 -g
@@ -83,13 +88,28 @@ check-apps: all
 bench: all
 	@./bench/run.sh
 
+# Everything install puts down is listed once, in INSTALLED, so that
+# uninstall removes exactly that. Man pages get the version in their footer.
+INSTALLED := $(PREFIX)/bin/scaler $(PREFIX)/lib/libscaler.so $(PREFIX)/lib/libscaler.so-gdb.py \
+             $(patsubst doc/%,$(MANDIR)/man1/%,$(MANPAGES)) $(BASHCOMPDIR)/scaler
+
 install: all
-	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(MANDIR)/man1 \
+		$(DESTDIR)$(BASHCOMPDIR)
 	install -m 755 $(BUILD)/bin/scaler $(DESTDIR)$(PREFIX)/bin/scaler
 	install -m 644 $(BUILD)/lib/libscaler.so $(DESTDIR)$(PREFIX)/lib/libscaler.so
 	install -m 644 scripts/scaler-gdb.py $(DESTDIR)$(PREFIX)/lib/libscaler.so-gdb.py
+	for m in $(MANPAGES); do \
+		sed 's/^\(\.TH .*\) scaler "User Commands"$$/\1 "scaler $(VERSION)" "User Commands"/' $$m \
+			> $(DESTDIR)$(MANDIR)/man1/$${m#doc/} && \
+		chmod 644 $(DESTDIR)$(MANDIR)/man1/$${m#doc/} || exit 1; \
+	done
+	install -m 644 scripts/scaler.bash $(DESTDIR)$(BASHCOMPDIR)/scaler
+
+uninstall:
+	rm -f $(addprefix $(DESTDIR),$(INSTALLED))
 
 clean:
 	rm -rf $(BUILD)
 
-.PHONY: all check check-apps demo bench install clean
+.PHONY: all check check-apps demo bench install uninstall clean

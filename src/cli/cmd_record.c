@@ -23,7 +23,7 @@
 #include <dirent.h>
 #include <stdarg.h>
 
-#include "cmds.h"
+#include "cli.h"
 #include "format.h"
 
 /* one "scaler: ..." line on stderr; returns the exit status 2 */
@@ -256,39 +256,70 @@ static void forward_signal(int sig, siginfo_t *si, void *uc)
 		kill((pid_t)child_pid, sig);
 }
 
-static void usage(void)
+static const char *timing_choice(size_t i, const char **help)
 {
-	fputs("usage: scaler record [-o DIR] [--timing=adaptive|all|none] [--] CMD [ARG...]\n",
-	      stderr);
+	static const char *const modes[][2] = {
+		{ "adaptive", "every call counted; each (thread, API) timed on every call until "
+		  "its calls prove cheap, then on a sampled one in up to 127" },
+		{ "all", "every call counted and timed" },
+		{ "none", "counts only" },
+	};
+
+	if (i >= sizeof(modes) / sizeof(modes[0]))
+		return NULL;
+	if (help)
+		*help = modes[i][1];
+	return modes[i][0];
 }
+
+enum { OPT_TIMING = 256 };
+
+static const struct cli_opt record_opts[] = {
+	{ 'o', "output", required_argument, "DIR", CLI_DIR, NULL, "scaler.data",
+	  "the profile directory; a profile already there is kept as DIR.old "
+	  "(anything else there is left alone and the record refused)" },
+	{ OPT_TIMING, "timing", required_argument, "MODE", CLI_CHOICE, timing_choice, "adaptive",
+	  "which calls are timed:" },
+	{ 0, NULL, 0, NULL, 0, NULL, NULL, NULL },
+};
+
+static const struct cli_cmd record_cmd = {
+	.name = "record",
+	.synopsis = "[-o DIR] [--timing MODE] [--] CMD [ARG...]",
+	.about = "Runs CMD with the runtime (libscaler.so) preloaded: every call between the "
+		 "executable and its shared libraries is counted, and timed as --timing says, "
+		 "into DIR. Child processes (fork, exec) are profiled into the same DIR. "
+		 "Options end at CMD. The exit status is CMD's (128+N when killed by signal "
+		 "N). TERM, INT, QUIT, HUP, USR1, USR2, WINCH and ALRM sent to scaler are "
+		 "passed on to CMD. SCALER_LIB names the runtime to preload (default: "
+		 "../lib/libscaler.so from the scaler binary).",
+	.stop_at_operand = 1,
+	.operands = CLI_COMMAND,
+	.opts = record_opts,
+};
 
 int cmd_record(int argc, char **argv)
 {
 	const char *dir = "scaler.data";
 	const char *timing = "adaptive";
-	static const struct option opts[] = {
-		{"output", required_argument, NULL, 'o'},
-		{"timing", required_argument, NULL, 't'},
-		{"help", no_argument, NULL, 'h'},
-		{NULL, 0, NULL, 0},
-	};
 	int c;
+
 	optind = 1;
-	/* '+': stop at the first non-option, which starts CMD */
-	while ((c = getopt_long(argc, argv, "+o:h", opts, NULL)) != -1) {
+	while ((c = cli_getopt(&record_cmd, argc, argv)) != CLI_END) {
 		switch (c) {
 		case 'o': dir = optarg; break;
-		case 't': timing = optarg; break;
-		case 'h': usage(); return 0;
-		default: usage(); return 2;
+		case OPT_TIMING:
+			if (cli_choice(&record_cmd, c, optarg) < 0)
+				return 2;
+			timing = optarg;
+			break;
+		case CLI_EXIT: return 0;
+		default: return 2;
 		}
 	}
-	if (strcmp(timing, "adaptive") && strcmp(timing, "all") && strcmp(timing, "none"))
-		return fail("unknown timing mode '%s' (adaptive, all or none)", timing);
-	if (optind >= argc) {
-		usage();
-		return 2;
-	}
+	if (optind >= argc)
+		return cli_usage_error(&record_cmd, "no command to run (scaler record [options] "
+				       "[--] CMD [ARG...])");
 	char **cmd = argv + optind;
 	char exe[PATH_MAX], lib[PATH_MAX], absdir[PATH_MAX];
 	if (find_command(cmd[0], exe, sizeof(exe)) != 0)

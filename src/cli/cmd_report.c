@@ -1,11 +1,11 @@
 /*
- * cmd_report.c - `scaler report`: parses the options, loads a profile
- * directory (profile.c), selects what to show (report_model.c) and hands it
- * to a writer: text for people (report_text.c), the "scaler-report"
- * version 1 JSON document for programs (report_json.c), CSV (report_csv.c)
- * or one self-contained HTML page (report_html.c).
+ * cmd_report.c - `scaler report`: parses the options (its table below),
+ * loads a profile directory and builds its model (model.h), selects what
+ * to show (report_model.c, report_match.c) and hands it to the writer
+ * --format names (report_writers.c).
  */
 #include <errno.h>
+#include <getopt.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stddef.h>
@@ -14,118 +14,118 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cmds.h"
+#include "cli.h"
 #include "model.h"
 #include "profile.h"
 #include "report.h"
 
-static void usage(FILE *f)
+/* Codes of the options with a long name only (cli.h). */
+enum {
+	OPT_FORMAT = 256, OPT_SORT, OPT_MIN_PERCENT, OPT_COMPONENT, OPT_PID, OPT_THREADS,
+	OPT_COLOR,
+};
+
+/* --color's choices, in this order */
+enum { COLOR_AUTO, COLOR_ALWAYS, COLOR_NEVER };
+
+static const char *color_choice(size_t i, const char **help)
 {
-	fputs("usage: scaler report [-i DIR] [--format text|json|csv|html] [-o FILE] [options]\n"
-	      "\n"
-	      "  -i, --input DIR        profile directory to read (default scaler.data)\n"
-	      "      --format FMT       text (default), json, csv (one row per call) or html\n"
-	      "                         (one self-contained page)\n"
-	      "  -o, --output FILE      write there instead of to stdout\n"
-	      "      --sort KEY         order of the API rows: total (default), self, count,\n"
-	      "                         avg, p99, name, attr\n"
-	      "      --min-percent P    hide rows under P % of all threads' time\n"
-	      "      --component NAME   only that component: its API view and the calls it makes\n"
-	      "      --pid PID[.GEN]    only that process (GEN: which exec'd image of it)\n"
-	      "      --threads          per-thread and thread-group tables (text)\n"
-	      "      --color[=WHEN]     auto (default: on a terminal, unless NO_COLOR is set),\n"
-	      "                         always or never\n"
-	      "  -h, --help             this help\n",
-	      f);
+	static const char *const names[][2] = {
+		{ "auto", "on a terminal, unless NO_COLOR is set" },
+		{ "always", "" },
+		{ "never", "" },
+	};
+
+	if (i >= sizeof(names) / sizeof(names[0]))
+		return NULL;
+	if (help)
+		*help = names[i][1];
+	return names[i][0];
 }
+
+static const struct cli_opt report_opts[] = {
+	{ 'i', "input", required_argument, "DIR", CLI_DIR, NULL, "scaler.data",
+	  "the profile directory to read" },
+	{ OPT_FORMAT, "format", required_argument, "FMT", CLI_CHOICE, report_writer_choice,
+	  "text", "the output format:" },
+	{ 'o', "output", required_argument, "FILE", CLI_FILE, NULL, NULL,
+	  "write to FILE instead of standard output ('-': standard output)" },
+	{ OPT_SORT, "sort", required_argument, "KEY", CLI_CHOICE, report_sort_choice,
+	  "total", "the order of the API rows (and of the JSON and CSV calls):" },
+	{ OPT_MIN_PERCENT, "min-percent", required_argument, "P", CLI_WORD, NULL, "0",
+	  "hide rows (components, edges, APIs) under P % of all threads' time "
+	  "(of all calls, for --timing=none profiles)" },
+	{ OPT_COMPONENT, "component", required_argument, "NAME", CLI_WORD, NULL, NULL,
+	  "only these components: their rows, the calls into them and the calls "
+	  "they make. NAME is a whole name, a glob ('lib*') or the start of a "
+	  "name (libc: libc.so.6, not libcrypto.so.3)" },
+	{ OPT_PID, "pid", required_argument, "PID[.GEN]", CLI_WORD, NULL, NULL,
+	  "only that process (.GEN: which exec'd image of it)" },
+	{ OPT_THREADS, "threads", no_argument, NULL, CLI_NONE, NULL, NULL,
+	  "the per-thread and per-thread-group tables" },
+	{ OPT_COLOR, "color", optional_argument, "WHEN", CLI_CHOICE, color_choice, "auto",
+	  "colour in the text view (--color alone: always):" },
+	{ OPT_COLOR, "colour", optional_argument, "WHEN", CLI_CHOICE, color_choice, NULL, NULL },
+	{ 0, NULL, 0, NULL, 0, NULL, NULL, NULL },
+};
+
+static const struct cli_cmd report_cmd = {
+	.name = "report",
+	.synopsis = "[-i DIR] [--format FMT] [-o FILE] [options]",
+	.about = "Prints the profile in DIR: the component view (each component's total and "
+		 "self time, the time it spends in each other component, its Wait), the API "
+		 "view (each API's calls, times and latency percentiles, per calling "
+		 "component), the processes, and thread imbalance.",
+	.operands = CLI_NONE,
+	.opts = report_opts,
+};
 
 /* ---- command ----------------------------------------------------------- */
 
 struct opts {
-	const char *input, *format, *output, *component, *pid;
-	const char *sort, *min_percent, *color;
-	int threads;
+	const char *input, *output, *component, *pid;
+	const char *min_percent;
+	const struct report_writer *writer;
+	int sort, color, threads;
 };
 
-/* "--name VALUE", "--name=VALUE" (and "-xVALUE" for a short name): the
- * value, advancing *i past it; NULL if argv[*i] is not this option. A
- * missing value is reported by setting *missing. */
-static const char *opt_value(int argc, char **argv, int *i, const char *shrt,
-			     const char *lng, int *missing)
-{
-	const char *a = argv[*i];
-	size_t n = strlen(lng);
-
-	if (!strcmp(a, lng) || (shrt && !strcmp(a, shrt))) {
-		if (*i + 1 >= argc) {
-			*missing = 1;
-			return NULL;
-		}
-		return argv[++*i];
-	}
-	if (!strncmp(a, lng, n) && a[n] == '=')
-		return a + n + 1;
-	if (shrt && !strncmp(a, shrt, 2) && a[2])
-		return a + 2;
-	return NULL;
-}
-
-/* Returns -1 after printing the error, 1 for --help, 0 to go on. */
+/* Returns CLI_EXIT, CLI_USAGE, or 0 to go on. */
 static int parse_opts(int argc, char **argv, struct opts *o)
 {
-	static const struct {
-		const char *shrt, *lng;
-		size_t off;
-	} valued[] = {
-		{ "-i", "--input", offsetof(struct opts, input) },
-		{ NULL, "--format", offsetof(struct opts, format) },
-		{ "-o", "--output", offsetof(struct opts, output) },
-		{ NULL, "--component", offsetof(struct opts, component) },
-		{ NULL, "--pid", offsetof(struct opts, pid) },
-		{ NULL, "--sort", offsetof(struct opts, sort) },
-		{ NULL, "--min-percent", offsetof(struct opts, min_percent) },
-	};
-	int i;
+	int c;
 
-	for (i = 1; i < argc; i++) {
-		const char *a = argv[i], *v = NULL;
-		int missing = 0;
-		size_t k;
-
-		if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-			usage(stdout);
-			return 1;
+	optind = 1;
+	while ((c = cli_getopt(&report_cmd, argc, argv)) != CLI_END) {
+		switch (c) {
+		case 'i': o->input = optarg; break;
+		case 'o': o->output = optarg; break;
+		case OPT_FORMAT:
+			if (cli_choice(&report_cmd, c, optarg) < 0)
+				return CLI_USAGE;
+			o->writer = report_writer(optarg);
+			break;
+		case OPT_SORT:
+			if (cli_choice(&report_cmd, c, optarg) < 0)
+				return CLI_USAGE;
+			o->sort = report_sort_parse(optarg);
+			break;
+		case OPT_MIN_PERCENT: o->min_percent = optarg; break;
+		case OPT_COMPONENT: o->component = optarg; break;
+		case OPT_PID: o->pid = optarg; break;
+		case OPT_THREADS: o->threads = 1; break;
+		case OPT_COLOR:
+			o->color = optarg ? cli_choice(&report_cmd, c, optarg) : 1;
+			if (o->color < 0)
+				return CLI_USAGE;
+			break;
+		default:
+			return c;
 		}
-		if (!strcmp(a, "--threads")) {
-			o->threads = 1;
-			continue;
-		}
-		if (!strcmp(a, "--color") || !strcmp(a, "--colour")) {
-			o->color = "always";
-			continue;
-		}
-		if (!strncmp(a, "--color=", 8) || !strncmp(a, "--colour=", 9)) {
-			o->color = strchr(a, '=') + 1;
-			continue;
-		}
-		for (k = 0; k < sizeof(valued) / sizeof(valued[0]); k++) {
-			v = opt_value(argc, argv, &i, valued[k].shrt, valued[k].lng, &missing);
-			if (v || missing)
-				break;
-		}
-		if (missing) {
-			fprintf(stderr, "scaler: report: option '%s' needs an argument\n", a);
-			return -1;
-		}
-		if (v) {
-			*(const char **)((char *)o + valued[k].off) = v;
-		} else if (a[0] == '-') {
-			fprintf(stderr, "scaler: report: unknown option '%s' (try: scaler report --help)\n", a);
-			return -1;
-		} else {
-			fprintf(stderr, "scaler: report: unexpected argument '%s' (use -i DIR)\n", a);
-			return -1;
-		}
+	}
+	if (optind < argc) {
+		cli_usage_error(&report_cmd, "unexpected argument '%s' (the profile is -i DIR)",
+				argv[optind]);
+		return CLI_USAGE;
 	}
 	return 0;
 }
@@ -181,53 +181,31 @@ static const struct sc_image *select_pid(const struct sc_profile *p, const char 
 	return hit;
 }
 
+/* --component matched nothing: say so, with the components there are. */
 static void unknown_component(const struct sc_agg *a, const char *name)
 {
 	size_t i;
 
-	fprintf(stderr, "scaler: report: no component '%s' (components:", name);
+	fprintf(stderr, "scaler: report: no component matches '%s' (components:", name);
 	for (i = 0; i < a->ncomp; i++)
 		fprintf(stderr, "%s %s", i ? "," : "", a->comp[i].name);
 	fprintf(stderr, ")\n");
 }
 
-/* Check the options that need no profile; 0 or -1 after the error. */
+/* Check the options that need no profile; 0, or CLI_USAGE after the error. */
 static int check_opts(const struct opts *o, struct report *r)
 {
-	static const char *const formats[] = { "text", "json", "csv", "html" };
-	size_t k;
 	char *end;
-	int sort;
 
-	for (k = 0; k < 4 && strcmp(o->format, formats[k]); k++)
-		;
-	if (k == 4) {
-		fprintf(stderr, "scaler: report: unknown format '%s' (text, json, csv or html)\n", o->format);
-		return -1;
-	}
-	sort = report_sort_parse(o->sort);
-	if (sort < 0) {
-		fprintf(stderr, "scaler: report: unknown sort key '%s' "
-			"(total, self, count, avg, p99, name or attr)\n", o->sort);
-		return -1;
-	}
-	r->sort = (enum report_sort)sort;
 	errno = 0;
 	r->min_percent = strtod(o->min_percent, &end);
 	if (errno || end == o->min_percent || *end || !isfinite(r->min_percent) ||
-	    r->min_percent < 0 || r->min_percent > 100) {
-		fprintf(stderr, "scaler: report: --min-percent wants a number from 0 to 100, not '%s'\n",
-			o->min_percent);
-		return -1;
-	}
-	if (strcmp(o->color, "auto") && strcmp(o->color, "always") && strcmp(o->color, "never")) {
-		fprintf(stderr, "scaler: report: --color wants auto, always or never, not '%s'\n", o->color);
-		return -1;
-	}
-	if (o->component && !o->component[0]) {
-		fprintf(stderr, "scaler: report: --component wants a component name\n");
-		return -1;
-	}
+	    r->min_percent < 0 || r->min_percent > 100)
+		return cli_usage_error(&report_cmd, "--min-percent wants a number from 0 to 100, "
+				       "not '%s'", o->min_percent), CLI_USAGE;
+	if (o->component && !o->component[0])
+		return cli_usage_error(&report_cmd, "--component wants a component name"), CLI_USAGE;
+	r->sort = (enum report_sort)o->sort;
 	return 0;
 }
 
@@ -237,30 +215,43 @@ static int want_color(const struct opts *o, FILE *out)
 {
 	const char *nc = getenv("NO_COLOR");
 
-	if (strcmp(o->format, "text") || !strcmp(o->color, "never"))
+	if (strcmp(o->writer->name, "text") || o->color == COLOR_NEVER)
 		return 0;
-	if (!strcmp(o->color, "always"))
+	if (o->color == COLOR_ALWAYS)
 		return 1;
 	return isatty(fileno(out)) && !(nc && nc[0]);
+}
+
+/* Matches the --component pattern against a; 0 or -1 after the error. */
+static int check_component(const struct sc_agg *a, const char *pattern)
+{
+	const char **names = report_xcalloc(a->ncomp, sizeof(*names));
+	size_t n = report_match_components(a, pattern, names);
+
+	free(names);
+	if (n)
+		return 0;
+	unknown_component(a, pattern);
+	return -1;
 }
 
 int cmd_report(int argc, char **argv)
 {
 	struct opts o = {
-		.input = "scaler.data", .format = "text", .sort = "total",
-		.min_percent = "0", .color = "auto",
+		.input = "scaler.data", .min_percent = "0", .writer = report_writer("text"),
+		.sort = SORT_TOTAL, .color = COLOR_AUTO,
 	};
 	struct report r = { 0 };
 	struct sc_profile prof;
 	struct sc_model model;
 	char err[1024];
-	int rc, status = 0;
+	int rc, status = 0, to_stdout;
 
 	rc = parse_opts(argc, argv, &o);
+	if (rc == 0)
+		rc = check_opts(&o, &r);
 	if (rc)
-		return rc > 0 ? 0 : 2;
-	if (check_opts(&o, &r) < 0)
-		return 2;
+		return rc == CLI_EXIT ? 0 : 2;
 	if (sc_profile_load(o.input, &prof, err, sizeof(err)) < 0) {
 		fprintf(stderr, "scaler: %s\n", err);
 		sc_profile_free(&prof);
@@ -279,14 +270,14 @@ int cmd_report(int argc, char **argv)
 		}
 		r.agg = sc_model_image(&model, r.only);
 	}
-	if (o.component && !sc_agg_component(r.agg, o.component)) {
-		unknown_component(r.agg, o.component);
+	if (o.component && check_component(r.agg, o.component) < 0) {
 		sc_model_free(&model);
 		sc_profile_free(&prof);
 		return 2;
 	}
+	to_stdout = !o.output || !strcmp(o.output, "-");
 	r.out = stdout;
-	if (o.output && !(r.out = fopen(o.output, "w"))) {
+	if (!to_stdout && !(r.out = fopen(o.output, "w"))) {
 		fprintf(stderr, "scaler: report: cannot write %s: %s\n", o.output, strerror(errno));
 		sc_model_free(&model);
 		sc_profile_free(&prof);
@@ -297,18 +288,11 @@ int cmd_report(int argc, char **argv)
 	r.timed = prof.timing_mode != SC_TIMING_NONE;
 	r.color = want_color(&o, r.out);
 	report_select(&r);
-	if (!strcmp(o.format, "json"))
-		report_json(&r);
-	else if (!strcmp(o.format, "csv"))
-		report_csv(&r);
-	else if (!strcmp(o.format, "html"))
-		report_html(&r);
-	else
-		report_text(&r);
+	o.writer->write(&r);
 	report_release(&r);
 	if (fflush(r.out) != 0 || ferror(r.out)) {
 		fprintf(stderr, "scaler: report: write error on %s: %s\n",
-			o.output ? o.output : "stdout", strerror(errno));
+			to_stdout ? "stdout" : o.output, strerror(errno));
 		status = 1;
 	}
 	if (r.out != stdout && fclose(r.out) != 0 && !status) {

@@ -5,9 +5,9 @@
  *
  * cmd_report.c parses the options, loads the profile and builds its model
  * (model.h), fills a `struct report` with report_select() and hands it to
- * one writer: report_text.c, report_csv.c, report_html.c, or its own JSON
- * writer. Every writer shows the same rows: the filtering and ordering is
- * done once, here.
+ * the writer --format names in the table of report_writers.c
+ * (report_text.c, report_json.c, ...). Every writer shows the same rows:
+ * the filtering and ordering is done once, here.
  */
 #ifndef SCALER_REPORT_H
 #define SCALER_REPORT_H
@@ -39,7 +39,10 @@ struct report {
 	const struct sc_model *model;   /* of p */
 	const struct sc_image *only;    /* --pid: that image alone, else NULL */
 	const struct sc_agg *agg;       /* model->agg, or only's aggregate */
-	const char *component;          /* --component NAME, else NULL */
+	const char *component;          /* --component PATTERN as given, else NULL */
+	/* the components it selects (report_select: report_match_components) */
+	size_t nselected;
+	const char **selected;
 	enum report_sort sort;
 	double min_percent;             /* --min-percent; 0 shows every row */
 	int threads;                    /* --threads: the per-thread tables */
@@ -59,6 +62,8 @@ struct report {
 
 /* Parse a --sort key; -1 if unknown. */
 int report_sort_parse(const char *s);
+/* The i-th --sort key (what it orders by in *help), NULL past the last. */
+const char *report_sort_choice(size_t i, const char **help);
 
 /* Fill r's rows from r->p, r->only, r->agg and the options. */
 void report_select(struct report *r);
@@ -98,6 +103,16 @@ long double report_group_eff(const struct report_group *g);
 
 void *report_xcalloc(size_t n, size_t size);
 
+/* ---- report_match.c: --component PATTERN ---- */
+
+/* The names of a's components that pattern selects (a whole name, a glob,
+ * or the start of names: report_match.c) into out, which has room for
+ * a->ncomp; returns how many. */
+size_t report_match_components(const struct sc_agg *a, const char *pattern,
+			       const char **out);
+/* Is the component called name selected (always, without --component)? */
+int report_comp_selected(const struct report *r, const char *name);
+
 /* ---- report_fmt.c: text for people ---- */
 
 /* A demangled C++ name in buf, or sym itself. */
@@ -122,5 +137,19 @@ void report_text(const struct report *r);
 void report_json(const struct report *r);
 void report_csv(const struct report *r);
 void report_html(const struct report *r);
+
+/* ---- report_writers.c: the table of them ---- */
+
+struct report_writer {
+	const char *name;               /* --format NAME */
+	const char *description;        /* one line, for the help */
+	void (*write)(const struct report *r);
+};
+
+/* The writer called name, or NULL. */
+const struct report_writer *report_writer(const char *name);
+/* The i-th writer's name (its description in *help), NULL past the last:
+ * the choices of --format. */
+const char *report_writer_choice(size_t i, const char **help);
 
 #endif

@@ -228,8 +228,11 @@ static void html_head(const struct report *r)
 	fprintf(f, "all threads %s; ", b);
 	html_text(f, report_timing_desc(p->timing_mode));
 	if (r->component) {
-		fputs("; component ", f);
-		html_text(f, r->component);
+		fprintf(f, "; component%s", r->nselected > 1 ? "s" : "");
+		for (size_t i = 0; i < r->nselected; i++) {
+			fputs(i ? ", " : " ", f);
+			html_text(f, r->selected[i]);
+		}
 		fputs(" only", f);
 	}
 	if (r->min_percent > 0)
@@ -539,7 +542,7 @@ static void html_apis(const struct report *r)
 	for (i = 0; i < r->agg->ncomp; i++) {
 		const struct sc_component *c = &r->agg->comp[i];
 
-		if (r->component && strcmp(c->name, r->component))
+		if (!report_comp_selected(r, c->name))
 			continue;
 		for (k = 0; k < r->ncalls; k++)
 			if (!strcmp(r->calls[k]->callee, c->name))
@@ -558,11 +561,15 @@ static void html_apis(const struct report *r)
 	}
 	if (n == 0)
 		fputs("<p>No calls recorded.</p>\n", f);
-	if (r->component && sc_agg_component(r->agg, r->component)) {
+	for (i = 0; r->component && i < r->nselected; i++) {
+		const struct sc_component *c = sc_agg_component(r->agg, r->selected[i]);
+
+		if (!c)
+			continue;
 		fputs("<h3>Calls from ", f);
-		html_text(f, r->component);
+		html_text(f, c->name);
 		fputs("</h3>\n", f);
-		api_table(r, sc_agg_component(r->agg, r->component), 0);
+		api_table(r, c, 0);
 	}
 	fputs("</section>\n", f);
 }

@@ -17,19 +17,37 @@ void *report_xcalloc(size_t n, size_t size)
 	return sc_xcalloc(n, size);
 }
 
-static const char *const sort_names[] = {
-	[SORT_TOTAL] = "total", [SORT_SELF] = "self", [SORT_COUNT] = "count",
-	[SORT_AVG] = "avg", [SORT_P99] = "p99", [SORT_NAME] = "name", [SORT_ATTR] = "attr",
+static const struct {
+	const char *name, *help;
+} sort_keys[] = {
+	[SORT_TOTAL] = { "total", "inclusive time, longest first" },
+	[SORT_SELF] = { "self", "exclusive time (also orders components)" },
+	[SORT_COUNT] = { "count", "number of calls" },
+	[SORT_AVG] = { "avg", "mean time per call" },
+	[SORT_P99] = { "p99", "99th percentile of a call's time" },
+	[SORT_NAME] = { "name", "API name (also orders components)" },
+	[SORT_ATTR] = { "attr", "attributed (serial vs parallel) time" },
 };
+
+#define NSORT (sizeof(sort_keys) / sizeof(sort_keys[0]))
 
 int report_sort_parse(const char *s)
 {
 	size_t i;
 
-	for (i = 0; i < sizeof(sort_names) / sizeof(sort_names[0]); i++)
-		if (!strcmp(s, sort_names[i]))
+	for (i = 0; i < NSORT; i++)
+		if (!strcmp(s, sort_keys[i].name))
 			return (int)i;
 	return -1;
+}
+
+const char *report_sort_choice(size_t i, const char **help)
+{
+	if (i >= NSORT)
+		return NULL;
+	if (help)
+		*help = sort_keys[i].help;
+	return sort_keys[i].name;
 }
 
 const char *report_thread_routine(const struct sc_thread *t)
@@ -208,14 +226,14 @@ static int cmp_comp(const void *x, const void *y, void *arg)
 
 int report_call_shown(const struct report *r, const struct sc_call *c)
 {
-	if (r->component && strcmp(c->caller, r->component) && strcmp(c->callee, r->component))
+	if (!report_comp_selected(r, c->caller) && !report_comp_selected(r, c->callee))
 		return 0;
 	return !report_row_hidden(r, c->total_ns, c->count);
 }
 
 int report_comp_shown(const struct report *r, const struct sc_component *c)
 {
-	if (r->component && strcmp(c->name, r->component))
+	if (!report_comp_selected(r, c->name))
 		return 0;
 	return !report_row_hidden(r, c->total_ns, c->in_calls + c->out_calls);
 }
@@ -225,6 +243,10 @@ void report_select(struct report *r)
 	const struct sc_agg *a = r->agg;
 	size_t i;
 
+	r->nselected = 0;
+	r->selected = report_xcalloc(a->ncomp, sizeof(*r->selected));
+	if (r->component)
+		r->nselected = report_match_components(a, r->component, r->selected);
 	r->calls = report_xcalloc(a->ncalls, sizeof(*r->calls));
 	r->ncalls = 0;
 	for (i = 0; i < a->ncalls; i++)
@@ -247,6 +269,8 @@ void report_release(struct report *r)
 	free(r->calls);
 	free(r->comp);
 	free(r->groups);
+	free(r->selected);
+	r->selected = NULL;
 	r->calls = NULL;
 	r->comp = NULL;
 	r->groups = NULL;

@@ -217,8 +217,12 @@ static void text_header(const struct report *r)
 			root->hdr.version);
 	}
 	fputc('\n', r->out);
-	if (r->component)
-		fprintf(r->out, "component %s only\n", r->component);
+	if (r->component) {
+		fprintf(r->out, "component%s", r->nselected > 1 ? "s" : "");
+		for (size_t i = 0; i < r->nselected; i++)
+			fprintf(r->out, "%s %s", i ? "," : "", r->selected[i]);
+		fprintf(r->out, " only%s\n", r->nselected ? "" : " (none matches)");
+	}
 	if (r->min_percent > 0)
 		fprintf(r->out, "rows under %g%% hidden\n", r->min_percent);
 
@@ -473,7 +477,7 @@ static void text_apis(const struct report *r)
 		for (k = 0; k < r->ncalls; k++)
 			if (!strcmp(r->calls[k]->callee, a->comp[i].name))
 				break;
-		if (k < r->ncalls && (!r->component || !strcmp(a->comp[i].name, r->component)))
+		if (k < r->ncalls && report_comp_selected(r, a->comp[i].name))
 			by_in[n++] = &a->comp[i];
 	}
 	if (n > 1)
@@ -501,12 +505,12 @@ static void text_apis(const struct report *r)
 	}
 	free(by_in);
 
-	/* --component: the other direction too, the calls it makes */
-	if (r->component) {
-		const struct sc_component *c = sc_agg_component(a, r->component);
+	/* --component: the other direction too, the calls they make */
+	for (i = 0; r->component && i < r->nselected; i++) {
+		const struct sc_component *c = sc_agg_component(a, r->selected[i]);
 
 		if (c) {
-			heading(r, "CALLS FROM %s", r->component);
+			heading(r, "CALLS FROM %s", c->name);
 			api_table(r, c, 0);
 		}
 	}

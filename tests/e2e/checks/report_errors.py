@@ -10,7 +10,7 @@ def check_report_errors(scaler, prof):
     """Bad options: one 'scaler:' line on stderr, nothing on stdout, exit 2."""
     bad = []
     cases = [
-        (["--format", "xml"], "unknown format"),
+        (["--format", "xml"], "unknown --format"),
         (["--sort", "bogus"], "sort"),
         (["--sort"], "needs an argument"),
         (["--min-percent", "abc"], "min-percent"),
