@@ -61,7 +61,8 @@ enum {
 
 /* The next option of argv (argv[0] is the subcommand's name), as
  * getopt_long: its key with optarg set, or one of the results above. -h,
- * --help and --list-opts are every subcommand's and handled here. */
+ * --help and --list-opts are every subcommand's and handled here. Set
+ * optind to 0 before the first call, so that getopt starts afresh. */
 int cli_getopt(const struct cli_cmd *c, int argc, char **argv);
 
 /* "scaler: NAME: <message> (try: scaler NAME --help)" on stderr; returns 2,

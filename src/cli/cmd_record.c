@@ -304,7 +304,7 @@ int cmd_record(int argc, char **argv)
 	const char *timing = "adaptive";
 	int c;
 
-	optind = 1;
+	optind = 0;     /* getopt starts afresh (and reads the "+" again) */
 	while ((c = cli_getopt(&record_cmd, argc, argv)) != CLI_END) {
 		switch (c) {
 		case 'o': dir = optarg; break;

@@ -94,7 +94,7 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 {
 	int c;
 
-	optind = 1;
+	optind = 0;     /* getopt starts afresh (and reads the "+" again) */
 	while ((c = cli_getopt(&report_cmd, argc, argv)) != CLI_END) {
 		switch (c) {
 		case 'i': o->input = optarg; break;

@@ -43,6 +43,18 @@ $(BUILD)/tests/test_profile: tests/unit/test_profile.c tests/unit/check.h $(COMM
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -Itests/unit -Isrc/cli -o $@ $< $(MODEL_SRC) $(COMMON_SRC) -lm
 
+# The option tables and --component's matching (src/cli/cli.c, report_match.c).
+CLI_UNIT_SRC := src/cli/cli.c src/cli/report_match.c
+$(BUILD)/tests/test_cli: tests/unit/test_cli.c tests/unit/check.h $(CLI_UNIT_SRC) src/cli/cli.h \
+		src/cli/report.h
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -Itests/unit -Isrc/cli -o $@ $< $(CLI_UNIT_SRC)
+
+$(BUILD)/tests/asan/test_cli: tests/unit/test_cli.c tests/unit/check.h $(CLI_UNIT_SRC) \
+		src/cli/cli.h src/cli/report.h
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(ASAN_FLAGS) -Itests/unit -Isrc/cli -o $@ $< $(CLI_UNIT_SRC)
+
 $(BUILD)/tests/test_%: tests/unit/test_%.c tests/unit/check.h $(COMMON_SRC) \
 		$(wildcard src/common/*.h)
 	@mkdir -p $(@D)
