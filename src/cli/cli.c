@@ -324,6 +324,15 @@ int cli_choice(const struct cli_cmd *c, int key, const char *value)
 	return -1;
 }
 
+const char *cli_choice_at(const struct cli_choice *list, size_t n, size_t i, const char **help)
+{
+	if (i >= n)
+		return NULL;
+	if (help)
+		*help = list[i].help;
+	return list[i].name;
+}
+
 size_t cli_distance(const char *a, const char *b)
 {
 	enum { MAX = 100 };

@@ -29,6 +29,13 @@ enum cli_kind {
  * NULL), or NULL past the last one. */
 typedef const char *cli_choice_fn(size_t i, const char **help);
 
+/* A fixed list of choices, and the i-th of n of them as a cli_choice_fn
+ * would answer (a subcommand's choice function calls it on its list). */
+struct cli_choice {
+	const char *name, *help;
+};
+const char *cli_choice_at(const struct cli_choice *list, size_t n, size_t i, const char **help);
+
 struct cli_opt {
 	int key;                /* what getopt_long returns: the short letter,
 				   or a code >= 256 for an option with a long

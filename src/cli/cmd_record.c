@@ -256,20 +256,16 @@ static void forward_signal(int sig, siginfo_t *si, void *uc)
 		kill((pid_t)child_pid, sig);
 }
 
+static const struct cli_choice timing_modes[] = {
+	{ "adaptive", "every call counted; each (thread, API) timed on every call until "
+	  "its calls prove cheap, then on a sampled one in up to 127" },
+	{ "all", "every call counted and timed" },
+	{ "none", "counts only" },
+};
+
 static const char *timing_choice(size_t i, const char **help)
 {
-	static const char *const modes[][2] = {
-		{ "adaptive", "every call counted; each (thread, API) timed on every call until "
-		  "its calls prove cheap, then on a sampled one in up to 127" },
-		{ "all", "every call counted and timed" },
-		{ "none", "counts only" },
-	};
-
-	if (i >= sizeof(modes) / sizeof(modes[0]))
-		return NULL;
-	if (help)
-		*help = modes[i][1];
-	return modes[i][0];
+	return cli_choice_at(timing_modes, sizeof(timing_modes) / sizeof(timing_modes[0]), i, help);
 }
 
 enum { OPT_TIMING = 256 };

@@ -28,19 +28,15 @@ enum {
 /* --color's choices, in this order */
 enum { COLOR_AUTO, COLOR_ALWAYS, COLOR_NEVER };
 
+static const struct cli_choice color_whens[] = {
+	{ "auto", "on a terminal, unless NO_COLOR is set" },
+	{ "always", NULL },
+	{ "never", NULL },
+};
+
 static const char *color_choice(size_t i, const char **help)
 {
-	static const char *const names[][2] = {
-		{ "auto", "on a terminal, unless NO_COLOR is set" },
-		{ "always", "" },
-		{ "never", "" },
-	};
-
-	if (i >= sizeof(names) / sizeof(names[0]))
-		return NULL;
-	if (help)
-		*help = names[i][1];
-	return names[i][0];
+	return cli_choice_at(color_whens, sizeof(color_whens) / sizeof(color_whens[0]), i, help);
 }
 
 static const struct cli_opt report_opts[] = {
