@@ -5,7 +5,7 @@
 # being completed, like perf's completion does. `scaler --list-cmds` names
 # the commands and `scaler CMD --list-opts` prints one line per option,
 # "--NAME SHORT ARG KIND [CHOICE...]" (SHORT "-x" or "-", ARG
-# none|required|optional, KIND none|file|dir|word|choice), then
+# none|required|optional, KIND none|file|dir|word|choice|component), then
 # "-- KIND" for the operands (none|file|dir|word|command).
 
 # _scaler_files KIND CUR: file or directory names for COMPREPLY
@@ -20,6 +20,30 @@ _scaler_files()
 	fi
 }
 
+# _scaler_components CUR: the components of the profile the command line
+# reads (its -i/--input, or scaler.data), for --component
+_scaler_components()
+{
+	local dir=scaler.data i w
+	for ((i = 2; i < COMP_CWORD; i++)); do
+		w=${COMP_WORDS[i]}
+		case $w in
+		-i | --input)
+			if [[ ${COMP_WORDS[i + 1]} == = ]]; then
+				dir=${COMP_WORDS[i + 2]}
+			else
+				dir=${COMP_WORDS[i + 1]}
+			fi
+			;;
+		--input=*) dir=${w#--input=} ;;
+		-i?*) dir=${w#-i} ;;
+		esac
+	done
+	local IFS=$'\n'
+	COMPREPLY=($(compgen -W "$("$scaler" report -i "$dir" --list-components 2>/dev/null)" \
+		-- "$1"))
+}
+
 # _scaler_value KIND CUR CHOICE...: the values of an option's argument
 _scaler_value()
 {
@@ -27,6 +51,7 @@ _scaler_value()
 	shift 2
 	case $kind in
 	choice) COMPREPLY=($(compgen -W "$*" -- "$cur")) ;;
+	component) _scaler_components "$cur" ;;
 	file | dir) _scaler_files "$kind" "$cur" ;;
 	*) COMPREPLY=() ;;
 	esac
@@ -150,7 +175,7 @@ _scaler()
 		local names=
 		for line in "${lines[@]}"; do
 			set -- $line
-			[[ $1 == -- ]] && continue
+			[[ $1 == -- || $1 == --list-* ]] && continue
 			names+=" $1"
 		done
 		COMPREPLY=($(compgen -W "$names" -- "$cur"))

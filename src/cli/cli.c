@@ -139,14 +139,15 @@ static void option_error(const struct cli_cmd *c, int what, const char *arg)
 /*
  * For the completion: one line per option, "--NAME SHORT ARG KIND
  * [CHOICE...]" (SHORT "-x" or "-"; ARG none, required or optional; KIND
- * none, file, dir, word or choice), then "-- KIND" for the operands
- * (none, file, dir, word or command).
+ * none, file, dir, word, choice or component), then "-- KIND" for the
+ * operands (none, file, dir, word or command).
  */
 static void list_opts(const struct cli_cmd *c)
 {
 	static const char *const kinds[] = {
 		[CLI_NONE] = "none", [CLI_FILE] = "file", [CLI_DIR] = "dir",
 		[CLI_WORD] = "word", [CLI_CHOICE] = "choice", [CLI_COMMAND] = "command",
+		[CLI_COMPONENT] = "component",
 	};
 	static const char *const args[] = {
 		[no_argument] = "none", [required_argument] = "required",

@@ -23,6 +23,7 @@ enum cli_kind {
 	CLI_WORD,       /* anything (a number, a name): nothing to offer */
 	CLI_CHOICE,     /* one of the option's choices */
 	CLI_COMMAND,    /* a command and its arguments (record's CMD [ARG...]) */
+	CLI_COMPONENT,  /* a component of the profile (`report --list-components`) */
 };
 
 /* The i-th choice of an option (its description in *help when help is not

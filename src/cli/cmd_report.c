@@ -22,7 +22,7 @@
 /* Codes of the options with a long name only (cli.h). */
 enum {
 	OPT_FORMAT = 256, OPT_SORT, OPT_MIN_PERCENT, OPT_COMPONENT, OPT_PID, OPT_THREADS,
-	OPT_COLOR,
+	OPT_COLOR, OPT_LIST_COMPONENTS,
 };
 
 /* --color's choices, in this order */
@@ -51,7 +51,7 @@ static const struct cli_opt report_opts[] = {
 	{ OPT_MIN_PERCENT, "min-percent", required_argument, "P", CLI_WORD, NULL, "0",
 	  "hide rows (components, edges, APIs) under P % of all threads' time "
 	  "(of all calls, for --timing=none profiles)" },
-	{ OPT_COMPONENT, "component", required_argument, "NAME", CLI_WORD, NULL, NULL,
+	{ OPT_COMPONENT, "component", required_argument, "NAME", CLI_COMPONENT, NULL, NULL,
 	  "only these components: their rows, the calls into them and the calls "
 	  "they make. NAME is a whole name, a glob ('lib*') or the start of a "
 	  "name (libc: libc.so.6, not libcrypto.so.3)" },
@@ -62,6 +62,8 @@ static const struct cli_opt report_opts[] = {
 	{ OPT_COLOR, "color", optional_argument, "WHEN", CLI_CHOICE, color_choice, "auto",
 	  "colour in the text view (--color alone: always):" },
 	{ OPT_COLOR, "colour", optional_argument, "WHEN", CLI_CHOICE, color_choice, NULL, NULL },
+	/* for the completion of --component: the profile's component names */
+	{ OPT_LIST_COMPONENTS, "list-components", no_argument, NULL, CLI_NONE, NULL, NULL, NULL },
 	{ 0, NULL, 0, NULL, 0, NULL, NULL, NULL },
 };
 
@@ -82,7 +84,7 @@ struct opts {
 	const char *input, *output, *component, *pid;
 	const char *min_percent;
 	const struct report_writer *writer;
-	int sort, color, threads;
+	int sort, color, threads, list_components;
 };
 
 /* Returns CLI_EXIT, CLI_USAGE, or 0 to go on. */
@@ -109,6 +111,7 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 		case OPT_COMPONENT: o->component = optarg; break;
 		case OPT_PID: o->pid = optarg; break;
 		case OPT_THREADS: o->threads = 1; break;
+		case OPT_LIST_COMPONENTS: o->list_components = 1; break;
 		case OPT_COLOR:
 			o->color = optarg ? cli_choice(&report_cmd, c, optarg) : 1;
 			if (o->color < 0)
@@ -265,6 +268,13 @@ int cmd_report(int argc, char **argv)
 			return 2;
 		}
 		r.agg = sc_model_image(&model, r.only);
+	}
+	if (o.list_components) {
+		for (size_t i = 0; i < r.agg->ncomp; i++)
+			puts(r.agg->comp[i].name);
+		sc_model_free(&model);
+		sc_profile_free(&prof);
+		return 0;
 	}
 	if (o.component && check_component(r.agg, o.component) < 0) {
 		sc_model_free(&model);

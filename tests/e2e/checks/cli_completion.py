@@ -1,6 +1,7 @@
 """cli_completion.py - the bash completion (scripts/scaler.bash), sourced
 in bash and called with COMP_WORDS/COMP_CWORD set: commands, options per
-command, --format/--sort/--timing/--color values in every spelling,
+command, --format/--sort/--timing/--color values in every spelling, the
+profile's components for --component (of its -i DIR),
 directories and files where an argument is a path, and record's command
 and its arguments. Check: cli-completion."""
 import os
@@ -27,6 +28,15 @@ def check_completion(scaler, tmp):
     d = os.path.join(tmp, "comp")
     os.makedirs(os.path.join(d, "profdir"))
     open(os.path.join(d, "prof.txt"), "w").close()
+    prof = os.path.join(d, "run1")
+    rc, _, err = run([scaler, "record", "-o", prof, "--", "sh", "-c", "true"])
+    if rc != 0:
+        return ["record exited %d: %s" % (rc, err[:200])]
+    rc, out, err = run([scaler, "report", "-i", prof, "--list-components"])
+    comps = out.split()
+    if rc != 0 or "libc.so.6" not in comps:
+        return ["report --list-components: exit %d %r %r" % (rc, out[:200], err[:200])]
+    libs = sorted(c for c in comps if c.startswith("lib"))
     formats = sorted(list_opts(scaler, "report")[0]["--format"][3])
     cases = [
         (["scaler", ""], sorted(list_cmds(scaler))),
@@ -44,6 +54,10 @@ def check_completion(scaler, tmp):
         (["scaler", "report", "--input", "prof"], ["profdir"]),
         (["scaler", "report", "-o", "prof"], ["prof.txt", "profdir"]),
         (["scaler", "report", "--format", "json", "--t"], ["--threads"]),
+        (["scaler", "report", "-i", "run1", "--component", "lib"], libs),
+        (["scaler", "report", "--input=run1", "--component=libc"], ["libc.so.6"]),
+        (["scaler", "report", "--component", "libc"], []),    # no scaler.data here
+        (["scaler", "report", "--list"], []),                 # hidden
         (["scaler", "record", "-"], None),
         (["scaler", "record", "--timing", ""], ["adaptive", "all", "none"]),
         (["scaler", "record", "-o", "prof"], ["profdir"]),

@@ -33,8 +33,8 @@ def check_help(scaler):
             bad.append("%s help does not start with its usage line" % c)
         opts, _ = list_opts(scaler, c)
         for name, (short, arg, kind, choices) in opts.items():
-            if name == "--colour":  # the alias of --color
-                continue
+            if name == "--colour" or name.startswith("--list-"):
+                continue    # the alias of --color; lists for the completion (man pages)
             head = ("  %s, %s" % (short, name)) if short != "-" else ("      " + name)
             if head not in text:
                 bad.append("%s help lacks %r" % (c, head))
