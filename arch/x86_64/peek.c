@@ -15,7 +15,7 @@
  * when a 64-bit load reads the slot: mov n(%rsp),%reg with n that depth,
  * or mov n(%rbp),%reg once %rbp was set from %rsp with the slot n above.
  * Decoding stops at a return, a jump, anything else it does not know, or
- * after PEEK_INSNS instructions: what lies past that is not seen (README:
+ * after PEEK_INSNS instructions: what lies past that is not seen (doc/design.md:
  * limits). Nothing is guessed, so a function is never wrongly taken for
  * one that reads its return address.
  */

@@ -1,8 +1,9 @@
 /*
  * report_json.c - `scaler report --format json`: the "scaler-report"
- * document, version 1 (keys documented in README.md). Top-level lists are
- * the report's selection (report_model.c) in display order; each process's
- * own lists get the same --component / --min-percent filters.
+ * document, version 1 (every key is documented in doc/report.md: a key
+ * added here is added there). Top-level lists are the report's selection
+ * (report_model.c) in display order; each process's own lists get the same
+ * --component / --min-percent filters.
  */
 #include <stdio.h>
 #include <stdlib.h>
