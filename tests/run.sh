@@ -10,6 +10,8 @@
 #      (tests/e2e/check.py e2e), then the real programs and CLI behaviour
 #      (tests/e2e/check.py real); the checks are tests/e2e/checks/*.py
 #      (tests/README.md)
+#   4. every relative link and repository path in README.md and doc/*.md
+#      names a file that exists (tests/doc/links.py)
 # Prints "PASS name [variant]" / "FAIL name [variant]: reason" /
 # "SKIP name: reason" lines and one final "N passed, M failed[, K skipped]"
 # line; exits 1 if anything failed. Paths derive from this script's place,
@@ -126,6 +128,15 @@ tally "$log/real"
 case $rc in
 0|1) ;;
 *) fail "real: check.py crashed: $(tail -n 2 "$log/real" | tr '\n' ' ')" ;;
+esac
+
+# ---- 5. the documentation's links and paths ----------------------------------
+$PYTHON tests/doc/links.py "$root" > "$log/doc" 2>&1
+rc=$?
+tally "$log/doc"
+case $rc in
+0|1) ;;
+*) fail "doc-links: links.py crashed: $(tail -n 2 "$log/doc" | tr '\n' ' ')" ;;
 esac
 
 summary
