@@ -10,7 +10,8 @@
 #      (tests/e2e/check.py e2e), then the real programs and CLI behaviour
 #      (tests/e2e/check.py real); the checks are tests/e2e/checks/*.py
 #      (tests/README.md)
-#   4. every relative link and repository path in README.md and doc/*.md
+#   4. every relative link and repository path in README.md, tests/README.md
+#      and doc/*.md
 #      names a file that exists (tests/doc/links.py)
 # Prints "PASS name [variant]" / "FAIL name [variant]: reason" /
 # "SKIP name: reason" lines and one final "N passed, M failed[, K skipped]"

@@ -1,12 +1,13 @@
 #!/usr/bin/env python3
 """tests/doc/links.py - the documentation points at things that exist.
 
-For README.md and every doc/*.md: each relative markdown link names an
-existing file (and, with #anchor, a heading of it, as GitHub makes anchors),
-and each repository path written in backticks (`src/runtime/shadow.c`,
-`tests/e2e/`) exists, so a file renamed in the code fails here until the
-docs follow. Prints "PASS doc-links FILE" or "FAIL doc-links FILE: why" per
-file; exits 1 if any failed. Usage: links.py [ROOT] (default: this
+For README.md, tests/README.md and every doc/*.md: each relative markdown
+link names an existing file (and, with #anchor, a heading of it, as GitHub
+makes anchors), and each repository path written in backticks
+(`src/runtime/shadow.c`, `tests/e2e/`; not a pattern or a placeholder such
+as `test_NAME.c`) exists, so a file renamed in the code fails here until
+the docs follow. Prints "PASS doc-links FILE" or "FAIL doc-links FILE: why"
+per file; exits 1 if any failed. Usage: links.py [ROOT] (default: this
 repository).
 """
 import glob
@@ -19,6 +20,8 @@ TOP = ("src/", "arch/", "tests/", "bench/", "doc/", "scripts/", "demo/", ".ci/")
 LINK = re.compile(r"\[[^\]]*\]\(([^)\s]+)\)")
 CODE = re.compile(r"`([^`\n]+)`")
 FENCE = re.compile(r"^(```|~~~)")
+# a name to fill in (tests/unit/test_NAME.c), not a path
+PLACEHOLDER = re.compile(r"(?<![A-Za-z])(NAME|SUBJECT|DIR|FILE|PID|CMD|ARCH)(?![A-Za-z])")
 
 
 def anchors(path):
@@ -61,7 +64,8 @@ def check(root, md):
                 bad.append("line %d: link to %s: no heading #%s" % (n, target, anchor))
         for code in CODE.findall(LINK.sub("", line)):
             for word in code.split():
-                if not word.startswith(TOP) or re.search(r"[*<>{}$]", word):
+                if not word.startswith(TOP) or re.search(r"[*<>{}$]", word) \
+                        or PLACEHOLDER.search(word):
                     continue
                 if not os.path.exists(os.path.join(root, word.rstrip(".,:;"))):
                     bad.append("line %d: `%s`: no such path" % (n, word))
@@ -71,7 +75,9 @@ def check(root, md):
 def main():
     root = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else
                            os.path.join(os.path.dirname(__file__), "..", ".."))
-    files = [os.path.join(root, "README.md")] + sorted(glob.glob(os.path.join(root, "doc", "*.md")))
+    files = [os.path.join(root, "README.md"), os.path.join(root, "tests", "README.md")]
+    files += sorted(glob.glob(os.path.join(root, "doc", "*.md")))
+    files = [f for f in files if os.path.exists(f)]
     failed = 0
     for md in files:
         rel = os.path.relpath(md, root)
