@@ -11,8 +11,7 @@
 #      (tests/e2e/check.py real); the checks are tests/e2e/checks/*.py
 #      (tests/README.md)
 #   4. every relative link and repository path in README.md, tests/README.md
-#      and doc/*.md
-#      names a file that exists (tests/doc/links.py)
+#      and doc/*.md names a file that exists (tests/doc/links.py)
 # Prints "PASS name [variant]" / "FAIL name [variant]: reason" /
 # "SKIP name: reason" lines and one final "N passed, M failed[, K skipped]"
 # line; exits 1 if anything failed. Paths derive from this script's place,
