@@ -5,10 +5,10 @@ For README.md, tests/README.md and every doc/*.md: each relative markdown
 link names an existing file (and, with #anchor, a heading of it, as GitHub
 makes anchors), and each repository path written in backticks
 (`src/runtime/shadow.c`, `tests/e2e/`; not a pattern or a placeholder such
-as `test_NAME.c`) exists, from the top or from the file's own directory, so a file renamed in the code fails here until
-the docs follow. Prints "PASS doc-links FILE" or "FAIL doc-links FILE: why"
-per file; exits 1 if any failed. Usage: links.py [ROOT] (default: this
-repository).
+as `test_NAME.c`) exists, from the top or from the file's own directory,
+so a file renamed in the code fails here until the docs follow. Prints
+"PASS doc-links FILE" or "FAIL doc-links FILE: why" per file; exits 1 if
+any failed. Usage: links.py [ROOT] (default: this repository).
 """
 import glob
 import os
