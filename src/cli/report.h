@@ -21,6 +21,9 @@ enum report_sort {
 	SORT_TOTAL, SORT_SELF, SORT_COUNT, SORT_AVG, SORT_P99, SORT_NAME, SORT_ATTR,
 };
 
+/* What a stack export weighs its frames by (--weight). */
+enum report_weight { WEIGHT_TIME, WEIGHT_COUNT };
+
 /* Threads with the same start routine (report_model.c). */
 struct report_group {
 	const char *routine;
@@ -46,6 +49,7 @@ struct report {
 	enum report_sort sort;
 	double min_percent;             /* --min-percent; 0 shows every row */
 	int threads;                    /* --threads: the per-thread tables */
+	enum report_weight weight;      /* --weight: the stack exports' unit */
 	int color;                      /* ANSI colour in the text view */
 	int timed;                      /* the profile has times (not --timing=none) */
 	/* calls shown, in display order (the agg's own rows) */
@@ -131,6 +135,53 @@ const char *report_timing_desc(uint32_t mode);
 /* The one-line explanation of an imbalanced group g (of r->groups). */
 void report_imbalance_text(char *b, size_t n, const struct report *r,
 			   const struct report_group *g);
+
+/* ---- report_stacks.c: the nesting tree ----
+ *
+ * Per process: process -> each component that runs threads (its threads'
+ * time) -> each API it calls, "callee:api" -> under an API of component
+ * X, X's own calls out, apportioned by that API's share of X's nested
+ * time -> ... The measured figures hold at every level (an API node's
+ * children add up to no more than its time, a process's to its threads'
+ * time); where a component's calls out sit among the APIs that called it
+ * is an estimate (report_stacks.c). The folded, speedscope, pprof and
+ * HTML writers all walk this one array.
+ */
+enum stack_kind { STACK_PROCESS, STACK_COMPONENT, STACK_API };
+#define STACK_NONE ((size_t)-1)
+
+struct stack_node {
+	size_t parent;          /* index of the parent, STACK_NONE for a process */
+	size_t end;             /* one past the last node of its subtree */
+	enum stack_kind kind;
+	unsigned depth;         /* 0 for a process, 1 for a component */
+	const char *name;       /* command name / component / API */
+	const char *component;  /* the component the frame runs in (an API's
+				   callee); NULL for a process */
+	const struct sc_image *image;
+	const struct sc_call *call; /* the call row an API node is part of */
+	int64_t ns;             /* inclusive time: >= the children's sum */
+	int64_t self_ns;        /* ns less the children's ns */
+	uint64_t count;         /* calls of this node itself (API nodes) */
+	uint64_t total_count;   /* count plus the children's total_count */
+};
+
+struct stack_tree {
+	size_t n;
+	struct stack_node *nodes;  /* preorder: a node's subtree is [i, end) */
+	int truncated;             /* the node cap was reached */
+};
+
+/* The tree of the report's processes (all, or --pid's); free it with
+ * report_stacks_free. */
+void report_stacks(const struct report *r, struct stack_tree *t);
+void report_stacks_free(struct stack_tree *t);
+/* A node's own weight (its leaf value in folded stacks) and its subtree's. */
+uint64_t report_stack_self(const struct stack_node *n, enum report_weight w);
+uint64_t report_stack_total(const struct stack_node *n, enum report_weight w);
+/* A node's frame name: "cmd[pid]" (".gen" after an exec), the component,
+ * or "callee:api". */
+void report_stack_label(const struct stack_node *n, char *buf, size_t len);
 
 /* ---- the writers ---- */
 void report_text(const struct report *r);

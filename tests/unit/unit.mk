@@ -29,9 +29,11 @@ $(ARCH_UNIT:%=$(BUILD)/tests/asan/test_%): $(BUILD)/tests/asan/test_%: tests/uni
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(ASAN_FLAGS) -Itests/unit -o $@ $< arch/$(ARCH)/$*.c
 
-# The report writers (src/cli/report_*.c) on an in-memory profile.
+# The report writers and the nesting tree (src/cli/report_*.c) on
+# in-memory profiles.
 REPORT_SRC := $(wildcard src/cli/report_*.c) src/cli/model.c
-$(BUILD)/tests/test_report: tests/unit/test_report.c tests/unit/check.h $(COMMON_SRC) \
+REPORT_UNIT := report stacks
+$(REPORT_UNIT:%=$(BUILD)/tests/test_%): $(BUILD)/tests/test_%: tests/unit/test_%.c tests/unit/check.h $(COMMON_SRC) \
 		$(REPORT_SRC) src/cli/report.h src/cli/model.h $(wildcard src/common/*.h)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -Itests/unit -Isrc/cli -o $@ $< $(REPORT_SRC) $(COMMON_SRC) -ldl -lm
@@ -70,7 +72,7 @@ $(BUILD)/tests/asan/test_reloc: tests/unit/test_reloc.c src/runtime/reloc.c src/
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(ASAN_FLAGS) -Itests/unit -Isrc/runtime -o $@ $< src/runtime/reloc.c -Wl,-z,now -ldl -lm
 
-$(BUILD)/tests/asan/test_report: tests/unit/test_report.c tests/unit/check.h $(COMMON_SRC) \
+$(REPORT_UNIT:%=$(BUILD)/tests/asan/test_%): $(BUILD)/tests/asan/test_%: tests/unit/test_%.c tests/unit/check.h $(COMMON_SRC) \
 		$(REPORT_SRC) src/cli/report.h src/cli/model.h $(wildcard src/common/*.h)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(ASAN_FLAGS) -Itests/unit -Isrc/cli -o $@ $< $(REPORT_SRC) $(COMMON_SRC) -ldl -lm

@@ -1,0 +1,303 @@
+/*
+ * report_stacks.c - the nesting tree (report.h) that the stack exports
+ * (folded, speedscope, pprof) and the HTML flame graph draw.
+ *
+ * What the profile measured, per process: each (caller component, callee
+ * component, API) row's count, inclusive and exclusive time; each
+ * component's threads and their time. What it did not record: inside
+ * which incoming API a component's calls out were made. So the tree is
+ *
+ *   process                         the process's threads' time
+ *     component with threads        its threads' time
+ *       callee:api                  a share of that call row
+ *         callee's own calls out    a share of each of them
+ *           ...
+ *
+ * and the placing of a component X's calls out is estimated: of X's calls
+ * out, the part made inside incoming row r is r's nested time (inclusive
+ * less exclusive) over all of X's calls out; what is left is made by X's
+ * own threads, directly under X's component node. Each row c that X calls
+ * is split with the same fractions among those places, and every place
+ * where row r itself appears gets its share in proportion to its part of
+ * r. So a row's pieces add up to the row (up to rounding, and except for
+ * what the guards below cut), and each place's children add up to its
+ * nested time; which incoming API a call out really happened inside is
+ * unknown, and the split is proportional to nested time, not measured.
+ * Profiles without times (--timing=none) have no nested time: a component
+ * with threads then keeps all its calls out under its own node, one
+ * without splits them by its incoming rows' counts.
+ *
+ * Guards: calls within one component are not drawn (they are no edge of
+ * the component view either); a row already on the path is not expanded
+ * again (recursion through callbacks: the repeats' part of the rows
+ * below stays in the parent's self time); at most MAX_DEPTH API levels and
+ * MAX_NODES nodes (then `truncated`); pieces that round to no time and no
+ * call are dropped. Whatever a guard cuts stays in its parent's self
+ * time, so the time invariants hold regardless.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report.h"
+
+#define MAX_DEPTH 24
+#define MAX_NODES 200000
+
+struct builder {
+	struct stack_tree *t;
+	size_t cap;
+	const struct sc_agg *a;
+	const struct sc_image *im;
+	size_t *callee_of;      /* per call row: index of its callee component */
+	long double *share;     /* per call row r: the part of r's callee's
+				   calls out made inside r */
+	const struct sc_call *path[MAX_DEPTH + 1];
+};
+
+static size_t comp_index(const struct sc_agg *a, const char *name)
+{
+	const struct sc_component *c = sc_agg_component(a, name);
+
+	return c ? (size_t)(c - a->comp) : STACK_NONE;
+}
+
+static int cross(const struct sc_call *c)
+{
+	return strcmp(c->caller, c->callee) != 0;
+}
+
+/* The per-row shares (see the top of the file) and, per component, the
+ * part of its calls out left to its own threads (thr_share). */
+static void shares(struct builder *b, long double *thr_share)
+{
+	const struct sc_agg *a = b->a;
+	size_t i, k;
+
+	for (k = 0; k < a->ncalls; k++)
+		b->callee_of[k] = comp_index(a, a->calls[k].callee);
+	for (i = 0; i < a->ncomp; i++) {
+		const struct sc_component *x = &a->comp[i];
+		long double out = 0, nested = 0, in_count = 0, used = 0, den;
+
+		for (k = 0; k < a->ncalls; k++) {
+			const struct sc_call *c = &a->calls[k];
+
+			if (!cross(c))
+				continue;
+			if (!strcmp(c->caller, x->name))
+				out += (long double)c->total_ns;
+			if (b->callee_of[k] == i) {
+				nested += (long double)(c->total_ns - c->self_ns);
+				in_count += (long double)c->count;
+			}
+		}
+		/* with threads, calls out beyond the nested times are the
+		 * threads' own; without, the nested times are all there is */
+		den = x->nthreads ? (out > nested ? out : nested) : nested;
+		for (k = 0; k < a->ncalls; k++) {
+			const struct sc_call *c = &a->calls[k];
+
+			if (b->callee_of[k] != i || !cross(c))
+				continue;
+			if (nested > 0)
+				b->share[k] = (long double)(c->total_ns - c->self_ns) / den;
+			else if (!x->nthreads && in_count > 0)
+				b->share[k] = (long double)c->count / in_count;
+			else
+				b->share[k] = 0;
+			used += b->share[k];
+		}
+		thr_share[i] = x->nthreads ? (used < 1 ? 1 - used : 0) : 0;
+	}
+}
+
+static size_t add(struct builder *b, size_t parent, enum stack_kind kind, const char *name,
+		  const char *component, const struct sc_call *call, int64_t ns, uint64_t count)
+{
+	struct stack_tree *t = b->t;
+	struct stack_node *n;
+
+	if (t->n == b->cap) {
+		b->cap = b->cap ? 2 * b->cap : 256;
+		t->nodes = realloc(t->nodes, b->cap * sizeof(*t->nodes));
+		if (!t->nodes) {
+			fputs("scaler: out of memory\n", stderr);
+			exit(1);
+		}
+	}
+	n = &t->nodes[t->n];
+	memset(n, 0, sizeof(*n));
+	n->parent = parent;
+	n->kind = kind;
+	n->depth = parent == STACK_NONE ? 0 : t->nodes[parent].depth + 1;
+	n->name = name;
+	n->component = component;
+	n->image = b->im;
+	n->call = call;
+	n->ns = ns;
+	n->count = count;
+	return t->n++;
+}
+
+/*
+ * Add component x's calls out under node `at`, each row at `tscale` of
+ * its time and `cscale` of its count (the part of the row this place
+ * holds). The time scale is first cut so that the children cannot exceed
+ * the node's own time (estimates can disagree); `level` is the API depth.
+ */
+static int on_path(const struct builder *b, const struct sc_call *c, unsigned level)
+{
+	unsigned j;
+
+	for (j = 0; j < level; j++)
+		if (b->path[j] == c)
+			return 1;
+	return 0;
+}
+
+static void expand(struct builder *b, size_t at, size_t x, long double tscale,
+		   long double cscale, unsigned level)
+{
+	const struct sc_agg *a = b->a;
+	const char *xname = a->comp[x].name;
+	long double kept = 0;
+	size_t k;
+
+	for (k = 0; k < a->ncalls; k++) {
+		const struct sc_call *c = &a->calls[k];
+
+		if (cross(c) && !strcmp(c->caller, xname) && !on_path(b, c, level))
+			kept += (long double)c->total_ns;
+	}
+	if (kept * tscale > (long double)b->t->nodes[at].ns)
+		tscale = (long double)b->t->nodes[at].ns / kept;
+	for (k = 0; k < a->ncalls; k++) {
+		const struct sc_call *c = &a->calls[k];
+		int64_t ns;
+		uint64_t count;
+		size_t child;
+
+		if (!cross(c) || strcmp(c->caller, xname) || on_path(b, c, level))
+			continue;
+		if (b->t->n >= MAX_NODES) {
+			b->t->truncated = 1;
+			return;
+		}
+		/* floor: the children's sum stays within the parent's time */
+		ns = (int64_t)floorl(tscale * (long double)c->total_ns);
+		count = (uint64_t)llroundl(cscale * (long double)c->count);
+		if (ns <= 0 && count == 0)
+			continue;
+		child = add(b, at, STACK_API, c->api, c->callee, c, ns, count);
+		if (level < MAX_DEPTH && b->callee_of[k] != STACK_NONE) {
+			b->path[level] = c;
+			expand(b, child, b->callee_of[k], tscale * b->share[k],
+			       cscale * b->share[k], level + 1);
+		}
+	}
+}
+
+static void build_image(struct builder *b, const struct sc_image *im, const struct sc_agg *a)
+{
+	long double *thr_share;
+	const char *cmd = im->argc && im->argv[0][0] ? im->argv[0] : "?";
+	const char *slash = strrchr(cmd, '/');
+	size_t i, proc;
+
+	b->a = a;
+	b->im = im;
+	b->callee_of = report_xcalloc(a->ncalls, sizeof(*b->callee_of));
+	b->share = report_xcalloc(a->ncalls, sizeof(*b->share));
+	thr_share = report_xcalloc(a->ncomp, sizeof(*thr_share));
+	shares(b, thr_share);
+	proc = add(b, STACK_NONE, STACK_PROCESS, slash && slash[1] ? slash + 1 : cmd, NULL, NULL,
+		   0, 0);
+	for (i = 0; i < a->ncomp; i++) {
+		const struct sc_component *x = &a->comp[i];
+		size_t at;
+
+		if (!x->nthreads)
+			continue;
+		if (b->t->n >= MAX_NODES) {
+			b->t->truncated = 1;
+			break;
+		}
+		at = add(b, proc, STACK_COMPONENT, x->name, x->name, NULL, x->threads_ns, 0);
+		b->t->nodes[proc].ns += x->threads_ns;
+		expand(b, at, i, thr_share[i], thr_share[i], 0);
+	}
+	free(thr_share);
+	free(b->share);
+	free(b->callee_of);
+}
+
+void report_stacks(const struct report *r, struct stack_tree *t)
+{
+	struct builder b;
+	size_t i;
+
+	memset(t, 0, sizeof(*t));
+	memset(&b, 0, sizeof(b));
+	b.t = t;
+	for (i = 0; i < r->p->nimages; i++)
+		if (report_has_image(r, &r->p->images[i]))
+			build_image(&b, &r->p->images[i],
+				    sc_model_image(r->model, &r->p->images[i]));
+	/* preorder: children follow their parent, so one backward pass sums
+	 * each subtree into its parent */
+	for (i = 0; i < t->n; i++) {
+		t->nodes[i].self_ns = t->nodes[i].ns;
+		t->nodes[i].total_count = t->nodes[i].count;
+		t->nodes[i].end = i + 1;
+	}
+	for (i = t->n; i-- > 0;) {
+		struct stack_node *n = &t->nodes[i];
+
+		if (n->parent == STACK_NONE)
+			continue;
+		t->nodes[n->parent].self_ns -= n->ns;
+		t->nodes[n->parent].total_count += n->total_count;
+		if (t->nodes[n->parent].end < n->end)
+			t->nodes[n->parent].end = n->end;
+	}
+}
+
+void report_stacks_free(struct stack_tree *t)
+{
+	free(t->nodes);
+	memset(t, 0, sizeof(*t));
+}
+
+uint64_t report_stack_self(const struct stack_node *n, enum report_weight w)
+{
+	if (w == WEIGHT_COUNT)
+		return n->count;
+	return n->self_ns > 0 ? (uint64_t)n->self_ns : 0;
+}
+
+uint64_t report_stack_total(const struct stack_node *n, enum report_weight w)
+{
+	if (w == WEIGHT_COUNT)
+		return n->total_count;
+	return n->ns > 0 ? (uint64_t)n->ns : 0;
+}
+
+void report_stack_label(const struct stack_node *n, char *buf, size_t len)
+{
+	switch (n->kind) {
+	case STACK_PROCESS:
+		if (n->image->gen)
+			snprintf(buf, len, "%s[%u.%u]", n->name, n->image->pid, n->image->gen);
+		else
+			snprintf(buf, len, "%s[%u]", n->name, n->image->pid);
+		break;
+	case STACK_COMPONENT:
+		snprintf(buf, len, "%s", n->name);
+		break;
+	case STACK_API:
+		snprintf(buf, len, "%s:%s", n->component, n->name);
+		break;
+	}
+}
