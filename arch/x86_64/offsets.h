@@ -49,6 +49,7 @@
 #define RC_WPTICKS  64
 #define RC_WBLOCK   72
 #define RC_SPAN     80
+#define RC_MAXTSC   88
 #define RC_HIST     128 /* uint32_t[RC_NHIST] */
 #define RC_NHIST    32
 #define RC_SHIFT    8   /* sizeof(struct sc_rec) == 1 << RC_SHIFT */

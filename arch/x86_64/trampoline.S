@@ -146,6 +146,8 @@ sc_return_point:			/* the API's return address */
 	cmpq	RC_MAX(%r11), %rdx
 	jbe	1f
 	movq	%rdx, RC_MAX(%r11)
+	movq	FR_TSC(%rcx), %rax		/* where the longest call began */
+	movq	%rax, RC_MAXTSC(%r11)
 1:	/* histogram: bucket floor(log2(ticks / 8)), 0..RC_NHIST-1, += w
 	 * saturating (a wrapped counter would lie; a full one only stops) */
 	movq	%rdx, %rax

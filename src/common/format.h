@@ -29,12 +29,14 @@
 #include <stdint.h>
 #endif
 
-#define SC_FORMAT_VERSION 4u   /* 2: 256-byte records (histogram, 1/k clock)
+#define SC_FORMAT_VERSION 5u   /* 2: 256-byte records (histogram, 1/k clock)
 				  3: entries numbered at first call
 				     (SC_M_BIND), 256-byte thread header
 				  4: the interceptor's cost taken off each
 				     timed call at run time, re-measured per
-				     thread (sc_thr_header.ovh_*) */
+				     thread (sc_thr_header.ovh_*)
+				  5: sc_rec.max_tsc, the start of the
+				     longest timed call */
 /* The oldest version the reader still reads: a version 3 profile lacks the
  * threads' ovh_* figures (its cost of timing a call is unknown; the reader
  * takes the header's overhead_ticks off every call, as it then did).
@@ -234,7 +236,9 @@ struct sc_rec {
 	uint32_t span;          /* 80: calls the next timed one stands for
 				       (drawn around period, adaptive) */
 	uint32_t reserved0;     /* 84 */
-	uint64_t reserved[5];   /* 88 */
+	uint64_t max_tsc;       /* 88: TSC at the start of the longest timed
+				       call (version 5; 0 = unknown) */
+	uint64_t reserved[4];   /* 96 */
 	uint32_t hist[SC_REC_HIST]; /* 128: log2 latency histogram */
 };
 

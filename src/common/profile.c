@@ -31,6 +31,8 @@
 
 /* the first format version with the threads' ovh_* figures (format.h) */
 #define FORMAT_OVH_PER_THREAD 4u
+/* the first with sc_rec.max_tsc (reserved, zero, before) */
+#define FORMAT_MAX_TSC 5u
 
 /* ---- memory ----------------------------------------------------------- */
 
@@ -727,6 +729,15 @@ static int load_thr(struct sc_profile *p, struct sc_image *im, int dirfd,
 			}
 			if (rec.max_ticks > e->max_ticks)
 				e->max_ticks = rec.max_ticks;
+			if (im->hdr.version >= FORMAT_MAX_TSC && rec.max_tsc && rec.max_ticks) {
+				/* grown at powers of two */
+				if (!(im->nlongest & (im->nlongest - 1)))
+					im->longest = sc_xrealloc(im->longest,
+								  (im->nlongest ? 2 * im->nlongest : 1) *
+								  sizeof(*im->longest));
+				im->longest[im->nlongest++] = (struct sc_longest){
+					f->seq, (uint32_t)ei, rec.max_tsc, rec.max_ticks };
+			}
 			/* the histogram holds weighted timed calls: scale it to
 			 * the exact count, as the estimator does the time */
 			scale = rec.wcount > 0 ? (long double)rec.count / (long double)rec.wcount : 0;
@@ -1050,6 +1061,7 @@ void sc_profile_free(struct sc_profile *p)
 		free(im->objects);
 		free(im->entries);
 		free(im->threads);
+		free(im->longest);
 	}
 	free(p->images);
 	for (b = p->strings_; b; b = next) {

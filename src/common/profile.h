@@ -67,6 +67,15 @@ struct sc_thread {
 	int64_t attr_ns;            /* effective time weighted by 1/k running */
 };
 
+/* A thread's longest timed call through one entry (format version 5 on:
+ * sc_rec.max_tsc), for the trace export's call slices. */
+struct sc_longest {
+	uint32_t seq;               /* the thread */
+	uint32_t entry;             /* index into the image's entries */
+	uint64_t start_tsc;
+	uint64_t ticks;
+};
+
 /* One process image: one pid between two execs. */
 struct sc_image {
 	const char *meta_file;      /* file name within the profile directory */
@@ -90,6 +99,8 @@ struct sc_image {
 	struct sc_entry *entries;   /* by idx */
 	size_t nthreads;
 	struct sc_thread *threads;  /* by seq */
+	size_t nlongest;
+	struct sc_longest *longest; /* in the order read */
 	/* the interceptor's cost taken off each timed call, over the
 	 * threads' measurements (sc_thr_header.ovh_*), in ticks, and as ns
 	 * (0 without measurements or a clock rate); unknown (ovh_unknown

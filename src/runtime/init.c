@@ -67,6 +67,7 @@ _Static_assert(offsetof(struct sc_rec, max_ticks) == RC_MAX, "RC_MAX");
 _Static_assert(offsetof(struct sc_rec, wpticks) == RC_WPTICKS, "RC_WPTICKS");
 _Static_assert(offsetof(struct sc_rec, wblock) == RC_WBLOCK, "RC_WBLOCK");
 _Static_assert(offsetof(struct sc_rec, span) == RC_SPAN, "RC_SPAN");
+_Static_assert(offsetof(struct sc_rec, max_tsc) == RC_MAXTSC, "RC_MAXTSC");
 _Static_assert(offsetof(struct sc_rec, hist) == RC_HIST, "RC_HIST");
 _Static_assert(SC_REC_HIST == RC_NHIST, "RC_NHIST");
 _Static_assert(sizeof(struct sc_rec) == (1u << RC_SHIFT), "RC_SHIFT");

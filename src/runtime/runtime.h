@@ -298,7 +298,7 @@ extern SC_HIDDEN struct sc_calib sc_cal0;
 /* slow.c */
 void sc_unwind_prepare(struct sc_thread *t, uintptr_t rsp) SC_HIDDEN;
 void sc_tail_credit(struct sc_frame *f, uint64_t now) SC_HIDDEN;
-void sc_rec_book(struct sc_rec *r, uint64_t t, uint64_t self, uint64_t w,
+void sc_rec_book(struct sc_rec *r, uint64_t start, uint64_t t, uint64_t self, uint64_t w,
 		 uint64_t pticks) SC_HIDDEN;
 
 /* init.c: end of the image; status from exit()/_exit() when known */

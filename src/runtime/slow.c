@@ -159,20 +159,23 @@ SC_HIDDEN struct sc_frame *sc_ret_lookup(uint64_t slot)
 }
 
 /*
- * Books one timed call of t ticks (self of them its own, pticks its share
- * of the parallel clock) standing for w calls, as the return trampoline
- * does in trampoline.S: for the calls C code times (a tail call, a call still
- * in flight at the end).
+ * Books one timed call of t ticks from TSC `start` (self of them its own,
+ * pticks its share of the parallel clock) standing for w calls, as the
+ * return trampoline does in trampoline.S: for the calls C code times (a
+ * tail call, a call still in flight at the end).
  */
-void sc_rec_book(struct sc_rec *r, uint64_t t, uint64_t self, uint64_t w, uint64_t pticks)
+void sc_rec_book(struct sc_rec *r, uint64_t start, uint64_t t, uint64_t self, uint64_t w,
+		 uint64_t pticks)
 {
 	r->timed++;
 	r->ticks += t;
 	r->wticks += t * w;
 	r->wcount += w;
 	r->self_ticks += self;
-	if (t > r->max_ticks)
+	if (t > r->max_ticks) {
 		r->max_ticks = t;
+		r->max_tsc = start;
+	}
 	if (t >= sc_block_ticks)
 		r->wblock += t * w;
 	r->wpticks += pticks * w;
@@ -220,7 +223,7 @@ void sc_tail_credit(struct sc_frame *f, uint64_t now)
 	f->trec = NULL;
 	if (el > 0 && p > pe)
 		pt = (uint64_t)((long double)t * (long double)(p - pe) / (long double)el);
-	sc_rec_book(r, t, t, w, pt);
+	sc_rec_book(r, t0, t, t, w, pt);
 	f->child += t * w;
 
 	/* the next span, as trampoline.S draws it */

@@ -314,7 +314,7 @@ static void credit_in_flight(struct sc_thread *t, uint64_t now, uint64_t pnow)
 			continue;
 		uint64_t el = now - f->tsc, pe = sc_pclock_entry(f);
 		uint64_t t_own = el;    /* f->tsc moved on past nested timing */
-		sc_rec_book(r, t_own, t_own - f->child, 1, pnow > pe ? pnow - pe : 0);
+		sc_rec_book(r, f->tsc, t_own, t_own - f->child, 1, pnow > pe ? pnow - pe : 0);
 		if (f > t->sp_base)
 			(f - 1)->child += t_own;
 	}
