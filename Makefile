@@ -59,7 +59,7 @@ $(BUILD)/lib/libscaler.so: $(RT_OBJ)
 
 $(BUILD)/bin/scaler: $(CLI_OBJ)
 	@mkdir -p $(@D)
-	$(CC) -o $@ $^ -lm
+	$(CC) -o $@ $^ -lm -lz
 
 $(BUILD)/obj/rt/%.c.o: %.c
 	@mkdir -p $(@D)

@@ -22,7 +22,7 @@
 /* Codes of the options with a long name only (cli.h). */
 enum {
 	OPT_FORMAT = 256, OPT_SORT, OPT_MIN_PERCENT, OPT_COMPONENT, OPT_PID, OPT_THREADS,
-	OPT_COLOR, OPT_LIST_COMPONENTS,
+	OPT_COLOR, OPT_LIST_COMPONENTS, OPT_WEIGHT,
 };
 
 /* --color's choices, in this order */
@@ -39,11 +39,24 @@ static const char *color_choice(size_t i, const char **help)
 	return cli_choice_at(color_whens, sizeof(color_whens) / sizeof(color_whens[0]), i, help);
 }
 
+/* --weight's choices, in the order of enum report_weight */
+static const struct cli_choice weights[] = {
+	{ "time", "each frame's own time, in ns" },
+	{ "count", "each frame's own calls" },
+};
+
+static const char *weight_choice(size_t i, const char **help)
+{
+	return cli_choice_at(weights, sizeof(weights) / sizeof(weights[0]), i, help);
+}
+
 static const struct cli_opt report_opts[] = {
 	{ 'i', "input", required_argument, "DIR", CLI_DIR, NULL, "scaler.data",
 	  "the profile directory to read" },
 	{ OPT_FORMAT, "format", required_argument, "FMT", CLI_CHOICE, report_writer_choice,
 	  "text", "the output format:" },
+	{ OPT_WEIGHT, "weight", required_argument, "W", CLI_CHOICE, weight_choice, "time",
+	  "what the folded, speedscope and pprof exports weigh their stacks by:" },
 	{ 'o', "output", required_argument, "FILE", CLI_FILE, NULL, NULL,
 	  "write to FILE instead of standard output ('-': standard output)" },
 	{ OPT_SORT, "sort", required_argument, "KEY", CLI_CHOICE, report_sort_choice,
@@ -84,7 +97,7 @@ struct opts {
 	const char *input, *output, *component, *pid;
 	const char *min_percent;
 	const struct report_writer *writer;
-	int sort, color, threads, list_components;
+	int sort, color, threads, list_components, weight;
 };
 
 /* Returns CLI_EXIT, CLI_USAGE, or 0 to go on. */
@@ -106,6 +119,11 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 			if (cli_choice(&report_cmd, c, optarg) < 0)
 				return CLI_USAGE;
 			o->sort = report_sort_parse(optarg);
+			break;
+		case OPT_WEIGHT:
+			o->weight = cli_choice(&report_cmd, c, optarg);
+			if (o->weight < 0)
+				return CLI_USAGE;
 			break;
 		case OPT_MIN_PERCENT: o->min_percent = optarg; break;
 		case OPT_COMPONENT: o->component = optarg; break;
@@ -291,6 +309,7 @@ int cmd_report(int argc, char **argv)
 	}
 	r.component = o.component;
 	r.threads = o.threads;
+	r.weight = (enum report_weight)o.weight;
 	r.timed = prof.timing_mode != SC_TIMING_NONE;
 	r.color = want_color(&o, r.out);
 	report_select(&r);

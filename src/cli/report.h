@@ -160,6 +160,8 @@ struct stack_node {
 				   callee); NULL for a process */
 	const struct sc_image *image;
 	const struct sc_call *call; /* the call row an API node is part of */
+	size_t frame;           /* index into the tree's frames: nodes of the
+				   same label share one */
 	int64_t ns;             /* inclusive time: >= the children's sum */
 	int64_t self_ns;        /* ns less the children's ns */
 	uint64_t count;         /* calls of this node itself (API nodes) */
@@ -170,7 +172,12 @@ struct stack_tree {
 	size_t n;
 	struct stack_node *nodes;  /* preorder: a node's subtree is [i, end) */
 	int truncated;             /* the node cap was reached */
+	size_t nframes;
+	size_t *frames;            /* per frame: its first node */
 };
+
+/* Longest path: the process, its component and the API levels. */
+#define STACK_MAX_PATH 32
 
 /* The tree of the report's processes (all, or --pid's); free it with
  * report_stacks_free. */
@@ -179,6 +186,9 @@ void report_stacks_free(struct stack_tree *t);
 /* A node's own weight (its leaf value in folded stacks) and its subtree's. */
 uint64_t report_stack_self(const struct stack_node *n, enum report_weight w);
 uint64_t report_stack_total(const struct stack_node *n, enum report_weight w);
+/* The nodes from node i's process down to i, into path (STACK_MAX_PATH);
+ * returns how many. */
+size_t report_stack_path(const struct stack_tree *t, size_t i, size_t *path);
 /* A node's frame name: "cmd[pid]" (".gen" after an exec), the component,
  * or "callee:api". */
 void report_stack_label(const struct stack_node *n, char *buf, size_t len);
@@ -188,6 +198,10 @@ void report_text(const struct report *r);
 void report_json(const struct report *r);
 void report_csv(const struct report *r);
 void report_html(const struct report *r);
+void report_folded(const struct report *r);
+void report_speedscope(const struct report *r);
+void report_chrome(const struct report *r);
+void report_pprof(const struct report *r);
 
 /* ---- report_writers.c: the table of them ---- */
 

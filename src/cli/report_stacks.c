@@ -42,7 +42,9 @@
 
 #include "report.h"
 
-#define MAX_DEPTH 24
+#define MAX_DEPTH 24     /* API levels: with the process and the
+			   component, within STACK_MAX_PATH */
+_Static_assert(MAX_DEPTH + 2 <= STACK_MAX_PATH, "STACK_MAX_PATH");
 #define MAX_NODES 200000
 
 struct builder {
@@ -233,6 +235,53 @@ static void build_image(struct builder *b, const struct sc_image *im, const stru
 	free(b->callee_of);
 }
 
+static uint64_t hash_label(const char *s)
+{
+	uint64_t h = 1469598103934665603ull;   /* FNV-1a */
+
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 1099511628211ull;
+	return h;
+}
+
+/* One frame per distinct label (an open-addressing table of frame ids). */
+static void assign_frames(struct stack_tree *t)
+{
+	size_t cap = 16, i;
+	size_t *slot;
+	char a[1024], b[1024];
+
+	while (cap < 2 * t->n)
+		cap *= 2;
+	slot = report_xcalloc(cap, sizeof(*slot));
+	t->frames = report_xcalloc(t->n, sizeof(*t->frames));
+	for (i = 0; i < t->n; i++) {
+		size_t h;
+
+		report_stack_label(&t->nodes[i], a, sizeof(a));
+		for (h = hash_label(a) & (cap - 1); slot[h]; h = (h + 1) & (cap - 1)) {
+			report_stack_label(&t->nodes[t->frames[slot[h] - 1]], b, sizeof(b));
+			if (!strcmp(a, b))
+				break;
+		}
+		if (!slot[h]) {
+			t->frames[t->nframes] = i;
+			slot[h] = ++t->nframes;
+		}
+		t->nodes[i].frame = slot[h] - 1;
+	}
+	free(slot);
+}
+
+size_t report_stack_path(const struct stack_tree *t, size_t i, size_t *path)
+{
+	size_t d = t->nodes[i].depth + 1, k = d;
+
+	for (; k > 0; i = t->nodes[i].parent)
+		path[--k] = i;
+	return d;
+}
+
 void report_stacks(const struct report *r, struct stack_tree *t)
 {
 	struct builder b;
@@ -262,11 +311,13 @@ void report_stacks(const struct report *r, struct stack_tree *t)
 		if (t->nodes[n->parent].end < n->end)
 			t->nodes[n->parent].end = n->end;
 	}
+	assign_frames(t);
 }
 
 void report_stacks_free(struct stack_tree *t)
 {
 	free(t->nodes);
+	free(t->frames);
 	memset(t, 0, sizeof(*t));
 }
 

@@ -13,6 +13,14 @@ static const struct report_writer writers[] = {
 	{ "json", "for programs: the \"scaler-report\" document, version 1", report_json },
 	{ "csv", "one row per (caller, callee, api) call (RFC 4180)", report_csv },
 	{ "html", "one self-contained page: charts, sortable tables", report_html },
+	{ "folded", "folded stacks of the nesting (flamegraph.pl, speedscope, Pyroscope)",
+	  report_folded },
+	{ "speedscope", "speedscope's JSON file format: the nesting per process",
+	  report_speedscope },
+	{ "chrome", "Chrome trace events (Perfetto, chrome://tracing): threads, longest calls",
+	  report_chrome },
+	{ "pprof", "gzipped profile.proto (pprof, Pyroscope, Parca): the nesting",
+	  report_pprof },
 };
 
 #define NWRITERS (sizeof(writers) / sizeof(writers[0]))

@@ -73,6 +73,14 @@ void sc_json_uint(struct sc_json *j, uint64_t v)
 	fprintf(j->f, "%" PRIu64, v);
 }
 
+void sc_json_thousandths(struct sc_json *j, int64_t v)
+{
+	uint64_t a = v < 0 ? -(uint64_t)v : (uint64_t)v;
+
+	before_value(j);
+	fprintf(j->f, "%s%" PRIu64 ".%03u", v < 0 ? "-" : "", a / 1000, (unsigned)(a % 1000));
+}
+
 void sc_json_bool(struct sc_json *j, int v)
 {
 	before_value(j);

@@ -31,6 +31,8 @@ void sc_json_int(struct sc_json *j, int64_t v);
 void sc_json_uint(struct sc_json *j, uint64_t v);
 void sc_json_bool(struct sc_json *j, int v);
 void sc_json_null(struct sc_json *j);
+/* v / 1000 as a decimal number with three places ("-1.005"): ns as µs. */
+void sc_json_thousandths(struct sc_json *j, int64_t v);
 
 /*
  * Write `s` as a quoted JSON string: '"' and '\\' escaped, control

@@ -36,7 +36,7 @@ REPORT_UNIT := report stacks
 $(REPORT_UNIT:%=$(BUILD)/tests/test_%): $(BUILD)/tests/test_%: tests/unit/test_%.c tests/unit/check.h $(COMMON_SRC) \
 		$(REPORT_SRC) src/cli/report.h src/cli/model.h $(wildcard src/common/*.h)
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) -Itests/unit -Isrc/cli -o $@ $< $(REPORT_SRC) $(COMMON_SRC) -ldl -lm
+	$(CC) $(CFLAGS) -Itests/unit -Isrc/cli -o $@ $< $(REPORT_SRC) $(COMMON_SRC) -ldl -lm -lz
 
 # The profile reader (src/common) and the model built on it (src/cli/model.c).
 MODEL_SRC := src/cli/model.c
@@ -75,7 +75,7 @@ $(BUILD)/tests/asan/test_reloc: tests/unit/test_reloc.c src/runtime/reloc.c src/
 $(REPORT_UNIT:%=$(BUILD)/tests/asan/test_%): $(BUILD)/tests/asan/test_%: tests/unit/test_%.c tests/unit/check.h $(COMMON_SRC) \
 		$(REPORT_SRC) src/cli/report.h src/cli/model.h $(wildcard src/common/*.h)
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) $(ASAN_FLAGS) -Itests/unit -Isrc/cli -o $@ $< $(REPORT_SRC) $(COMMON_SRC) -ldl -lm
+	$(CC) $(CFLAGS) $(ASAN_FLAGS) -Itests/unit -Isrc/cli -o $@ $< $(REPORT_SRC) $(COMMON_SRC) -ldl -lm -lz
 
 $(BUILD)/tests/asan/test_profile: tests/unit/test_profile.c tests/unit/check.h $(COMMON_SRC) \
 		$(MODEL_SRC) src/cli/model.h $(wildcard src/common/*.h)
