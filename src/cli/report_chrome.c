@@ -11,7 +11,8 @@
  *     began (sc_rec.max_tsc, format version 5; older profiles have none).
  *     At most MAX_CALL_SLICES of them, the longest, whatever the run's
  *     length: the file stays small (~200 bytes a slice), and
- *     otherData.call_slices_dropped says how many were left out.
+ *     otherData.call_slices_dropped says how many were left out;
+ *   - slices of a thread nest strictly (nest() below says how).
  *
  * Times are µs from the earliest start seen (ts, dur with ns as three
  * decimals), each image converted with its own TSC rate; an image without
@@ -27,17 +28,17 @@
 
 #define MAX_CALL_SLICES 10000
 
+/* A complete event: a thread's lifetime (l == NULL) or a longest call. */
 struct slice {
 	const struct sc_image *im;
+	const struct sc_thread *t;
 	const struct sc_longest *l;
-	int64_t dur_ns;
+	int64_t ts_ns, dur_ns;
 };
 
-static int64_t tsc_ns(const struct sc_image *im, uint64_t tsc, uint64_t origin)
+static int64_t ticks_ns(const struct sc_image *im, long double ticks)
 {
-	long double d = (long double)tsc - (long double)origin;
-
-	return (int64_t)(d * 1e9L / im->tsc_hz);
+	return (int64_t)(ticks * 1e9L / im->tsc_hz);
 }
 
 static const char *object_name(const struct sc_image *im, uint32_t id)
@@ -86,45 +87,24 @@ static void metadata(struct sc_json *j, const char *what, uint32_t pid, uint32_t
 	sc_json_end_object(j);
 }
 
-static void span(struct sc_json *j, int64_t ts_ns, int64_t dur_ns)
+static void thread_label(char *buf, size_t n, const struct sc_thread *t)
 {
-	sc_json_key(j, "ts");
-	sc_json_thousandths(j, ts_ns);
-	sc_json_key(j, "dur");
-	sc_json_thousandths(j, dur_ns > 0 ? dur_ns : 0);
+	snprintf(buf, n, "%s (%s)", t->name[0] ? t->name : "?", report_thread_routine(t));
 }
 
-/* The image's process name and its threads: names and lifetimes. */
-static void image_events(struct sc_json *j, const struct sc_image *im, uint64_t origin)
+/* The image's process name and its threads' names. */
+static void image_names(struct sc_json *j, const struct sc_image *im)
 {
 	char buf[512];
 	size_t i;
 
 	report_fmt_command(buf, sizeof(buf), im);
 	metadata(j, "process_name", im->pid, im->pid, buf);
-	for (i = 0; i < im->nthreads; i++) {
-		const struct sc_thread *t = &im->threads[i];
-
-		if (!t->has_file)
-			continue;
-		snprintf(buf, sizeof(buf), "%s (%s)", t->name[0] ? t->name : "?",
-			 report_thread_routine(t));
-		metadata(j, "thread_name", im->pid, t->tid, buf);
-		if (im->tsc_hz <= 0 || !t->start_tsc)
-			continue;
-		event_head(j, "X", buf, im->pid, t->tid);
-		sc_json_key(j, "cat");
-		sc_json_string(j, "thread");
-		span(j, tsc_ns(im, t->start_tsc, origin), t->wall_ns);
-		sc_json_key(j, "args");
-		sc_json_begin_object(j);
-		sc_json_key(j, "wait_ns");
-		sc_json_int(j, t->wait_ns);
-		sc_json_key(j, "attr_ns");
-		sc_json_int(j, t->attr_ns);
-		sc_json_end_object(j);
-		sc_json_end_object(j);
-	}
+	for (i = 0; i < im->nthreads; i++)
+		if (im->threads[i].has_file) {
+			thread_label(buf, sizeof(buf), &im->threads[i]);
+			metadata(j, "thread_name", im->pid, im->threads[i].tid, buf);
+		}
 }
 
 static int longer(const void *x, const void *y)
@@ -134,55 +114,154 @@ static int longer(const void *x, const void *y)
 	return a->dur_ns > b->dur_ns ? -1 : a->dur_ns < b->dur_ns;
 }
 
-/* The longest calls of the report's images, at most MAX_CALL_SLICES;
- * returns how many were left out. */
-static size_t call_slices(struct sc_json *j, const struct report *r, uint64_t origin)
+/* by track (pid, tid), then start, the enclosing (longer) slice first */
+static int by_track(const void *x, const void *y)
+{
+	const struct slice *a = x, *b = y;
+	uint32_t ta = a->t ? a->t->tid : 0, tb = b->t ? b->t->tid : 0;
+
+	if (a->im->pid != b->im->pid)
+		return a->im->pid < b->im->pid ? -1 : 1;
+	if (ta != tb)
+		return ta < tb ? -1 : 1;
+	if (a->ts_ns != b->ts_ns)
+		return a->ts_ns < b->ts_ns ? -1 : 1;
+	return longer(x, y);
+}
+
+/*
+ * The slices of the report's images: every thread's lifetime, and the
+ * MAX_CALL_SLICES longest calls; *dropped counts the calls left out.
+ * Returns the array (free it), sorted by track and start.
+ */
+static struct slice *collect(const struct report *r, uint64_t origin, size_t *n, size_t *dropped)
 {
 	const struct sc_profile *p = r->p;
 	struct slice *s;
-	size_t n = 0, i, k;
+	size_t cap = 0, calls = 0, i, k;
 
 	for (i = 0; i < p->nimages; i++)
-		if (report_has_image(r, &p->images[i]) && p->images[i].tsc_hz > 0)
-			n += p->images[i].nlongest;
-	s = report_xcalloc(n, sizeof(*s));
-	n = 0;
+		if (report_has_image(r, &p->images[i]))
+			cap += p->images[i].nlongest + p->images[i].nthreads;
+	s = report_xcalloc(cap, sizeof(*s));
 	for (i = 0; i < p->nimages; i++) {
 		const struct sc_image *im = &p->images[i];
 
 		if (!report_has_image(r, im) || im->tsc_hz <= 0)
 			continue;
-		for (k = 0; k < im->nlongest; k++) {
-			s[n].im = im;
-			s[n].l = &im->longest[k];
-			s[n].dur_ns = (int64_t)((long double)im->longest[k].ticks * 1e9L / im->tsc_hz);
-			n++;
+		for (k = 0; k < im->nlongest; k++, calls++) {
+			s[calls].im = im;
+			s[calls].l = &im->longest[k];
+			s[calls].t = thread_of(im, im->longest[k].seq);
+			s[calls].ts_ns = ticks_ns(im, (long double)im->longest[k].start_tsc -
+						      (long double)origin);
+			s[calls].dur_ns = ticks_ns(im, (long double)im->longest[k].ticks);
 		}
 	}
-	qsort(s, n, sizeof(*s), longer);
-	for (i = 0; i < n && i < MAX_CALL_SLICES; i++) {
-		const struct sc_image *im = s[i].im;
-		const struct sc_entry *e = &im->entries[s[i].l->entry];
-		const struct sc_thread *t = thread_of(im, s[i].l->seq);
-		const char *callee = object_name(im, e->callee);
-		char name[512];
+	qsort(s, calls, sizeof(*s), longer);
+	*dropped = calls > MAX_CALL_SLICES ? calls - MAX_CALL_SLICES : 0;
+	*n = calls - *dropped;
+	for (i = 0; i < p->nimages; i++) {
+		const struct sc_image *im = &p->images[i];
 
-		snprintf(name, sizeof(name), "%s:%s", callee, e->api);
-		event_head(j, "X", name, im->pid, t ? t->tid : 0);
+		if (!report_has_image(r, im) || im->tsc_hz <= 0)
+			continue;
+		for (k = 0; k < im->nthreads; k++) {
+			const struct sc_thread *t = &im->threads[k];
+
+			if (!t->has_file || !t->start_tsc)
+				continue;
+			s[*n].im = im;
+			s[*n].t = t;
+			s[*n].ts_ns = ticks_ns(im, (long double)t->start_tsc - (long double)origin);
+			s[*n].dur_ns = t->wall_ns;
+			(*n)++;
+		}
+	}
+	qsort(s, *n, sizeof(*s), by_track);
+	return s;
+}
+
+/*
+ * Slices of one track must nest: a viewer turns them into begin/end pairs
+ * and cannot tell the order of equal times (a tail call ends with its
+ * caller) or mend an overlap (a call booked up to the process's end
+ * outlives its thread's recorded end). So a slice that starts with its
+ * enclosing one starts 1 ns later, and one that would end with or after
+ * it ends 1 ns before; a slice left with no length is dropped.
+ */
+static void nest(struct slice *s, size_t n)
+{
+	struct slice *open[STACK_MAX_PATH * 4];
+	size_t i, depth = 0;
+
+	for (i = 0; i < n; i++) {
+		struct slice *c = &s[i];
+
+		if (i && (c->im->pid != s[i - 1].im->pid ||
+			  (c->t ? c->t->tid : 0) != (s[i - 1].t ? s[i - 1].t->tid : 0)))
+			depth = 0;
+		while (depth && open[depth - 1]->ts_ns + open[depth - 1]->dur_ns <= c->ts_ns)
+			depth--;
+		if (depth) {
+			const struct slice *o = open[depth - 1];
+			int64_t end = c->ts_ns + c->dur_ns, oend = o->ts_ns + o->dur_ns;
+
+			if (c->ts_ns <= o->ts_ns)
+				c->ts_ns = o->ts_ns + 1;
+			if (end >= oend)
+				end = oend - 1;
+			c->dur_ns = end - c->ts_ns;
+		}
+		if (c->dur_ns <= 0) {
+			c->dur_ns = -1;         /* dropped */
+			continue;
+		}
+		if (depth < sizeof(open) / sizeof(open[0]))
+			open[depth++] = c;
+	}
+}
+
+static void slice_event(struct sc_json *j, const struct slice *c)
+{
+	const struct sc_image *im = c->im;
+	uint32_t tid = c->t ? c->t->tid : 0;
+	char name[512];
+
+	if (c->l) {
+		const struct sc_entry *e = &im->entries[c->l->entry];
+
+		snprintf(name, sizeof(name), "%s:%s", object_name(im, e->callee), e->api);
+		event_head(j, "X", name, im->pid, tid);
 		sc_json_key(j, "cat");
 		sc_json_string(j, e->flags & SC_ENT_WAIT ? "wait" : "call");
-		span(j, tsc_ns(im, s[i].l->start_tsc, origin), s[i].dur_ns);
-		sc_json_key(j, "args");
-		sc_json_begin_object(j);
+	} else {
+		thread_label(name, sizeof(name), c->t);
+		event_head(j, "X", name, im->pid, tid);
+		sc_json_key(j, "cat");
+		sc_json_string(j, "thread");
+	}
+	sc_json_key(j, "ts");
+	sc_json_thousandths(j, c->ts_ns);
+	sc_json_key(j, "dur");
+	sc_json_thousandths(j, c->dur_ns);
+	sc_json_key(j, "args");
+	sc_json_begin_object(j);
+	if (c->l) {
+		const struct sc_entry *e = &im->entries[c->l->entry];
+
 		sc_json_key(j, "caller");
 		sc_json_string(j, object_name(im, e->caller));
 		sc_json_key(j, "calls");
 		sc_json_uint(j, e->count);
-		sc_json_end_object(j);
-		sc_json_end_object(j);
+	} else {
+		sc_json_key(j, "wait_ns");
+		sc_json_int(j, c->t->wait_ns);
+		sc_json_key(j, "attr_ns");
+		sc_json_int(j, c->t->attr_ns);
 	}
-	free(s);
-	return n > MAX_CALL_SLICES ? n - MAX_CALL_SLICES : 0;
+	sc_json_end_object(j);
+	sc_json_end_object(j);
 }
 
 void report_chrome(const struct report *r)
@@ -190,7 +269,8 @@ void report_chrome(const struct report *r)
 	const struct sc_profile *p = r->p;
 	uint64_t origin = UINT64_MAX;
 	struct sc_json j;
-	size_t i, k, dropped;
+	struct slice *s;
+	size_t i, k, n, dropped;
 
 	/* the earliest start of any image or thread: TSC is one clock for
 	 * the whole machine */
@@ -213,8 +293,13 @@ void report_chrome(const struct report *r)
 	sc_json_begin_array(&j);
 	for (i = 0; i < p->nimages; i++)
 		if (report_has_image(r, &p->images[i]))
-			image_events(&j, &p->images[i], origin);
-	dropped = call_slices(&j, r, origin);
+			image_names(&j, &p->images[i]);
+	s = collect(r, origin, &n, &dropped);
+	nest(s, n);
+	for (i = 0; i < n; i++)
+		if (s[i].dur_ns > 0)
+			slice_event(&j, &s[i]);
+	free(s);
 	/* Counter tracks ("ph":"C", one per series and process) of the
 	 * time series go here once the profile records them. */
 	sc_json_end_array(&j);
