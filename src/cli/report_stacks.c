@@ -25,7 +25,9 @@
  * unknown, and the split is proportional to nested time, not measured.
  * Profiles without times (--timing=none) have no nested time: a component
  * with threads then keeps all its calls out under its own node, one
- * without splits them by its incoming rows' counts.
+ * without splits them by its incoming rows' counts. A component without
+ * threads whose calls out have no place at all (homeless_calls) gets a
+ * node of its own under the main thread's component.
  *
  * Guards: calls within one component are not drawn (they are no edge of
  * the component view either); a row already on the path is not expanded
@@ -56,6 +58,7 @@ struct builder {
 	long double *share;     /* per call row r: the part of r's callee's
 				   calls out made inside r */
 	const struct sc_call *path[MAX_DEPTH + 1];
+	int timed;              /* the profile has times */
 };
 
 static size_t comp_index(const struct sc_agg *a, const char *name)
@@ -71,8 +74,10 @@ static int cross(const struct sc_call *c)
 }
 
 /* The per-row shares (see the top of the file) and, per component, the
- * part of its calls out left to its own threads (thr_share). */
-static void shares(struct builder *b, long double *thr_share)
+ * part of its calls out left to its own threads (thr_share); homeless[i]
+ * is set for a component without threads whose calls out have no place
+ * among its incoming rows. */
+static void shares(struct builder *b, long double *thr_share, char *homeless)
 {
 	const struct sc_agg *a = b->a;
 	size_t i, k;
@@ -105,13 +110,14 @@ static void shares(struct builder *b, long double *thr_share)
 				continue;
 			if (nested > 0)
 				b->share[k] = (long double)(c->total_ns - c->self_ns) / den;
-			else if (!x->nthreads && in_count > 0)
+			else if (!b->timed && !x->nthreads && in_count > 0)
 				b->share[k] = (long double)c->count / in_count;
 			else
 				b->share[k] = 0;
 			used += b->share[k];
 		}
 		thr_share[i] = x->nthreads ? (used < 1 ? 1 - used : 0) : 0;
+		homeless[i] = !x->nthreads && used <= 0 && out + (long double)x->out_calls > 0;
 	}
 }
 
@@ -201,19 +207,70 @@ static void expand(struct builder *b, size_t at, size_t x, long double tscale,
 	}
 }
 
+/* The component running the image's main thread (seq 0), else the first
+ * with threads; STACK_NONE if none has. */
+static size_t main_component(const struct sc_image *im, const struct sc_agg *a)
+{
+	size_t i, k;
+
+	for (i = 0; i < im->nthreads; i++) {
+		if (im->threads[i].seq != 0)
+			continue;
+		for (k = 0; k < im->nobjects; k++)
+			if (im->objects[k].id == im->threads[i].obj)
+				return comp_index(a, im->objects[k].name);
+	}
+	for (i = 0; i < a->ncomp; i++)
+		if (a->comp[i].nthreads)
+			return i;
+	return STACK_NONE;
+}
+
+/*
+ * The calls out of components whose calls out have no place (homeless:
+ * no nested time in any call into them, as for calls made by a library's
+ * constructor or destructor, run by the dynamic linker outside any API)
+ * go under the main thread's component node `at`, each under a node of
+ * its own component, within what at's children leave of its time.
+ */
+static void homeless_calls(struct builder *b, size_t at, const char *homeless)
+{
+	const struct sc_agg *a = b->a;
+	size_t i, k;
+
+	for (i = 0; i < a->ncomp; i++) {
+		int64_t room = b->t->nodes[at].ns, out = 0;
+		size_t node;
+
+		if (!homeless[i] || b->t->n >= MAX_NODES)
+			continue;
+		for (k = at + 1; k < b->t->n; k++)
+			if (b->t->nodes[k].parent == at)
+				room -= b->t->nodes[k].ns;
+		for (k = 0; k < a->ncalls; k++)
+			if (cross(&a->calls[k]) && !strcmp(a->calls[k].caller, a->comp[i].name))
+				out += a->calls[k].total_ns;
+		node = add(b, at, STACK_COMPONENT, a->comp[i].name, a->comp[i].name, NULL,
+			   out < room ? out : room > 0 ? room : 0, 0);
+		expand(b, node, i, 1, 1, 0);
+	}
+}
+
 static void build_image(struct builder *b, const struct sc_image *im, const struct sc_agg *a)
 {
 	long double *thr_share;
+	char *homeless;
 	const char *cmd = im->argc && im->argv[0][0] ? im->argv[0] : "?";
 	const char *slash = strrchr(cmd, '/');
-	size_t i, proc;
+	size_t i, proc, main_comp = main_component(im, a);
 
 	b->a = a;
 	b->im = im;
 	b->callee_of = report_xcalloc(a->ncalls, sizeof(*b->callee_of));
 	b->share = report_xcalloc(a->ncalls, sizeof(*b->share));
 	thr_share = report_xcalloc(a->ncomp, sizeof(*thr_share));
-	shares(b, thr_share);
+	homeless = report_xcalloc(a->ncomp, sizeof(*homeless));
+	shares(b, thr_share, homeless);
 	proc = add(b, STACK_NONE, STACK_PROCESS, slash && slash[1] ? slash + 1 : cmd, NULL, NULL,
 		   0, 0);
 	for (i = 0; i < a->ncomp; i++) {
@@ -229,7 +286,10 @@ static void build_image(struct builder *b, const struct sc_image *im, const stru
 		at = add(b, proc, STACK_COMPONENT, x->name, x->name, NULL, x->threads_ns, 0);
 		b->t->nodes[proc].ns += x->threads_ns;
 		expand(b, at, i, thr_share[i], thr_share[i], 0);
+		if (i == main_comp)
+			homeless_calls(b, at, homeless);
 	}
+	free(homeless);
 	free(thr_share);
 	free(b->share);
 	free(b->callee_of);
@@ -290,6 +350,7 @@ void report_stacks(const struct report *r, struct stack_tree *t)
 	memset(t, 0, sizeof(*t));
 	memset(&b, 0, sizeof(b));
 	b.t = t;
+	b.timed = r->p->timing_mode != SC_TIMING_NONE;
 	for (i = 0; i < r->p->nimages; i++)
 		if (report_has_image(r, &r->p->images[i]))
 			build_image(&b, &r->p->images[i],

@@ -230,9 +230,40 @@ static void untimed(void)
 	report_stacks_free(&t);
 }
 
+/* A library's calls out with no nested time in any call into it (its
+ * destructor's, made outside any API) sit under the main thread's
+ * component, in a node of the library's own. */
+static void homeless(void)
+{
+	static struct sc_component comp[3] = {
+		{ .name = "app", .nthreads = 1, .threads_ns = 10 * MS },
+		{ .name = "libfoo.so" },
+		{ .name = "libc.so.6" },
+	};
+	static struct sc_call calls[2] = {
+		{ .caller = "app", .callee = "libfoo.so", .api = "foo", .count = 5,
+		  .total_ns = 2 * MS, .self_ns = 2 * MS },
+		{ .caller = "libfoo.so", .callee = "libc.so.6", .api = "free", .count = 3,
+		  .total_ns = 1 * MS, .self_ns = 1 * MS },
+	};
+	struct stack_tree t;
+	const struct stack_node *n;
+
+	load(comp, 3, calls, 2, 10 * MS, SC_TIMING_ALL);
+	tree_of(&t);
+	CHECK_EQ(invariants(&t), 0, "homeless: invariants");
+	CHECK(find(&t, "app;libfoo.so:foo;libc.so.6:free") == NULL, "homeless: not inside foo");
+	n = find(&t, "app;libfoo.so;libc.so.6:free");
+	CHECK(n && n->count == 3 && n->ns == 1 * MS, "homeless: under the main component");
+	n = find(&t, "app");
+	CHECK(n && n->self_ns == 7 * MS, "homeless: app's own time less both");
+	report_stacks_free(&t);
+}
+
 int main(void)
 {
 	chain();
+	homeless();
 	callback();
 	untimed();
 	return check_summary();
