@@ -171,11 +171,11 @@ static struct slice *collect(const struct report *r, uint64_t origin, size_t *n,
 
 			if (!t->has_file || !t->start_tsc)
 				continue;
-			s[*n].im = im;
-			s[*n].t = t;
-			s[*n].ts_ns = ticks_ns(im, (long double)t->start_tsc - (long double)origin);
-			s[*n].dur_ns = t->wall_ns;
-			(*n)++;
+			/* over a dropped call's slot: every field set */
+			s[(*n)++] = (struct slice){
+				.im = im, .t = t, .l = NULL, .dur_ns = t->wall_ns,
+				.ts_ns = ticks_ns(im, (long double)t->start_tsc - (long double)origin),
+			};
 		}
 	}
 	qsort(s, *n, sizeof(*s), by_track);

@@ -32,7 +32,7 @@ $(ARCH_UNIT:%=$(BUILD)/tests/asan/test_%): $(BUILD)/tests/asan/test_%: tests/uni
 # The report writers and the nesting tree (src/cli/report_*.c) on
 # in-memory profiles.
 REPORT_SRC := $(wildcard src/cli/report_*.c) src/cli/model.c
-REPORT_UNIT := report stacks
+REPORT_UNIT := report stacks exports
 $(REPORT_UNIT:%=$(BUILD)/tests/test_%): $(BUILD)/tests/test_%: tests/unit/test_%.c tests/unit/check.h $(COMMON_SRC) \
 		$(REPORT_SRC) src/cli/report.h src/cli/model.h $(wildcard src/common/*.h)
 	@mkdir -p $(@D)
