@@ -44,9 +44,9 @@
 
 #include "report.h"
 
-#define MAX_DEPTH 24     /* API levels: with the process and the
-			   component, within STACK_MAX_PATH */
-_Static_assert(MAX_DEPTH + 2 <= STACK_MAX_PATH, "STACK_MAX_PATH");
+#define MAX_DEPTH 24     /* API levels: with the process, the component
+			   and a homeless component, within STACK_MAX_PATH */
+_Static_assert(MAX_DEPTH + 3 <= STACK_MAX_PATH, "STACK_MAX_PATH");
 #define MAX_NODES 200000
 
 struct builder {
@@ -55,6 +55,9 @@ struct builder {
 	const struct sc_agg *a;
 	const struct sc_image *im;
 	size_t *callee_of;      /* per call row: index of its callee component */
+	/* the rows component x calls other components through, in the
+	 * agg's order: out_rows[out_start[x] .. out_start[x + 1]) */
+	size_t *out_start, *out_rows;
 	long double *share;     /* per call row r: the part of r's callee's
 				   calls out made inside r */
 	const struct sc_call *path[MAX_DEPTH + 1];
@@ -84,6 +87,12 @@ static void shares(struct builder *b, long double *thr_share, char *homeless)
 
 	for (k = 0; k < a->ncalls; k++)
 		b->callee_of[k] = comp_index(a, a->calls[k].callee);
+	for (i = 0; i < a->ncomp; i++) {
+		b->out_start[i + 1] = b->out_start[i];
+		for (k = 0; k < a->ncalls; k++)
+			if (cross(&a->calls[k]) && !strcmp(a->calls[k].caller, a->comp[i].name))
+				b->out_rows[b->out_start[i + 1]++] = k;
+	}
 	for (i = 0; i < a->ncomp; i++) {
 		const struct sc_component *x = &a->comp[i];
 		long double out = 0, nested = 0, in_count = 0, used = 0, den;
@@ -169,25 +178,21 @@ static void expand(struct builder *b, size_t at, size_t x, long double tscale,
 		   long double cscale, unsigned level)
 {
 	const struct sc_agg *a = b->a;
-	const char *xname = a->comp[x].name;
 	long double kept = 0;
-	size_t k;
+	size_t j;
 
-	for (k = 0; k < a->ncalls; k++) {
-		const struct sc_call *c = &a->calls[k];
-
-		if (cross(c) && !strcmp(c->caller, xname) && !on_path(b, c, level))
-			kept += (long double)c->total_ns;
-	}
+	for (j = b->out_start[x]; j < b->out_start[x + 1]; j++)
+		if (!on_path(b, &a->calls[b->out_rows[j]], level))
+			kept += (long double)a->calls[b->out_rows[j]].total_ns;
 	if (kept * tscale > (long double)b->t->nodes[at].ns)
 		tscale = (long double)b->t->nodes[at].ns / kept;
-	for (k = 0; k < a->ncalls; k++) {
+	for (j = b->out_start[x]; j < b->out_start[x + 1]; j++) {
+		size_t k = b->out_rows[j], child;
 		const struct sc_call *c = &a->calls[k];
 		int64_t ns;
 		uint64_t count;
-		size_t child;
 
-		if (!cross(c) || strcmp(c->caller, xname) || on_path(b, c, level))
+		if (on_path(b, c, level))
 			continue;
 		if (b->t->n >= MAX_NODES) {
 			b->t->truncated = 1;
@@ -247,9 +252,8 @@ static void homeless_calls(struct builder *b, size_t at, const char *homeless)
 		for (k = at + 1; k < b->t->n; k++)
 			if (b->t->nodes[k].parent == at)
 				room -= b->t->nodes[k].ns;
-		for (k = 0; k < a->ncalls; k++)
-			if (cross(&a->calls[k]) && !strcmp(a->calls[k].caller, a->comp[i].name))
-				out += a->calls[k].total_ns;
+		for (k = b->out_start[i]; k < b->out_start[i + 1]; k++)
+			out += a->calls[b->out_rows[k]].total_ns;
 		node = add(b, at, STACK_COMPONENT, a->comp[i].name, a->comp[i].name, NULL,
 			   out < room ? out : room > 0 ? room : 0, 0);
 		expand(b, node, i, 1, 1, 0);
@@ -268,6 +272,8 @@ static void build_image(struct builder *b, const struct sc_image *im, const stru
 	b->im = im;
 	b->callee_of = report_xcalloc(a->ncalls, sizeof(*b->callee_of));
 	b->share = report_xcalloc(a->ncalls, sizeof(*b->share));
+	b->out_start = report_xcalloc(a->ncomp + 1, sizeof(*b->out_start));
+	b->out_rows = report_xcalloc(a->ncalls, sizeof(*b->out_rows));
 	thr_share = report_xcalloc(a->ncomp, sizeof(*thr_share));
 	homeless = report_xcalloc(a->ncomp, sizeof(*homeless));
 	shares(b, thr_share, homeless);
@@ -293,6 +299,8 @@ static void build_image(struct builder *b, const struct sc_image *im, const stru
 	free(thr_share);
 	free(b->share);
 	free(b->callee_of);
+	free(b->out_start);
+	free(b->out_rows);
 }
 
 static uint64_t hash_label(const char *s)
