@@ -4,7 +4,7 @@
  * lines exactly, the trace's cap on call slices and its nesting, and the
  * pprof file being gzip of a profile.proto whose first fields are the
  * sample types. The tools themselves read the exports in
- * tests/e2e/exports.py.
+ * tests/e2e/checks/report_exports.py.
  */
 #include <stdio.h>
 #include <stdlib.h>
