@@ -333,6 +333,10 @@ static void basic_thr(const char *dir)
 	struct sc_rec r[2];
 
 	r[0] = rec(10, 10, 1000, 1000, 10, 400);
+	/* its longest call: 300 ticks from S0 + 50 (format 5 on; the bytes
+	 * were reserved before, and are not read in an older profile) */
+	r[0].max_ticks = 300;
+	r[0].max_tsc = S0 + 50;
 	/* adaptive, period 8: 10 timed calls of 100 ticks, each standing for 8 */
 	r[1] = rec(1000, 10, 1000, 10 * 100 * 8, 80, 500);
 	write_thr(dir, 100, 0, 0, S0, S0 + 1000000, r, 2, 0);
@@ -633,6 +637,7 @@ static void test_versions(void)
 		/* memcpy: 100000 - 1000 * 2 ticks, 50 % self */
 		check_call(agg_of(im), "app", "libc.so.6", "memcpy", 1000, 98000, 49000);
 		CHECK_EQ(sum_self(agg_of(im)), agg_of(im)->threads_ns, "v3: sum of self == threads");
+		CHECK_EQ(im->nlongest, 0, "v3: no longest calls");
 	}
 	unload(&p);
 
@@ -647,6 +652,10 @@ static void test_versions(void)
 		CHECK(!im->ovh_unknown, "current: timing cost known");
 		CHECK_EQ(im->ovh_n, 3, "current: measurements read");
 		check_call(agg_of(im), "app", "libc.so.6", "memcpy", 1000, 100000, 50000);
+		CHECK(im->nlongest == 1 && im->longest[0].seq == 0 &&
+		      im->longest[0].start_tsc == S0 + 50 && im->longest[0].ticks == 300 &&
+		      !strcmp(im->entries[im->longest[0].entry].api, "strlen"),
+		      "current: strlen's longest call, where it began");
 	}
 	unload(&p);
 
