@@ -1,19 +1,24 @@
 /*
  * report_html.c - `scaler report --format html`: one self-contained page
- * (inline CSS, inline SVG, a little inline JS; nothing fetched) with
- *   - the component view as stacked horizontal bars, as in the paper's
- *     Figure 1: each component's total split into its self time, the time
- *     spent in each other component and the Wait (blocked) part, with a
- *     legend, then the same numbers (raw and attributed) as a table;
- *   - each component's API view, with a latency sparkline per call when
- *     the profile has histograms;
+ * (inline CSS and JS from report_html_assets.c; nothing fetched) with
+ *   - a flame graph (an icicle: callers above callees) of the nesting tree
+ *     report_stacks.c builds: process -> component with threads -> the
+ *     APIs it calls -> their callees' calls out, each frame as wide as its
+ *     share of the graph's total;
+ *   - the component view: each component's total as a bar split into its
+ *     self time, the time spent in each component it calls and the Wait
+ *     (blocked) part, then the same numbers (raw and attributed) as a table;
+ *   - the calls (API view) with a latency sparkline per call when the
+ *     profile has histograms;
  *   - thread groups' effective vs Wait bars and the imbalance explanation,
  *     the threads, and the processes.
- * Tables and charts are static markup, so the page reads the same with
- * JavaScript off; the script only makes table headers sort on click and
- * marks the document `data-sortable="ready"`. Every string from the profile
- * goes through html_text(), which escapes markup characters and replaces
- * control characters and bytes that are not UTF-8.
+ * Everything is server-rendered markup sized in percent of its track, so
+ * the page reads the same with JavaScript off and at any width; the script
+ * adds sorting, row filters and the flame graph's zoom. A component has
+ * one colour everywhere, from a hash of its name (comp_colour), so it is
+ * the same in every report. Every string from the profile goes through
+ * html_text(), which escapes markup characters and replaces control
+ * characters and bytes that are not UTF-8.
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -22,24 +27,17 @@
 
 #include "json.h"
 #include "report.h"
+#include "report_html.h"
 
-/* Component colours (Tableau 10 and a few more), given in the order the
- * components appear in the chart (see colour_order), so the ones in view
- * are distinct; only past a dozen do colours repeat. */
-static const char *const palette[] = {
-	"#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f", "#edc948",
-	"#b07aa1", "#ff9da7", "#9c755f", "#17becf", "#8cd17d", "#d37295",
-};
-#define NPALETTE (sizeof(palette) / sizeof(palette[0]))
-#define WAIT_COLOR "#c7c7c7"
+#define WAIT_COLOR "#b9bec7"
 #define EFF_COLOR "#59a14f"
-
-/* chart geometry, px */
-#define CH_LABEL 270
-#define CH_BAR 600
-#define CH_VALUE 170
-#define CH_ROW 26
-#define CH_H 18
+#define PROCESS_COLOR "#a3acb9"
+/* frame height in the flame graph, px (the CSS's .fr height plus border) */
+#define FLAME_ROW 20
+/* Past this many frames, frames under 1/FLAME_MAX of the total are not
+ * drawn (a page of 200000 positioned boxes would not load); the graph says
+ * how many it left out. */
+#define FLAME_MAX 5000
 
 static const char *html_esc(unsigned c, char *buf)
 {
@@ -62,47 +60,67 @@ static void html_text(FILE *f, const char *s)
 	sc_write_escaped(f, s, html_esc);
 }
 
-/* Component names in colour order: the charted components, the ones they
- * call, then the rest; *ncharted gets how many appear in the chart. */
-static const char **colour_names;
-static size_t ncolour_names, ncharted;
+/* ---- colours ----------------------------------------------------------- */
 
-static void colour_add(const char *name)
+struct colour {
+	char hex[8];
+};
+
+/*
+ * A component's colour: FNV-1a of its name, through murmur3's finaliser
+ * (FNV's low bits vary little between names that differ in one place),
+ * picks a hue and one of three tones, so a name gets the same colour in
+ * every report without any table shared between runs. Two names can land
+ * close; the tones make that rarer. All tones are light enough for the
+ * frames' dark text, in light and dark mode alike.
+ */
+static struct colour comp_colour(const char *name)
 {
-	size_t i;
+	static const double sl[3][2] = { { 0.60, 0.58 }, { 0.55, 0.70 }, { 0.70, 0.80 } };
+	uint32_t h = 2166136261u;
+	const unsigned char *s = (const unsigned char *)name;
+	double hue, sat, light, c, x, m, rgb[3];
+	struct colour out;
+	int i;
 
-	for (i = 0; i < ncolour_names; i++)
-		if (!strcmp(colour_names[i], name))
-			return;
-	colour_names[ncolour_names++] = name;
+	for (; *s; s++)
+		h = (h ^ *s) * 16777619u;
+	h ^= h >> 16;
+	h *= 0x85ebca6bu;
+	h ^= h >> 13;
+	h *= 0xc2b2ae35u;
+	h ^= h >> 16;
+	hue = (double)(h % 360);
+	sat = sl[(h >> 12) % 3][0];
+	light = sl[(h >> 12) % 3][1];
+	c = (1 - (2 * light - 1 < 0 ? 1 - 2 * light : 2 * light - 1)) * sat;
+	x = hue / 60;
+	while (x >= 2)
+		x -= 2;
+	x = c * (1 - (x - 1 < 0 ? 1 - x : x - 1));
+	m = light - c / 2;
+	switch ((int)(hue / 60)) {
+	case 0: rgb[0] = c; rgb[1] = x; rgb[2] = 0; break;
+	case 1: rgb[0] = x; rgb[1] = c; rgb[2] = 0; break;
+	case 2: rgb[0] = 0; rgb[1] = c; rgb[2] = x; break;
+	case 3: rgb[0] = 0; rgb[1] = x; rgb[2] = c; break;
+	case 4: rgb[0] = x; rgb[1] = 0; rgb[2] = c; break;
+	default: rgb[0] = c; rgb[1] = 0; rgb[2] = x; break;
+	}
+	for (i = 0; i < 3; i++)
+		rgb[i] = (rgb[i] + m) * 255 + 0.5;
+	snprintf(out.hex, sizeof(out.hex), "#%02x%02x%02x", (unsigned)rgb[0] & 255,
+		 (unsigned)rgb[1] & 255, (unsigned)rgb[2] & 255);
+	return out;
 }
 
-static void colour_order(const struct report *r)
+/* A colour swatch for name. */
+static void swatch(FILE *f, const char *name)
 {
-	size_t i, e;
-
-	colour_names = report_xcalloc(r->agg->ncomp, sizeof(*colour_names));
-	ncolour_names = 0;
-	for (i = 0; i < r->ncomp; i++)
-		colour_add(r->comp[i]->name);
-	for (i = 0; i < r->ncomp; i++)
-		for (e = 0; e < r->comp[i]->nout; e++)
-			if (sc_agg_component(r->agg, r->comp[i]->out[e].callee))
-				colour_add(r->comp[i]->out[e].callee);
-	ncharted = ncolour_names;
-	for (i = 0; i < r->agg->ncomp; i++)
-		colour_add(r->agg->comp[i].name);
+	fprintf(f, "<i class=\"sw\" style=\"background:%s\"></i>", comp_colour(name).hex);
 }
 
-static const char *comp_color(const char *name)
-{
-	size_t i;
-
-	for (i = 0; i < ncolour_names; i++)
-		if (!strcmp(colour_names[i], name))
-			return palette[i % NPALETTE];
-	return WAIT_COLOR;
-}
+/* ---- tables ------------------------------------------------------------ */
 
 /* A table cell with a humanised time and its raw value to sort by;
  * known == 0 shows "-". */
@@ -134,6 +152,11 @@ static void td_count(FILE *f, uint64_t v)
 	fprintf(f, "<td class=\"n\" data-v=\"%" PRIu64 "\">%s</td>", v, b);
 }
 
+static void td_uint(FILE *f, unsigned v)
+{
+	fprintf(f, "<td class=\"n\" data-v=\"%u\">%u</td>", v, v);
+}
+
 static void td_text(FILE *f, const char *s)
 {
 	fputs("<td>", f);
@@ -141,12 +164,27 @@ static void td_text(FILE *f, const char *s)
 	fputs("</td>", f);
 }
 
-/* <thead> from a list of "label" (text) or "#label" (numeric) columns. */
-static void thead(FILE *f, const char *const *cols, size_t n)
+/* A component name with its colour. */
+static void td_comp(FILE *f, const char *name)
+{
+	fputs("<td class=\"c\"><span class=\"cn\">", f);
+	swatch(f, name);
+	html_text(f, name);
+	fputs("</span></td>", f);
+}
+
+/*
+ * A sortable table's start: a scrolling wrapper (a wide table scrolls in
+ * it, never the page), then a <thead> from a list of "label" (text) or
+ * "#label" (numeric) columns. table_end closes both.
+ */
+static void table_start(FILE *f, const char *id, const char *label, const char *const *cols,
+			size_t n)
 {
 	size_t i;
 
-	fputs("<thead><tr>", f);
+	fprintf(f, "<div class=\"tw\"><table class=\"sortable\" id=\"%s\" aria-label=\"%s\">"
+		"<thead><tr>", id, label);
 	for (i = 0; i < n; i++) {
 		int num = cols[i][0] == '#';
 
@@ -157,47 +195,53 @@ static void thead(FILE *f, const char *const *cols, size_t n)
 	fputs("</tr></thead>\n<tbody>\n", f);
 }
 
+static void table_end(FILE *f)
+{
+	fputs("</tbody></table></div>\n", f);
+}
+
+/* ---- bars -------------------------------------------------------------- */
+
+/*
+ * A bar chart row: a label that wraps, a track, and a value. Segments are
+ * sized in percent of the track, so the bar is as long as its value says
+ * (bar_row's callers pass the fraction the value's text states).
+ */
+static void bar_start(FILE *f, const char *label, const char *suffix, double frac)
+{
+	fputs("<div class=\"lbl\">", f);
+	html_text(f, label);
+	if (suffix)
+		fputs(suffix, f);
+	fprintf(f, "</div><div class=\"track\" data-share=\"%.6f\">", frac);
+}
+
+static void bar_seg(FILE *f, double frac, const char *color, const char *what, const char *name,
+		    int64_t ns, long double all)
+{
+	char b[32], pc[32];
+
+	if (frac <= 0)
+		return;
+	report_fmt_ns(b, sizeof(b), (long double)ns);
+	fprintf(f, "<span class=\"seg\" style=\"width:%.4f%%;background:%s\" title=\"", frac * 100,
+		color);
+	html_text(f, what);
+	html_text(f, name);
+	fprintf(f, ": %s", b);
+	if (all > 0) {
+		report_fmt_pct(pc, sizeof(pc), (long double)ns, all);
+		fprintf(f, " (%s)", pc);
+	}
+	fputs("\"></span>", f);
+}
+
+static void bar_end(FILE *f, const char *value)
+{
+	fprintf(f, "</div><div class=\"val\">%s</div>\n", value);
+}
+
 /* ---- head ---------------------------------------------------------------- */
-
-static const char css[] =
-	"body{font:14px/1.4 system-ui,sans-serif;margin:24px;color:#222;background:#fff}"
-	"h1{font-size:22px;margin:0 0 4px}h2{font-size:18px;margin:28px 0 8px;border-bottom:1px solid #ddd}"
-	"h3{font-size:15px;margin:18px 0 6px}.sub{color:#555;margin:0}"
-	"table{border-collapse:collapse;margin:4px 0 12px}"
-	"th,td{padding:2px 8px;border-bottom:1px solid #eee;text-align:left;white-space:nowrap}"
-	"th{background:#f4f4f4;user-select:none}td.n,th.n{text-align:right;font-variant-numeric:tabular-nums}"
-	"th[aria-sort=ascending]::after{content:' \\25b2'}th[aria-sort=descending]::after{content:' \\25bc'}"
-	"html[data-sortable=ready] th{cursor:pointer}"
-	".legend span{display:inline-block;margin:2px 14px 2px 0}"
-	".sw{display:inline-block;width:12px;height:12px;margin-right:4px;vertical-align:-1px}"
-	".warn{background:#fff4d6;border-left:4px solid #e0a800;padding:6px 10px;max-width:1000px}"
-	".wait{color:#777}svg text{font:12px system-ui,sans-serif;fill:#222}"
-	".note{color:#666;font-size:12px}";
-
-/* The sorter: click (or Enter on) a header; numbers by data-v. */
-static const char js[] =
-	"(function(){\n"
-	"function key(td,num){return num?parseFloat(td.getAttribute('data-v')||'0'):td.textContent.toLowerCase();}\n"
-	"Array.prototype.forEach.call(document.querySelectorAll('table.sortable'),function(t){\n"
-	" var ths=t.tHead.rows[0].cells;\n"
-	" Array.prototype.forEach.call(ths,function(th,i){\n"
-	"  th.tabIndex=0;\n"
-	"  function go(){\n"
-	"   var num=th.getAttribute('data-type')==='num',cur=th.getAttribute('aria-sort');\n"
-	"   var asc=cur?cur!=='ascending':!num;\n"
-	"   Array.prototype.forEach.call(ths,function(h){h.removeAttribute('aria-sort');});\n"
-	"   th.setAttribute('aria-sort',asc?'ascending':'descending');\n"
-	"   var b=t.tBodies[0],rows=Array.prototype.slice.call(b.rows);\n"
-	"   rows.sort(function(x,y){var p=key(x.cells[i],num),q=key(y.cells[i],num);"
-	"return (p<q?-1:p>q?1:0)*(asc?1:-1);});\n"
-	"   rows.forEach(function(row){b.appendChild(row);});\n"
-	"  }\n"
-	"  th.addEventListener('click',go);\n"
-	"  th.addEventListener('keydown',function(e){if(e.key==='Enter')go();});\n"
-	" });\n"
-	"});\n"
-	"document.documentElement.setAttribute('data-sortable','ready');\n"
-	"})();\n";
 
 static void html_head(const struct report *r)
 {
@@ -210,10 +254,11 @@ static void html_head(const struct report *r)
 	report_fmt_command(cmd, sizeof(cmd), root);
 	fputs("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
 	      "<meta name=\"viewport\" content=\"width=device-width,initial-scale=1\">\n"
+	      "<meta name=\"color-scheme\" content=\"light dark\">\n"
 	      "<title>scaler report: ", f);
 	html_text(f, cmd);
-	fprintf(f, "</title>\n<style>%s</style>\n</head>\n<body>\n<h1>scaler report</h1>\n"
-		"<p class=\"sub\"><code>", css);
+	fprintf(f, "</title>\n<style>\n%s</style>\n</head>\n<body>\n<header>\n<h1>scaler report</h1>\n"
+		"<p class=\"sub\"><code>", report_html_css);
 	html_text(f, cmd);
 	fputs("</code></p>\n<p class=\"sub\">", f);
 	if (r->only)
@@ -237,7 +282,140 @@ static void html_head(const struct report *r)
 	}
 	if (r->min_percent > 0)
 		fprintf(f, "; rows under %g%% hidden", r->min_percent);
-	fputs("</p>\n", f);
+	fputs("</p>\n<nav><a href=\"#flame\">Flame graph</a><a href=\"#components\">Components</a>"
+	      "<a href=\"#calls\">Calls</a><a href=\"#threads\">Threads</a>"
+	      "<a href=\"#processes\">Processes</a></nav>\n</header>\n", f);
+}
+
+/* ---- flame graph --------------------------------------------------------- */
+
+/* A frame's hover text: its name, value, shares and calls. */
+static void frame_title(FILE *f, const struct report *r, const struct stack_node *n,
+			const struct stack_node *parent, uint64_t v, uint64_t total)
+{
+	enum report_weight w = r->timed ? WEIGHT_TIME : WEIGHT_COUNT;
+	char b[64], pc[32], label[1024];
+
+	report_stack_label(n, label, sizeof(label));
+	html_text(f, label);
+	if (r->timed)
+		report_fmt_ns(b, sizeof(b), (long double)v);
+	else
+		report_fmt_count(b, sizeof(b), v);
+	report_fmt_pct(pc, sizeof(pc), (long double)v, (long double)total);
+	fprintf(f, "&#10;%s%s, %s of the graph", b, r->timed ? "" : " calls", pc);
+	if (parent) {
+		report_fmt_pct(pc, sizeof(pc), (long double)v,
+			       (long double)report_stack_total(parent, w));
+		fprintf(f, ", %s of its caller", pc);
+	}
+	if (r->timed) {
+		report_fmt_ns(b, sizeof(b), (long double)report_clamp0(n->self_ns));
+		fprintf(f, "; self %s", b);
+	}
+	if (n->kind == STACK_API) {
+		report_fmt_count(b, sizeof(b), n->count);
+		fprintf(f, "; %s call%s", b, n->count == 1 ? "" : "s");
+		if (n->call) {
+			fputs(" from ", f);
+			html_text(f, n->call->caller);
+		}
+	}
+}
+
+/*
+ * The icicle: one absolutely placed box per frame, left and width in
+ * percent of the graph's total (the sum of its processes), top by depth.
+ * A frame's children start at its left edge, in the tree's order, so
+ * they sit under it within its width. data-i/e/l/v carry a frame's
+ * index, subtree end, offset and value for the script's zoom; data-total
+ * the graph's total. Untimed profiles weigh frames by calls.
+ */
+static void html_flame(const struct report *r)
+{
+	FILE *f = r->out;
+	enum report_weight w = r->timed ? WEIGHT_TIME : WEIGHT_COUNT;
+	struct stack_tree t;
+	uint64_t total = 0, min = 0, *left, *cursor;
+	unsigned maxdepth = 0;
+	size_t i, drawn = 0;
+
+	report_stacks(r, &t);
+	for (i = 0; i < t.n; i++)
+		if (t.nodes[i].parent == STACK_NONE)
+			total += report_stack_total(&t.nodes[i], w);
+	fputs("<section id=\"flame\">\n<h2>Flame graph: where the time goes</h2>\n", f);
+	if (total == 0) {
+		fputs("<p>No nesting recorded.</p>\n</section>\n", f);
+		report_stacks_free(&t);
+		return;
+	}
+	if (t.n > FLAME_MAX)
+		min = total / FLAME_MAX;
+	left = report_xcalloc(t.n, sizeof(*left));
+	cursor = report_xcalloc(t.n + 1, sizeof(*cursor));
+	for (i = 0; i < t.n; i++) {
+		const struct stack_node *n = &t.nodes[i];
+		uint64_t *at = n->parent == STACK_NONE ? &cursor[t.n] : &cursor[n->parent];
+
+		left[i] = cursor[i] = *at;
+		*at += report_stack_total(n, w);
+		if (report_stack_total(n, w) >= min) {
+			drawn++;
+			if (n->depth > maxdepth)
+				maxdepth = n->depth;
+		}
+	}
+	fprintf(f, "<p class=\"note\">An icicle graph of who calls whom: each process on top, "
+		"the components running its threads under it, then the APIs each calls and, under "
+		"an API, its component's own calls out. A frame is as wide as its share of %s "
+		"(100%% = %s of all the processes' threads); the percentage on a frame is its width. "
+		"Where a component's calls out sit among the APIs that called it is estimated from "
+		"their nested time.</p>\n",
+		r->timed ? "the time" : "the calls", r->timed ? "the time" : "the calls");
+	fprintf(f, "<div class=\"flame-bar\"><button type=\"button\" id=\"flame-out\" hidden>"
+		"Zoom out</button><div id=\"flame-detail\">Hover a frame for details; "
+		"click to zoom into it.</div></div>\n"
+		"<div class=\"flame\" id=\"flame-graph\" role=\"img\" aria-label=\"flame graph\" "
+		"data-total=\"%" PRIu64 "\" data-nodes=\"%zu\" data-drawn=\"%zu\" "
+		"style=\"height:%upx\">\n", total, t.n, drawn, (maxdepth + 1) * FLAME_ROW);
+	for (i = 0; i < t.n; i++) {
+		const struct stack_node *n = &t.nodes[i];
+		const struct stack_node *parent = n->parent == STACK_NONE ? NULL : &t.nodes[n->parent];
+		uint64_t v = report_stack_total(n, w);
+		char pc[32], dem[512];
+
+		if (v < min)
+			continue;
+		report_fmt_pct(pc, sizeof(pc), (long double)v, (long double)total);
+		fprintf(f, "<div class=\"fr\" data-i=\"%zu\" data-e=\"%zu\" data-l=\"%" PRIu64 "\" "
+			"data-v=\"%" PRIu64 "\" data-d=\"%u\" data-k=\"%s\" style=\"left:%.6f%%;"
+			"width:%.6f%%;top:%upx;background:%s\" title=\"", i, n->end, left[i], v,
+			n->depth, n->kind == STACK_PROCESS ? "process" :
+			n->kind == STACK_COMPONENT ? "component" : "api",
+			(double)left[i] * 100 / (double)total, (double)v * 100 / (double)total,
+			n->depth * FLAME_ROW,
+			n->kind == STACK_PROCESS ? PROCESS_COLOR : comp_colour(n->component).hex);
+		frame_title(f, r, n, parent, v, total);
+		fputs("\">", f);
+		if (n->kind == STACK_PROCESS) {
+			report_stack_label(n, dem, sizeof(dem));
+			html_text(f, dem);
+		} else {
+			html_text(f, n->kind == STACK_API ? report_pretty(n->name, dem, sizeof(dem))
+							  : n->name);
+		}
+		fprintf(f, "<span class=\"p\">%s</span></div>\n", pc);
+	}
+	fputs("</div>\n", f);
+	if (drawn < t.n || t.truncated)
+		fprintf(f, "<p class=\"note\">%zu of %zu frames drawn%s%s.</p>\n", drawn, t.n,
+			min ? ": frames under 0.02% of the total are left out" : "",
+			t.truncated ? "; the tree was cut at its node limit" : "");
+	fputs("</section>\n", f);
+	free(cursor);
+	free(left);
+	report_stacks_free(&t);
 }
 
 /* ---- component view ---------------------------------------------------- */
@@ -259,109 +437,90 @@ static void edge_times(const struct report *r, const char *from, const char *to,
 	}
 }
 
-/* A bar segment with its tooltip; returns whether it is wide enough to
- * see (then its colour belongs in the legend). */
-static int rect(FILE *f, double x, double y, double w, const char *color,
-		const char *what, const char *name, int64_t ns, long double all)
-{
-	char b[32], pc[32];
-
-	if (w <= 0)
-		return 0;
-	report_fmt_ns(b, sizeof(b), (long double)ns);
-	report_fmt_pct(pc, sizeof(pc), (long double)ns, all);
-	fprintf(f, "<rect x=\"%.2f\" y=\"%.2f\" width=\"%.2f\" height=\"%d\" fill=\"%s\">"
-		"<title>", x, y, w, CH_H, color);
-	html_text(f, what);
-	html_text(f, name);
-	fprintf(f, ": %s (%s)</title></rect>\n", b, pc);
-	return w >= 1;
-}
-
-/* Note that name's colour is in sight. */
-static void seen(unsigned char *shown, const char *name)
+/* One legend entry per colour the chart shows. */
+static void legend_add(const char **names, size_t *n, const char *name)
 {
 	size_t i;
 
-	for (i = 0; i < ncolour_names; i++)
-		if (!strcmp(colour_names[i], name))
-			shown[i] = 1;
+	for (i = 0; i < *n; i++)
+		if (!strcmp(names[i], name))
+			return;
+	names[(*n)++] = name;
 }
 
+/*
+ * Each component's bar: 100% of the track is all threads' time (what the
+ * percentages are of), and the bar is as long as the component's total.
+ * Its segments (self, then time in each callee, then the Wait part) are
+ * estimates that need not add up to the total: they are scaled to it, so
+ * the bar's length is the value its label states. A total past 100% (a
+ * component with threads that is also called into) fills the track.
+ */
 static void html_chart(const struct report *r)
 {
 	FILE *f = r->out;
-	long double all = (long double)r->agg->threads_ns, scale = 0;
-	size_t i, e;
-	int h = (int)r->ncomp * CH_ROW + 10, any_wait = 0;
-	unsigned char *shown = report_xcalloc(ncolour_names, 1);
+	long double all = (long double)r->agg->threads_ns;
+	const char **legend = report_xcalloc(r->agg->ncomp + 1, sizeof(*legend));
+	size_t i, e, nlegend = 0;
+	int any_wait = 0;
 
-	/* scale: the longest bar (self + edges; estimates may exceed total) */
+	if (all <= 0)
+		all = 1;
+	fputs("<div class=\"bars\" id=\"component-chart\" role=\"img\" aria-label=\"component view\">\n", f);
 	for (i = 0; i < r->ncomp; i++) {
 		const struct sc_component *c = r->comp[i];
-		long double sum = (long double)report_clamp0(c->self_ns);
+		long double sum = (long double)report_clamp0(c->self_ns), scale;
+		double frac = (double)((long double)c->total_ns / all);
+		char b[32], pc[32], val[80];
 
 		for (e = 0; e < c->nout; e++)
 			sum += (long double)c->out[e].ns;
-		if (sum > scale)
-			scale = sum;
-	}
-	if (scale <= 0)
-		scale = 1;
-	fprintf(f, "<svg id=\"component-chart\" xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" "
-		"height=\"%d\" role=\"img\" aria-label=\"component view\">\n",
-		CH_LABEL + CH_BAR + CH_VALUE, h);
-	for (i = 0; i < r->ncomp; i++) {
-		const struct sc_component *c = r->comp[i];
-		double y = 4 + (double)i * CH_ROW, x = CH_LABEL;
-		double w = (double)((long double)report_clamp0(c->self_ns) * CH_BAR / scale);
-		char name[128], b[32], pc[32];
-
-		report_fit(name, sizeof(name), c->name, 38);
-		fprintf(f, "<text x=\"0\" y=\"%.2f\">", y + CH_H - 5);
-		html_text(f, name);
-		fputs("</text>\n", f);
-		if (rect(f, x, y, w, comp_color(c->name), "self: ", c->name,
-			 report_clamp0(c->self_ns), all))
-			seen(shown, c->name);
-		x += w;
+		if (frac > 1)
+			frac = 1;
+		scale = sum > 0 ? (long double)frac / sum : 0;
+		report_fmt_ns(b, sizeof(b), (long double)c->total_ns);
+		report_fmt_pct(pc, sizeof(pc), (long double)c->total_ns, all);
+		snprintf(val, sizeof(val), "%s (%s)", b, pc);
+		bar_start(f, c->name, NULL, frac);
+		if (c->self_ns > 0) {
+			bar_seg(f, (double)((long double)c->self_ns * scale), comp_colour(c->name).hex,
+				"self: ", c->name, c->self_ns, all);
+			legend_add(legend, &nlegend, c->name);
+		}
 		for (e = 0; e < c->nout; e++) {
 			const struct sc_edge *ed = &c->out[e];
 			int64_t attr, wait;
-			double ww;
 
 			edge_times(r, c->name, ed->callee, &attr, &wait);
 			if (wait > ed->ns)
 				wait = ed->ns;
-			w = (double)((long double)(ed->ns - wait) * CH_BAR / scale);
-			ww = (double)((long double)wait * CH_BAR / scale);
-			if (rect(f, x, y, w, comp_color(ed->callee), "in ", ed->callee,
-				 ed->ns - wait, all))
-				seen(shown, ed->callee);
-			x += w;
-			any_wait |= rect(f, x, y, ww, WAIT_COLOR, "Wait (blocked) in ", ed->callee,
-					 wait, all);
-			x += ww;
+			if (ed->ns - wait > 0) {
+				bar_seg(f, (double)((long double)(ed->ns - wait) * scale),
+					comp_colour(ed->callee).hex, "in ", ed->callee, ed->ns - wait, all);
+				legend_add(legend, &nlegend, ed->callee);
+			}
+			if (wait > 0) {
+				bar_seg(f, (double)((long double)wait * scale), WAIT_COLOR,
+					"Wait (blocked) in ", ed->callee, wait, all);
+				any_wait = 1;
+			}
 		}
-		report_fmt_ns(b, sizeof(b), (long double)c->total_ns);
-		report_fmt_pct(pc, sizeof(pc), (long double)c->total_ns, all);
-		fprintf(f, "<text x=\"%.2f\" y=\"%.2f\">%s (%s)</text>\n", x + 6, y + CH_H - 5, b, pc);
+		bar_end(f, val);
 	}
-	fputs("</svg>\n<div class=\"legend\">", f);
-	for (i = 0; i < ncharted; i++) {
-		if (!shown[i])
-			continue;
-		fprintf(f, "<span><i class=\"sw\" style=\"background:%s\"></i>",
-			comp_color(colour_names[i]));
-		html_text(f, colour_names[i]);
+	fputs("</div>\n<div class=\"legend\">", f);
+	for (i = 0; i < nlegend; i++) {
+		fputs("<span>", f);
+		swatch(f, legend[i]);
+		html_text(f, legend[i]);
 		fputs("</span>", f);
 	}
 	if (any_wait)
 		fputs("<span><i class=\"sw\" style=\"background:" WAIT_COLOR "\"></i>Wait (blocked)</span>", f);
-	free(shown);
-	fputs("</div>\n<p class=\"note\">Each bar is a component's total time: its own (self) time "
-	      "in its colour, then the time spent in each component it calls, in that component's "
-	      "colour; grey is time blocked in waiting APIs.</p>\n", f);
+	free(legend);
+	fputs("</div>\n<p class=\"note\">Each bar is a component's total time, in percent of all "
+	      "threads' time: its own (self) time in its colour, then the time spent in each "
+	      "component it calls, in that component's colour; grey is time blocked in waiting "
+	      "APIs.</p>\n", f);
 }
 
 static void html_components(const struct report *r)
@@ -382,15 +541,12 @@ static void html_components(const struct report *r)
 	}
 	if (r->timed)
 		html_chart(r);
-	fputs("<table class=\"sortable\" id=\"component-table\">", f);
-	thead(f, cols, sizeof(cols) / sizeof(cols[0]));
+	table_start(f, "component-table", "components", cols, sizeof(cols) / sizeof(cols[0]));
 	for (i = 0; i < r->ncomp; i++) {
 		const struct sc_component *c = r->comp[i];
 
-		fprintf(f, "<tr><td><i class=\"sw\" style=\"background:%s\"></i>",
-			comp_color(c->name));
-		html_text(f, c->name);
-		fputs("</td>", f);
+		fputs("<tr>", f);
+		td_comp(f, c->name);
 		td_ns(f, (long double)c->total_ns, r->timed);
 		td_pct(f, (long double)c->total_ns, all);
 		td_ns(f, (long double)report_clamp0(c->self_ns), r->timed);
@@ -404,10 +560,11 @@ static void html_components(const struct report *r)
 		td_count(f, c->out_calls);
 		fputs("</tr>\n", f);
 	}
-	fputs("</tbody></table>\n</section>\n", f);
+	table_end(f);
+	fputs("</section>\n", f);
 }
 
-/* ---- API view ---------------------------------------------------------- */
+/* ---- calls (API view) -------------------------------------------------- */
 
 /*
  * Latency histograms share one axis across the page, from the fastest
@@ -456,10 +613,10 @@ static void sparkline(FILE *f, const struct sc_call *c)
 		fputs("<td data-v=\"0\"></td>", f);
 		return;
 	}
-	bw = 96.0 / (spark_hi - spark_lo + 1);
-	fprintf(f, "<td data-v=\"%" PRId64 "\"><svg class=\"spark\" width=\"96\" height=\"18\" "
-		"xmlns=\"http://www.w3.org/2000/svg\"><line x1=\"0\" y1=\"17.5\" x2=\"96\" "
-		"y2=\"17.5\" stroke=\"#ccc\"/>", c->p50_ns);
+	bw = 64.0 / (spark_hi - spark_lo + 1);
+	fprintf(f, "<td class=\"n\" data-v=\"%" PRId64 "\"><svg class=\"spark\" width=\"64\" "
+		"height=\"18\" xmlns=\"http://www.w3.org/2000/svg\"><line x1=\"0\" y1=\"17.5\" "
+		"x2=\"64\" y2=\"17.5\"/>", c->p50_ns);
 	for (i = spark_lo; i <= spark_hi; i++) {
 		double h = 1 + 16.0 * (double)c->hist[i] / (double)max;
 		char a[32], b[32];
@@ -467,47 +624,61 @@ static void sparkline(FILE *f, const struct sc_call *c)
 		if (!c->hist[i])
 			continue;
 		bucket_range(a, b, sizeof(a), i, i);
-		fprintf(f, "<rect x=\"%.2f\" y=\"%.2f\" width=\"%.2f\" height=\"%.2f\" fill=\"#4e79a7\">"
+		fprintf(f, "<rect x=\"%.2f\" y=\"%.2f\" width=\"%.2f\" height=\"%.2f\" fill=\"%s\">"
 			"<title>%s \xe2\x80\x93 %s: %" PRIu64 " calls</title></rect>",
-			(i - spark_lo) * bw, 18 - h, bw > 1.5 ? bw - 0.5 : bw, h, a, b, c->hist[i]);
+			(i - spark_lo) * bw, 18 - h, bw > 1.5 ? bw - 0.5 : bw, h,
+			comp_colour(c->callee).hex, a, b, c->hist[i]);
 	}
 	fputs("</svg></td>", f);
 }
 
-static void api_table(const struct report *r, const struct sc_component *c, int into)
+/* Every shown call in one table: the API, the component it runs in and
+ * the one that called it; "% in" is its part of its callee's incoming
+ * time. */
+static void html_calls(const struct report *r)
 {
 	static const char *const cols[] = {
-		"api", "#calls", "#total", "#% in", "#self", "#wait", "#attributed", "#avg", "#p50",
-		"#p99", "#max", "#latency", "from",
+		"api", "component", "from", "#calls", "#total", "#% in", "#self", "#wait",
+		"#attributed", "#avg", "#p50", "#p99", "#max", "#latency",
 	};
-	const char *cols2[sizeof(cols) / sizeof(cols[0])];
 	FILE *f = r->out;
 	int attr = r->agg->attr_ns > 0;
-	size_t k, n = sizeof(cols) / sizeof(cols[0]);
+	size_t k;
 	char dem[512];
 
-	memcpy(cols2, cols, sizeof(cols));
-	if (!into)
-		cols2[n - 1] = "to";
-	fputs("<table class=\"sortable api\">", f);
-	thead(f, cols2, n);
+	fputs("<section id=\"calls\">\n<h2>API view: calls between components</h2>\n", f);
+	if (r->ncalls == 0) {
+		fputs("<p>No calls recorded.</p>\n</section>\n", f);
+		return;
+	}
+	if (spark_hi >= spark_lo) {
+		char lo[32], hi[32];
+
+		bucket_range(lo, hi, sizeof(lo), spark_lo, spark_hi);
+		fprintf(f, "<p class=\"note\">latency: calls per duration, on one log scale "
+			"from %s (left) to %s (right) for every row.</p>\n", lo, hi);
+	}
+	table_start(f, "call-table", "calls", cols, sizeof(cols) / sizeof(cols[0]));
 	for (k = 0; k < r->ncalls; k++) {
 		const struct sc_call *call = r->calls[k];
+		const struct sc_component *callee = sc_agg_component(r->agg, call->callee);
 		int hist = report_has_hist(call), internal = !strcmp(call->caller, call->callee);
 
-		if (strcmp(into ? call->callee : call->caller, c->name))
-			continue;
-		fprintf(f, "<tr%s><td title=\"", call->wait ? " class=\"wait\"" : "");
+		fprintf(f, "<tr%s><td class=\"api\" title=\"", call->wait ? " class=\"wait\"" : "");
 		html_text(f, call->api);
 		fputs("\">", f);
 		html_text(f, report_pretty(call->api, dem, sizeof(dem)));
 		if (call->wait)
 			fputs(" <small>(Wait)</small>", f);
 		fputs("</td>", f);
+		td_comp(f, call->callee);
+		fputs("<td class=\"c\">", f);
+		html_text(f, call->caller);
+		fputs("</td>", f);
 		td_count(f, call->count);
 		td_ns(f, (long double)call->total_ns, r->timed);
-		if (into && !internal)
-			td_pct(f, (long double)call->total_ns, (long double)c->in_ns);
+		if (callee && !internal && r->timed)
+			td_pct(f, (long double)call->total_ns, (long double)callee->in_ns);
 		else
 			fputs("<td class=\"n\" data-v=\"-1\">-</td>", f);
 		td_ns(f, (long double)call->self_ns, r->timed);
@@ -519,63 +690,16 @@ static void api_table(const struct report *r, const struct sc_component *c, int 
 		td_ns(f, (long double)call->p99_ns, hist);
 		td_ns(f, (long double)call->max_ns, call->max_ns > 0);
 		sparkline(f, call);
-		td_text(f, into ? call->caller : call->callee);
 		fputs("</tr>\n", f);
 	}
-	fputs("</tbody></table>\n", f);
-}
-
-static void html_apis(const struct report *r)
-{
-	FILE *f = r->out;
-	size_t i, k, n = 0;
-	char b1[32], b2[32];
-
-	fputs("<section id=\"apis\">\n<h2>API view: calls into each component</h2>\n", f);
-	if (spark_hi >= spark_lo) {
-		char lo[32], hi[32];
-
-		bucket_range(lo, hi, sizeof(lo), spark_lo, spark_hi);
-		fprintf(f, "<p class=\"note\">latency: calls per duration, on one log scale "
-			"from %s (left) to %s (right) for every row.</p>\n", lo, hi);
-	}
-	for (i = 0; i < r->agg->ncomp; i++) {
-		const struct sc_component *c = &r->agg->comp[i];
-
-		if (!report_comp_selected(r, c->name))
-			continue;
-		for (k = 0; k < r->ncalls; k++)
-			if (!strcmp(r->calls[k]->callee, c->name))
-				break;
-		if (k == r->ncalls)
-			continue;
-		n++;
-		report_fmt_ns(b1, sizeof(b1), (long double)c->in_ns);
-		report_fmt_count(b2, sizeof(b2), c->in_calls);
-		fprintf(f, "<h3 id=\"api-%zu\"><i class=\"sw\" style=\"background:%s\"></i>", i,
-			comp_color(c->name));
-		html_text(f, c->name);
-		fprintf(f, " <small>%s in %s calls from other components</small></h3>\n",
-			r->timed ? b1 : "-", b2);
-		api_table(r, c, 1);
-	}
-	if (n == 0)
-		fputs("<p>No calls recorded.</p>\n", f);
-	for (i = 0; r->component && i < r->nselected; i++) {
-		const struct sc_component *c = sc_agg_component(r->agg, r->selected[i]);
-
-		if (!c)
-			continue;
-		fputs("<h3>Calls from ", f);
-		html_text(f, c->name);
-		fputs("</h3>\n", f);
-		api_table(r, c, 0);
-	}
+	table_end(f);
 	fputs("</section>\n", f);
 }
 
 /* ---- threads and processes --------------------------------------------- */
 
+/* Effective and Wait time per thread of each group, on one scale: the
+ * longest group's wall time per thread is the full track. */
 static void html_groups(const struct report *r)
 {
 	FILE *f = r->out;
@@ -592,32 +716,28 @@ static void html_groups(const struct report *r)
 	if (scale <= 0)
 		scale = 1;
 	fputs("<h3>Thread groups (threads with the same start routine): effective and Wait "
-	      "time per thread</h3>\n", f);
-	fprintf(f, "<svg id=\"group-chart\" xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" "
-		"height=\"%zu\" role=\"img\" aria-label=\"thread groups\">\n",
-		CH_LABEL + CH_BAR + CH_VALUE, r->ngroups * CH_ROW + 10);
+	      "time per thread</h3>\n<div class=\"bars\" id=\"group-chart\" role=\"img\" "
+	      "aria-label=\"thread groups\">\n", f);
 	for (i = 0; i < r->ngroups; i++) {
 		const struct report_group *g = &r->groups[i];
 		long double eff = report_group_eff(g);
 		long double wait = (long double)g->wait_ns / (long double)g->threads;
-		double y = 4 + (double)i * CH_ROW;
-		double we = (double)(eff * CH_BAR / scale), ww = (double)(wait * CH_BAR / scale);
-		char name[128], e1[32], w1[32];
+		char e1[32], w1[32], val[96], n[32];
 
-		report_fit(name, sizeof(name), g->routine, 30);
-		fprintf(f, "<text x=\"0\" y=\"%.2f\">", y + CH_H - 5);
-		html_text(f, name);
-		fprintf(f, " \xc3\x97%" PRIu64 "</text>\n", g->threads);
-		rect(f, CH_LABEL, y, we, EFF_COLOR, "effective per thread: ", g->routine,
-		     (int64_t)eff, 0);
-		rect(f, CH_LABEL + we, y, ww, WAIT_COLOR, "Wait per thread: ", g->routine,
-		     (int64_t)wait, 0);
+		if (eff < 0)
+			eff = 0;
+		snprintf(n, sizeof(n), " \xc3\x97%" PRIu64, g->threads);
+		bar_start(f, g->routine, n, (double)((eff + wait) / scale));
+		bar_seg(f, (double)(eff / scale), EFF_COLOR, "effective per thread: ", g->routine,
+			(int64_t)eff, 0);
+		bar_seg(f, (double)(wait / scale), WAIT_COLOR, "Wait per thread: ", g->routine,
+			(int64_t)wait, 0);
 		report_fmt_ns(e1, sizeof(e1), eff);
 		report_fmt_ns(w1, sizeof(w1), wait);
-		fprintf(f, "<text x=\"%.2f\" y=\"%.2f\">%s + %s%s</text>\n", CH_LABEL + we + ww + 6,
-			y + CH_H - 5, e1, w1, g->imbalance ? " \xe2\x9a\xa0" : "");
+		snprintf(val, sizeof(val), "%s + %s%s", e1, w1, g->imbalance ? " \xe2\x9a\xa0" : "");
+		bar_end(f, val);
 	}
-	fputs("</svg>\n<div class=\"legend\"><span><i class=\"sw\" style=\"background:" EFF_COLOR
+	fputs("</div>\n<div class=\"legend\"><span><i class=\"sw\" style=\"background:" EFF_COLOR
 	      "\"></i>effective (not waiting)</span><span><i class=\"sw\" style=\"background:"
 	      WAIT_COLOR "\"></i>Wait (blocked)</span></div>\n", f);
 	for (i = 0; i < r->ngroups; i++) {
@@ -644,12 +764,12 @@ static void html_threads(const struct report *r)
 	fputs("<section id=\"threads\">\n<h2>Threads</h2>\n", f);
 	if (r->ngroups)
 		html_groups(r);
-	fputs("<h3>Threads (effective = wall \xe2\x88\x92 Wait)</h3>\n"
-	      "<table class=\"sortable\" id=\"thread-table\">", f);
-	thead(f, cols, sizeof(cols) / sizeof(cols[0]));
+	fputs("<h3>Threads (effective = wall \xe2\x88\x92 Wait)</h3>\n", f);
+	table_start(f, "thread-table", "threads", cols, sizeof(cols) / sizeof(cols[0]));
 	while ((t = report_next_thread(r->p, r->only, &it, &im))) {
-		fprintf(f, "<tr><td class=\"n\" data-v=\"%u\">%u</td>"
-			"<td class=\"n\" data-v=\"%u\">%u</td>", im->pid, im->pid, t->tid, t->tid);
+		fputs("<tr>", f);
+		td_uint(f, im->pid);
+		td_uint(f, t->tid);
 		td_text(f, t->name);
 		td_text(f, report_thread_routine(t));
 		td_ns(f, (long double)t->wall_ns, 1);
@@ -658,7 +778,8 @@ static void html_threads(const struct report *r)
 		td_ns(f, (long double)t->attr_ns, attr);
 		fputs("</tr>\n", f);
 	}
-	fputs("</tbody></table>\n</section>\n", f);
+	table_end(f);
+	fputs("</section>\n", f);
 }
 
 static void html_processes(const struct report *r)
@@ -671,9 +792,8 @@ static void html_processes(const struct report *r)
 	char cmd[4096], st[32];
 	size_t i;
 
-	fputs("<section id=\"processes\">\n<h2>Processes</h2>\n"
-	      "<table class=\"sortable\" id=\"process-table\">", f);
-	thead(f, cols, sizeof(cols) / sizeof(cols[0]));
+	fputs("<section id=\"processes\">\n<h2>Processes</h2>\n", f);
+	table_start(f, "process-table", "processes", cols, sizeof(cols) / sizeof(cols[0]));
 	for (i = 0; i < p->nimages; i++) {
 		const struct sc_image *im = &p->images[i];
 
@@ -681,28 +801,28 @@ static void html_processes(const struct report *r)
 			continue;
 		report_status_label(st, sizeof(st), im);
 		report_fmt_command(cmd, sizeof(cmd), im);
-		fprintf(f, "<tr><td class=\"n\" data-v=\"%u\">%u</td><td class=\"n\" data-v=\"%u\">%u</td>"
-			"<td class=\"n\" data-v=\"%u\">%u</td>",
-			im->pid, im->pid, im->ppid, im->ppid, im->gen, im->gen);
+		fputs("<tr>", f);
+		td_uint(f, im->pid);
+		td_uint(f, im->ppid);
+		td_uint(f, im->gen);
 		td_text(f, st);
 		td_ns(f, (long double)im->wall_ns, im->wall_ns > 0);
 		fputs("<td><code>", f);
 		html_text(f, cmd);
 		fputs("</code></td></tr>\n", f);
 	}
-	fputs("</tbody></table>\n</section>\n", f);
+	table_end(f);
+	fputs("</section>\n", f);
 }
 
 void report_html(const struct report *r)
 {
-	colour_order(r);
 	spark_axis(r);
 	html_head(r);
+	html_flame(r);
 	html_components(r);
-	html_apis(r);
+	html_calls(r);
 	html_threads(r);
 	html_processes(r);
-	fprintf(r->out, "<script>\n%s</script>\n</body>\n</html>\n", js);
-	free(colour_names);
-	colour_names = NULL;
+	fprintf(r->out, "<script>\n%s</script>\n</body>\n</html>\n", report_html_js);
 }

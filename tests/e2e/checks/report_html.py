@@ -1,7 +1,9 @@
 """report_html.py - the HTML report of sc_imbalance's profile: well-formed,
-offline, every component and API of the JSON in it. Check: report-html
+offline (nothing it could fetch), every component and API of the JSON in
+it, the flame graph and the tables. Check: report-html
 (lazy)."""
 import os
+import re
 
 from harness import guarded, report_cmd, report_json_of
 from htmlpage import parse_html
@@ -26,13 +28,21 @@ def check_report_html(scaler, prof, tmp):
     for c in d["calls"]:
         if c["api"] not in h.titles:
             bad.append("api %r not in the page" % c["api"])
-    for i in ("component-chart", "component-table", "group-chart", "thread-table", "process-table"):
+    for i in ("flame-graph", "component-chart", "component-table", "call-table", "group-chart",
+              "thread-table", "process-table"):
         if i not in h.ids:
             bad.append("no #%s" % i)
+    for fetch in ("url(", "@import", "fetch(", "XMLHttpRequest", "import(", "<link", "<iframe"):
+        if fetch in page:
+            bad.append("the page may fetch: %r" % fetch)
+    if re.search(r"https?://(?!www\.w3\.org/2000/svg\")", page):
+        bad.append("a URL in the page: %r" % re.search(r"https?://\S*", page).group(0))
     if h.scripts != 1 or not page.lstrip().startswith("<!DOCTYPE html>"):
         bad.append("%d scripts / no doctype" % h.scripts)
     if not h.rect_fills:
         bad.append("component chart has no bars")
+    if h.frames < 1 + len(d["components"]) // 2:
+        bad.append("flame graph has %d frames" % h.frames)
     if "rebalance the stages" not in h.alltext:
         bad.append("no imbalance explanation")
     return bad

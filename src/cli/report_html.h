@@ -1,0 +1,11 @@
+/*
+ * report_html.h - the assets report_html.c inlines into the page, kept in
+ * report_html_assets.c so the writer's C and the page's CSS/JS read apart.
+ */
+#ifndef SCALER_REPORT_HTML_H
+#define SCALER_REPORT_HTML_H
+
+extern const char report_html_css[];
+extern const char report_html_js[];
+
+#endif
