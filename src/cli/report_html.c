@@ -76,7 +76,7 @@ struct colour {
  */
 static struct colour comp_colour(const char *name)
 {
-	static const double sl[3][2] = { { 0.60, 0.58 }, { 0.55, 0.70 }, { 0.70, 0.80 } };
+	static const double sl[3][2] = { { 0.60, 0.65 }, { 0.50, 0.73 }, { 0.70, 0.81 } };
 	uint32_t h = 2166136261u;
 	const unsigned char *s = (const unsigned char *)name;
 	double hue, sat, light, c, x, m, rgb[3];
@@ -374,8 +374,8 @@ static void html_flame(const struct report *r)
 		"their nested time.</p>\n",
 		r->timed ? "the time" : "the calls", r->timed ? "the time" : "the calls");
 	fprintf(f, "<div class=\"flame-bar\"><button type=\"button\" id=\"flame-out\" hidden>"
-		"Zoom out</button><div id=\"flame-detail\">Hover a frame for details; "
-		"click to zoom into it.</div></div>\n"
+		"Zoom out</button><div id=\"flame-detail\">Hover a frame for its figures."
+		"</div></div>\n"
 		"<div class=\"flame\" id=\"flame-graph\" role=\"img\" aria-label=\"flame graph\" "
 		"data-total=\"%" PRIu64 "\" data-nodes=\"%zu\" data-drawn=\"%zu\" "
 		"style=\"height:%upx\">\n", total, t.n, drawn, (maxdepth + 1) * FLAME_ROW);
