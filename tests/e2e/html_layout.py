@@ -156,7 +156,7 @@ out.shown=A.filter.call(t.tBodies[0].rows,function(r){return !r.hidden;}).map(fu
 box.value='';box.dispatchEvent(new Event('input'));
 out.after=A.filter.call(t.tBodies[0].rows,function(r){return !r.hidden;}).length;
 var g=d.getElementById('flame-graph'),fr=A.slice.call(g.querySelectorAll('.fr'));
-var z=fr.filter(function(e){return e.getAttribute('data-k')==='api'&&+e.getAttribute('data-e')>+e.getAttribute('data-i')+1;})[0];
+var z=fr.filter(function(e){return e.getAttribute('data-k')==='api'&&+e.getAttribute('data-e')>+e.getAttribute('data-i')+1&&+e.getAttribute('data-v')>0;})[0];
 if(z){
  z.click();
  var gw=g.getBoundingClientRect().width,zi=+z.getAttribute('data-i'),ze=+z.getAttribute('data-e'),zv=+z.getAttribute('data-v');
@@ -200,6 +200,9 @@ def check(chromium, pages, outdir, reports):
     page gets every width, mode and the interactions; all pages are
     compared for colours."""
     os.makedirs(outdir, exist_ok=True)
+    for f in os.listdir(outdir):
+        if f.endswith(".png"):
+            os.unlink(os.path.join(outdir, f))
     bad = []
     b = browser.Browser(chromium)
     try:
