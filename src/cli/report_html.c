@@ -344,7 +344,8 @@ static void html_flame(const struct report *r)
 	for (i = 0; i < t.n; i++)
 		if (t.nodes[i].parent == STACK_NONE)
 			total += report_stack_total(&t.nodes[i], w);
-	fputs("<section id=\"flame\">\n<h2>Flame graph: where the time goes</h2>\n", f);
+	fprintf(f, "<section id=\"flame\">\n<h2>Flame graph: where the %s go%s</h2>\n",
+		r->timed ? "time" : "calls", r->timed ? "es" : "");
 	if (total == 0) {
 		fputs("<p>No nesting recorded.</p>\n</section>\n", f);
 		report_stacks_free(&t);
@@ -368,11 +369,11 @@ static void html_flame(const struct report *r)
 	}
 	fprintf(f, "<p class=\"note\">An icicle graph of who calls whom: each process on top, "
 		"the components running its threads under it, then the APIs each calls and, under "
-		"an API, its component's own calls out. A frame is as wide as its share of %s "
-		"(100%% = %s of all the processes' threads); the percentage on a frame is its width. "
-		"Where a component's calls out sit among the APIs that called it is estimated from "
-		"their nested time.</p>\n",
-		r->timed ? "the time" : "the calls", r->timed ? "the time" : "the calls");
+		"an API, its component's own calls out. A frame is as wide as its share of %s; "
+		"the percentage on a frame is its width. Where a component's calls out sit among "
+		"the APIs that called it is estimated%s.</p>\n",
+		r->timed ? "all the threads' time" : "all the calls",
+		r->timed ? " from their nested time" : "");
 	fprintf(f, "<div class=\"flame-bar\"><button type=\"button\" id=\"flame-out\" hidden>"
 		"Zoom out</button><div id=\"flame-detail\">Hover a frame for its figures."
 		"</div></div>\n"
