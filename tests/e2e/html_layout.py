@@ -11,9 +11,10 @@ compared as pixels:
     up to most of the row's time and never more;
   - the component bars are as long as their labels say;
   - a component has one colour: its swatches and frames in one page, and
-    in the reports of two different programs;
+    in the reports of three different programs;
   - clicking a header sorts, the filter box hides the rows without the
-    text, clicking a frame zooms it to the full width and Escape undoes it;
+    text, hovering a frame shows its figures, clicking it zooms it to the
+    full width and Escape undoes it;
   - with JavaScript off, the tables and the flame graph are there and laid
     out the same.
 
@@ -158,6 +159,8 @@ out.after=A.filter.call(t.tBodies[0].rows,function(r){return !r.hidden;}).length
 var g=d.getElementById('flame-graph'),fr=A.slice.call(g.querySelectorAll('.fr'));
 var z=fr.filter(function(e){return e.getAttribute('data-k')==='api'&&+e.getAttribute('data-e')>+e.getAttribute('data-i')+1&&+e.getAttribute('data-v')>0;})[0];
 if(z){
+ z.dispatchEvent(new MouseEvent('mouseenter'));
+ out.detail=d.getElementById('flame-detail').textContent;out.frameText=z.getAttribute('data-t');
  z.click();
  var gw=g.getBoundingClientRect().width,zi=+z.getAttribute('data-i'),ze=+z.getAttribute('data-e'),zv=+z.getAttribute('data-v');
  out.zoom={width:z.getBoundingClientRect().width/gw,label:z.querySelector('.p').textContent,
@@ -178,6 +181,8 @@ def interactions(b):
     if not r["shown"] or len(r["shown"]) >= r["rows"] or any("libc" not in s for s in r["shown"]) or r["after"] != r["rows"]:
         bad.append("filter 'libc': %d of %d rows shown (%r), %d after clearing" %
                    (len(r["shown"]), r["rows"], r["shown"][:2], r["after"]))
+    if not r.get("frameText") or r.get("detail") != r["frameText"] or "of the graph" not in r["detail"]:
+        bad.append("hovering a frame shows %r, its figures are %r" % (r.get("detail"), r.get("frameText")))
     z = r.get("zoom")
     if not z:
         bad.append("no API frame with children to zoom into")
