@@ -203,9 +203,10 @@ static void table_end(FILE *f)
 /* ---- bars -------------------------------------------------------------- */
 
 /*
- * A bar chart row: a label that wraps, a track, and a value. Segments are
- * sized in percent of the track, so the bar is as long as its value says
- * (bar_row's callers pass the fraction the value's text states).
+ * A bar chart row (a grid row of .bars): a label that wraps, a track,
+ * and a value. frac is the part of the track the value's text states;
+ * the caller's bar_seg widths, in percent of the track, add up to it, so
+ * the bar is as long as its label says. data-share lets a test compare.
  */
 static void bar_start(FILE *f, const char *label, const char *suffix, double frac)
 {
@@ -294,7 +295,7 @@ static void frame_title(FILE *f, const struct report *r, const struct stack_node
 			const struct stack_node *parent, uint64_t v, uint64_t total)
 {
 	enum report_weight w = r->timed ? WEIGHT_TIME : WEIGHT_COUNT;
-	char b[64], pc[32], label[1024];
+	char b[64], pc[32], label[4096];
 
 	report_stack_label(n, label, sizeof(label));
 	html_text(f, label);
@@ -384,7 +385,7 @@ static void html_flame(const struct report *r)
 		const struct stack_node *n = &t.nodes[i];
 		const struct stack_node *parent = n->parent == STACK_NONE ? NULL : &t.nodes[n->parent];
 		uint64_t v = report_stack_total(n, w);
-		char pc[32], dem[512];
+		char pc[32], dem[4096];
 
 		if (v < min)
 			continue;
@@ -645,7 +646,7 @@ static void html_calls(const struct report *r)
 	FILE *f = r->out;
 	int attr = r->agg->attr_ns > 0;
 	size_t k;
-	char dem[512];
+	char dem[4096];
 
 	fputs("<section id=\"calls\">\n<h2>API view: calls between components</h2>\n", f);
 	if (r->ncalls == 0) {
