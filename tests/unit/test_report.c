@@ -212,6 +212,23 @@ int main(void)
 		CHECK_EQ(spark, 2, "html: sparklines (calls with a histogram)");
 	}
 	CHECK(strstr(s, "rebalance the stages") != NULL, "html: imbalance explained");
+	{
+		/* the flame graph: one frame per node of the nesting tree */
+		struct stack_tree t;
+		const char *q = strstr(s, "data-nodes=\""), *fr = s;
+		size_t frames = 0;
+
+		report_stacks(&r, &t);
+		while ((fr = strstr(fr, "<div class=\"fr\"")) != NULL) {
+			frames++;
+			fr++;
+		}
+		CHECK(t.n > 2 && q && strtoul(q + 12, NULL, 10) == t.n, "html: flame graph's node count");
+		CHECK_EQ(frames, t.n, "html: one frame per tree node");
+		CHECK(strstr(s, "title=\"lib&lt;x&gt;&amp;&quot;y&quot;,z.so:f&lt;int&gt;&amp;&quot;q&quot;")
+		      != NULL, "html: a frame's title escaped");
+		report_stacks_free(&t);
+	}
 	if (getenv("REPORT_HTML")) {    /* to look at it in a browser */
 		FILE *f = fopen(getenv("REPORT_HTML"), "w");
 
