@@ -124,7 +124,7 @@ const char report_html_js[] =
 	"   else if(anc){e.style.left='0';e.style.width='100%';}\n"
 	"  });\n"
 	"  g.setAttribute('data-zoom',z?zi:'');\n"
-	"  if(out)out.hidden=!z;\n"
+	"  if(out){out.hidden=!z;if(z)out.textContent='Zoom out (100% = '+z.firstChild.nodeValue+')';}\n"
 	" }\n"
 	" if(out)out.addEventListener('click',function(){zoom(null);});\n"
 	" d.addEventListener('keydown',function(e){if(e.key==='Escape')zoom(null);});\n"

@@ -162,6 +162,8 @@ if(z){
  z.dispatchEvent(new MouseEvent('mouseenter'));
  out.detail=d.getElementById('flame-detail').textContent;out.frameText=z.getAttribute('data-t');
  z.click();
+ var ob=d.getElementById('flame-out');
+ out.button=!ob.hidden&&ob.textContent.indexOf(z.firstChild.nodeValue)>=0;
  var gw=g.getBoundingClientRect().width,zi=+z.getAttribute('data-i'),ze=+z.getAttribute('data-e'),zv=+z.getAttribute('data-v');
  out.zoom={width:z.getBoundingClientRect().width/gw,label:z.querySelector('.p').textContent,
   kids:fr.filter(function(e){var i=+e.getAttribute('data-i');return i>zi&&i<ze;}).map(function(e){
@@ -193,6 +195,8 @@ def interactions(b):
             if hidden or abs(w - share) > max(0.01 * share, 0.0005):
                 bad.append("zoomed child is %.4f of the graph, its share %.4f" % (w, share))
                 break
+        if not r.get("button"):
+            bad.append("no zoom-out button naming the zoomed frame")
         if z["others"]:
             bad.append("%d frames outside the zoomed one still shown" % z["others"])
         if abs(r["unzoom"] - 1) > 0.01:
