@@ -53,14 +53,14 @@ const char report_html_css[] =
 	"th{background:var(--panel);user-select:none}\n"
 	"td{overflow-wrap:break-word}\n"
 	"td.api{min-width:14em;overflow-wrap:anywhere}td.c{min-width:7em}.cn{display:flex;align-items:baseline}\n"
-	"@media (max-width:1200px){table{font-size:12px}th,td{padding:2px 4px}td.api{min-width:11em}td.c{min-width:6em}}\n"
 	"td.n,th.n{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap;min-width:0}\n"
 	"tr.wait td{color:var(--muted)}\n"
 	"th[aria-sort=ascending]::after{content:\" \\25b2\"}th[aria-sort=descending]::after{content:\" \\25bc\"}\n"
 	"html[data-js] th{cursor:pointer}\n"
 	"tbody tr:hover td{background:var(--panel)}\n"
 	"td.api,#call-table th:first-child{position:sticky;left:0;background:var(--bg);z-index:1}#call-table th:first-child{background:var(--panel)}\n"
-	"svg.spark line{stroke:var(--line)}\n";
+	"svg.spark line{stroke:var(--line)}\n"
+	"@media (max-width:1200px){table{font-size:12px}th,td{padding:2px 4px}td.api{min-width:11em}td.c{min-width:6em}td.n{white-space:normal}}\n";
 
 const char report_html_js[] =
 	"(function(){\n"
