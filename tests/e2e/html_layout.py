@@ -3,7 +3,7 @@
 JavaScript; the layout's key facts are measured inside the page, not
 compared as pixels:
 
-  - the page never scrolls sideways; dark mode darkens it;
+  - neither the page nor a table scrolls sideways; dark mode darkens it;
   - the flame graph has one frame per tree node with a value, each frame
     as wide (to 1 %) as its value's share of the graph's total, inside its
     parent, and its percentage label says its width; the graph's total is
@@ -40,6 +40,8 @@ out.scrollWidth=de.scrollWidth;out.innerWidth=innerWidth;
 out.bodyBg=bg(de);out.fg=getComputedStyle(d.body).color;
 out.tables=A.map.call(d.querySelectorAll('table'),function(t){return t.id;});
 out.filters=d.querySelectorAll('.tools input').length;
+out.scrolled=A.filter.call(d.querySelectorAll('.tw'),function(e){return e.scrollWidth>e.clientWidth+1;}).map(function(e){
+ return e.firstChild.id+' '+e.scrollWidth+'/'+e.clientWidth;});
 if(g){
  var gr=rect(g);
  out.graph={left:gr[0],width:gr[1],total:+g.getAttribute('data-total'),
@@ -97,6 +99,8 @@ def page_facts(m, where, dark):
     bad = []
     if m["scrollWidth"] > m["innerWidth"]:
         bad.append("%s: page is %d px wide in a %d px window" % (where, m["scrollWidth"], m["innerWidth"]))
+    if m["scrolled"]:
+        bad.append("%s: tables wider than the page: %s" % (where, ", ".join(m["scrolled"])))
     rgb = [int(x) for x in re.findall(r"\d+", m["bodyBg"])[:3]]
     if (sum(rgb) / 3 < 80) != dark:
         bad.append("%s: background %s in %s mode" % (where, m["bodyBg"], "dark" if dark else "light"))
