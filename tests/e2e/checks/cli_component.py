@@ -4,6 +4,7 @@ and glob, with an error listing the components when nothing matches; and
 Checks: cli-component-match, cli-output-dash."""
 import json
 import os
+import re
 
 from clitools import run, usage_error
 from harness import guarded
@@ -27,6 +28,23 @@ def comp_names(scaler, prof, *args):
         raise ValueError("report %s exited %d: %s" % (" ".join(args), rc, err[:200]))
     d = json.loads(out)
     return sorted(c["name"] for c in d["components"]), d["calls"]
+
+
+def html_selection(scaler, prof, pattern, want):
+    """The HTML page's heading names every component pattern selects, and
+    its calls table holds the JSON's calls: those into and out of them."""
+    rc, page, err = run([scaler, "report", "-i", prof, "--format", "html", "--component", pattern])
+    if rc != 0:
+        return ["html --component %s: exit %d: %s" % (pattern, rc, err[:200])]
+    m = re.search(r"; components? (.*?) only</p>", page)
+    named = sorted(m.group(1).split(", ")) if m else None
+    _, calls = comp_names(scaler, prof, "--component", pattern)
+    table = re.search(r'id="call-table".*?<tbody>(.*?)</tbody>', page, re.S)
+    rows = table.group(1).count("<tr") if table else -1
+    if named != want or rows != len(calls):
+        return ["html --component %s: heading names %r, want %r; %d call rows, JSON has %d"
+                % (pattern, named, want, rows, len(calls))]
+    return []
 
 
 def check_component(scaler, prof):
@@ -53,6 +71,8 @@ def check_component(scaler, prof):
     rc, out, err = run([scaler, "report", "-i", prof, "--component", "libc"])
     if rc != 0 or "component libc.so.6 only" not in out or "CALLS FROM libc.so.6" not in out:
         bad.append("text --component libc: exit %d, %r" % (rc, out[:300]))
+    bad += html_selection(scaler, prof, "lib*", libs)
+    bad += html_selection(scaler, prof, "libc", ["libc.so.6"])
     # no match: an error that lists the components, not an empty report
     for pattern in ("nosuch", "zz*"):
         rc, out, err = run([scaler, "report", "-i", prof, "--component", pattern])
