@@ -12,7 +12,7 @@ static const struct report_writer writers[] = {
 	{ "text", "for people: component view, API view, threads", report_text },
 	{ "json", "for programs: the \"scaler-report\" document, version 1", report_json },
 	{ "csv", "one row per (caller, callee, api) call (RFC 4180)", report_csv },
-	{ "html", "one self-contained page: charts, sortable tables", report_html },
+	{ "html", "one self-contained page: flame graph, charts, sortable tables", report_html },
 	{ "folded", "folded stacks of the nesting (flamegraph.pl, speedscope, Pyroscope)",
 	  report_folded },
 	{ "speedscope", "speedscope's JSON file format: the nesting per process",
