@@ -1,0 +1,125 @@
+/*
+ * test_symbols.c - unit test of sc_syms_each (src/common/symbols.c) on
+ * programs it builds: with symbols, stripped (.eh_frame ranges), stripped
+ * with a .gnu_debuglink beside it, and stripped with its debug file found
+ * by build-id under a debug root.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "symbols.h"
+#include "check.h"
+
+static const char prog[] =
+	"#include <stdio.h>\n"
+	"__attribute__((noinline)) static int sc_test_alpha(int x) { return x * 3 + printf(\"a\"); }\n"
+	"__attribute__((noinline)) int sc_test_beta(int x) { return sc_test_alpha(x) + 1; }\n"
+	"int main(int argc, char **argv) { (void)argv; return sc_test_beta(argc) == 99; }\n";
+
+struct found {
+	int n, unnamed;
+	uint64_t alpha, alpha_size, beta;
+	int has_range;          /* an unnamed range equal to want_* */
+	uint64_t want, want_size;
+};
+
+static int cb(void *ctx, const char *name, uint64_t addr, uint64_t size)
+{
+	struct found *f = ctx;
+	f->n++;
+	if (!name) {
+		f->unnamed++;
+		if (addr == f->want && size == f->want_size)
+			f->has_range = 1;
+	} else if (!strcmp(name, "sc_test_alpha")) {
+		f->alpha = addr;
+		f->alpha_size = size;
+	} else if (!strcmp(name, "sc_test_beta")) {
+		f->beta = addr;
+	}
+	return 0;
+}
+
+static int sh(const char *cmd)
+{
+	int r = system(cmd);
+	if (r != 0)
+		printf("# command failed (%d): %s\n", r, cmd);
+	return r;
+}
+
+int main(void)
+{
+	char dir[] = "/tmp/scaler-symtest-XXXXXX";
+	char cmd[4096], path[512], root[600];
+	if (!mkdtemp(dir)) {
+		perror("mkdtemp");
+		return 1;
+	}
+	snprintf(path, sizeof(path), "%s/p.c", dir);
+	FILE *f = fopen(path, "w");
+	if (!f)
+		return 1;
+	fputs(prog, f);
+	fclose(f);
+	snprintf(cmd, sizeof(cmd),
+		 "cd %s && gcc -O2 -g -Wl,--build-id -o full p.c && strip -o bare full && "
+		 "objcopy --only-keep-debug full full.debug && strip -o linked full && "
+		 "objcopy --remove-section=.note.gnu.build-id linked && "
+		 "objcopy --add-gnu-debuglink=full.debug linked && cp bare byid && "
+		 "mkdir -p root/.build-id && "
+		 "id=$(readelf -n full | sed -n 's/.*Build ID: //p') && "
+		 "mkdir -p root/.build-id/${id%%${id#??}} && "
+		 "cp full.debug root/.build-id/${id%%${id#??}}/${id#??}.debug", dir);
+	CHECK(sh(cmd) == 0, "test programs built");
+	snprintf(root, sizeof(root), "%s/root", dir);
+	char empty[700];
+	snprintf(empty, sizeof(empty), "%s/none", dir);
+
+	/* with symbols: .symtab */
+	struct found full = {0};
+	snprintf(path, sizeof(path), "%s/full", dir);
+	CHECK_EQ(sc_syms_each(path, empty, cb, &full), SC_SYMS_SYMTAB, "full: source");
+	CHECK(full.alpha && full.alpha_size > 0, "full: static sc_test_alpha at 0x%llx, %llu bytes",
+	      (unsigned long long)full.alpha, (unsigned long long)full.alpha_size);
+	CHECK(full.beta && full.beta != full.alpha, "full: sc_test_beta");
+	CHECK_EQ(full.unnamed, 0, "full: no unnamed function");
+
+	/* stripped, no debug file reachable: .eh_frame */
+	struct found bare = {.want = full.alpha, .want_size = full.alpha_size};
+	snprintf(path, sizeof(path), "%s/bare", dir);
+	CHECK_EQ(sc_syms_each(path, empty, cb, &bare), SC_SYMS_EHFRAME, "bare: source");
+	CHECK(bare.n >= 3 && bare.unnamed == bare.n, "bare: %d unnamed functions", bare.n);
+	CHECK(bare.has_range, "bare: an FDE covers exactly sc_test_alpha");
+
+	/* stripped with a debuglink to full.debug beside it (no build-id) */
+	struct found linked = {0};
+	snprintf(path, sizeof(path), "%s/linked", dir);
+	CHECK_EQ(sc_syms_each(path, empty, cb, &linked), SC_SYMS_DEBUGFILE, "debuglink: source");
+	CHECK(linked.alpha == full.alpha && linked.alpha_size == full.alpha_size,
+	      "debuglink: sc_test_alpha as in the full program");
+
+	/* stripped, its debug file under root/.build-id */
+	struct found byid = {0};
+	snprintf(path, sizeof(path), "%s/byid", dir);
+	CHECK_EQ(sc_syms_each(path, root, cb, &byid), SC_SYMS_DEBUGFILE, "build-id: source");
+	CHECK(byid.alpha == full.alpha && byid.beta == full.beta, "build-id: names as in the full program");
+
+	/* not ELF, missing */
+	struct found none = {0};
+	snprintf(path, sizeof(path), "%s/p.c", dir);
+	CHECK_EQ(sc_syms_each(path, empty, cb, &none), -1, "a C file: not ELF");
+	snprintf(path, sizeof(path), "%s/missing", dir);
+	CHECK_EQ(sc_syms_each(path, empty, cb, &none), -1, "a missing file");
+	CHECK_EQ(none.n, 0, "nothing reported for them");
+
+	char anon[64];
+	sc_syms_anon_name(anon, sizeof(anon), "/usr/bin/gzip", 0x1a2b);
+	CHECK(!strcmp(anon, "gzip+0x1a2b"), "anonymous name %s", anon);
+
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	sh(cmd);
+	return check_summary();
+}
