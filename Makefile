@@ -37,7 +37,8 @@ RT_ASFLAGS ?= -Wa,-mbranches-within-32B-boundaries
 endif
 
 COMMON_SRC := $(wildcard src/common/*.c)
-RT_SRC     := $(wildcard src/runtime/*.c) $(wildcard arch/$(ARCH)/*.c) src/common/names.c
+RT_SRC     := $(wildcard src/runtime/*.c) $(wildcard arch/$(ARCH)/*.c) src/common/names.c \
+              src/common/symbols.c
 RT_ASM     := $(wildcard arch/$(ARCH)/*.S)
 CLI_SRC    := $(wildcard src/cli/*.c) $(COMMON_SRC)
 

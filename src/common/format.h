@@ -89,6 +89,8 @@ enum sc_meta_type {
 	SC_M_EXIT = 6,          /* struct sc_m_exit: status as the parent saw it */
 	SC_M_UNLOAD = 7,        /* struct sc_m_object (no path): dlclose'd */
 	SC_M_BIND = 8,          /* struct sc_m_bind: an import's first call */
+	SC_M_SKIP = 9,          /* struct sc_m_skip + reason + function name
+				   (each NUL-terminated): not patched */
 };
 
 struct sc_m_object {
@@ -123,11 +125,20 @@ struct sc_m_entry {
 #define SC_ENT_MAYBLOCK 128u    /* may block (read, recv, mutex lock): its
 				   calls over the blocking threshold
 				   (sc_thr_header.block_ticks) are Wait */
+#define SC_ENT_FUNC 256u        /* a function patched at its entry
+				   (--functions): caller and callee are the
+				   object holding it; counted, never timed */
 
 struct sc_m_bind {
 	uint32_t import;        /* sc_m_entry.idx */
 	uint32_t idx;           /* entry index = counter slot */
 	uint32_t flags;         /* SC_ENT_* in force (may add NOTIME) */
+	uint32_t reserved;
+};
+
+/* A function --functions matched but the runtime would not patch. */
+struct sc_m_skip {
+	uint32_t obj;           /* object id */
 	uint32_t reserved;
 };
 

@@ -261,6 +261,8 @@ static void add_object(const struct cand *c, uintptr_t self)
 	if (strstr(o->path, "linux-vdso") || strstr(o->path, "/ld-linux") ||
 	    strstr(o->path, "ld64.so"))
 		o->skip = true;                 /* no imports worth hooking */
+	if (sc_functions_decoder(o->path))
+		o->skip = true;                 /* the runtime's, for --functions */
 	struct sc_m_object m = {.id = o->id, .base = o->base,
 				.flags = o->id == 0 ? SC_OBJ_MAIN : (sc_active ? SC_OBJ_DLOPEN : 0)};
 	/* published whole: binds read objs without the runtime lock */
@@ -321,8 +323,10 @@ void sc_objects_scan(bool patch)
 		pins += ctx.c[i].pin != NULL;
 		add_object(&ctx.c[i], self);
 	}
-	if (patch && first_new < n_objs)
+	if (patch && first_new < n_objs) {
 		sc_objects_patch(first_new);
+		sc_functions_patch(first_new);
+	}
 	for (uint32_t i = 0; i < ctx.n; i++)
 		if (ctx.c[i].pin)
 			dlclose(ctx.c[i].pin);

@@ -8,6 +8,7 @@
  *   objects.c  the table of loaded objects: listing, registering, pruning
  *   patch.c    pointing GOT slots at shadow entries; batched repoints
  *   gotuse.c   which GLOB_DAT slots are calls (read from the code)
+ *   functions.c patching function entries (--functions)
  *   rss.c      giving back the pages patching read
  *   reloc.c    reading relocations from an object's in-memory dynamic section
  *   shadow.c   the Universal Shadow Table: entry indices, targets, code
@@ -260,6 +261,12 @@ void sc_objects_repoint(uint32_t id, uintptr_t slot, void *old, void *code) SC_H
 void sc_objects_flush_due(void) SC_HIDDEN;
 extern SC_HIDDEN int32_t sc_pend_budget;
 #define SC_PEND_CALLS 64        /* stub calls between looks at the waiting slots */
+
+/* functions.c: patches the functions SCALER_FUNCTIONS names in the
+ * objects registered from first on; whether path is the decoder it
+ * loaded (left unhooked) */
+void sc_functions_patch(uint32_t first) SC_HIDDEN;
+bool sc_functions_decoder(const char *path) SC_HIDDEN;
 
 /* lock.c */
 void sc_lock(void) SC_HIDDEN;

@@ -1,0 +1,288 @@
+/*
+ * fnpatch.c - the x86-64 side of patching function entries (fnpatch.h):
+ * decoding with Zydis, the rules that refuse a function, the replay copy
+ * and the counting code a patched entry jumps to.
+ *
+ * Zydis is dlopen'ed, not linked: Debian ships it as a shared library
+ * only, and the runtime must not bring a library into every profiled
+ * process when only `--functions` needs it. Its decoder allocates
+ * nothing and calls nothing of the program's.
+ *
+ * The refusal rules (after uftrace's, arch/x86_64/mcount-insn.c): the
+ * whole function is decoded; it is refused when it is shorter than the
+ * jump, when any branch of it lands in the bytes the jump overwrites (a
+ * loop whose head is the entry included: each turn would count as a
+ * call), when it holds an indirect jump (a switch table's targets cannot
+ * be checked), or when an overwritten instruction cannot run elsewhere (a
+ * call, whose return address would point into the replay copy, where no
+ * unwinder finds the function; loop, jrcxz, xbegin).
+ */
+#include <dlfcn.h>
+#include <link.h>
+#include <string.h>
+
+#include <Zydis/Zydis.h>
+
+#include "fnpatch.h"
+
+typedef ZyanStatus (*init_fn)(ZydisDecoder *, ZydisMachineMode, ZydisStackWidth);
+typedef ZyanStatus (*decode_fn)(const ZydisDecoder *, ZydisDecoderContext *, const void *,
+				ZyanUSize, ZydisDecodedInstruction *);
+
+#define DECODER_SO "libZydis.so.4.0"
+
+static ZydisDecoder decoder;
+static decode_fn decode;
+static const char *decoder_path;
+
+int sc_arch_decoder_load(const char **why)
+{
+	if (decode)
+		return 0;
+	void *h = dlopen(DECODER_SO, RTLD_NOW | RTLD_LOCAL);
+	if (!h) {
+		*why = "cannot load " DECODER_SO " (Debian package libzydis4.0)";
+		return -1;
+	}
+	init_fn init = (init_fn)dlsym(h, "ZydisDecoderInit");
+	decode_fn d = (decode_fn)dlsym(h, "ZydisDecoderDecodeInstruction");
+	if (!init || !d || ZYAN_FAILED(init(&decoder, ZYDIS_MACHINE_MODE_LONG_64,
+					       ZYDIS_STACK_WIDTH_64))) {
+		*why = DECODER_SO " has no usable decoder";
+		dlclose(h);
+		return -1;
+	}
+	struct link_map *lm = NULL;
+	if (dlinfo(h, RTLD_DI_LINKMAP, &lm) == 0 && lm)
+		decoder_path = lm->l_name;
+	decode = d;                     /* the handle is kept for good */
+	return 0;
+}
+
+const char *sc_arch_decoder_path(void)
+{
+	return decoder_path;
+}
+
+int sc_arch_decode(const uint8_t *code, size_t n, uint64_t addr, struct sc_insn *in)
+{
+	ZydisDecodedInstruction z;
+	if (!decode || ZYAN_FAILED(decode(&decoder, NULL, code, n, &z)))
+		return -1;
+	memset(in, 0, sizeof(*in));
+	in->len = z.length;
+	in->kind = SC_INSN_PLAIN;
+	const struct ZydisDecodedInstructionRawImm_ *imm = &z.raw.imm[0];
+	if (imm->is_relative) {
+		in->target = addr + z.length + (uint64_t)imm->value.s;
+		uint8_t op = code[imm->offset - 1];
+		uint8_t op0 = imm->offset >= 2 ? code[imm->offset - 2] : 0;
+		if (imm->size == 8 && op == 0xeb)
+			in->kind = SC_INSN_JMP;
+		else if (imm->size == 8 && op >= 0x70 && op <= 0x7f)
+			in->kind = SC_INSN_JCC, in->cc = op & 0xf;
+		else if (imm->size == 32 && op == 0xe9)
+			in->kind = SC_INSN_JMP;
+		else if (imm->size == 32 && op == 0xe8)
+			in->kind = SC_INSN_CALL;
+		else if (imm->size == 32 && op0 == 0x0f && op >= 0x80 && op <= 0x8f)
+			in->kind = SC_INSN_JCC, in->cc = op & 0xf;
+		else
+			in->kind = SC_INSN_REL_OTHER;
+		return 0;
+	}
+	switch (z.meta.category) {
+	case ZYDIS_CATEGORY_UNCOND_BR:
+		in->kind = SC_INSN_JMP_IND;
+		return 0;
+	case ZYDIS_CATEGORY_CALL:
+		in->kind = SC_INSN_CALL_IND;
+		return 0;
+	case ZYDIS_CATEGORY_RET:
+		in->kind = SC_INSN_RET;
+		return 0;
+	case ZYDIS_CATEGORY_NOP:
+	case ZYDIS_CATEGORY_WIDENOP:
+		in->kind = SC_INSN_NOP;
+		break;
+	default:
+		break;
+	}
+	if (z.mnemonic == ZYDIS_MNEMONIC_INT3 || z.mnemonic == ZYDIS_MNEMONIC_UD2 ||
+	    z.mnemonic == ZYDIS_MNEMONIC_HLT)
+		in->kind = SC_INSN_STOP;
+	if (z.raw.modrm.offset && z.raw.modrm.mod == 0 && z.raw.modrm.rm == 5 &&
+	    z.raw.disp.size == 32) {
+		in->kind = SC_INSN_RIP;
+		in->disp_off = z.raw.disp.offset;
+		in->target = addr + z.length + (uint64_t)z.raw.disp.value;
+	}
+	return 0;
+}
+
+static const uint8_t endbr64[4] = {0xf3, 0x0f, 0x1e, 0xfa};
+
+int sc_arch_fn_plan(const uint8_t *code, size_t size, uint64_t addr, struct sc_fn_plan *p,
+		    const char **why)
+{
+	memset(p, 0, sizeof(*p));
+	p->at = size >= 4 && !memcmp(code, endbr64, 4) ? 4 : 0;
+	if (size < p->at + SC_FN_JMP) {
+		*why = "shorter than the jump";
+		return -1;
+	}
+	/* the instructions the jump overwrites */
+	struct sc_insn in;
+	bool nops = true;
+	uint32_t off = p->at;
+	while (off < p->at + SC_FN_JMP) {
+		if (sc_arch_decode(code + off, size - off, addr + off, &in) != 0) {
+			*why = "an instruction the decoder does not know";
+			return -1;
+		}
+		switch (in.kind) {
+		case SC_INSN_CALL:
+		case SC_INSN_CALL_IND:
+			*why = "a call in the overwritten bytes";
+			return -1;
+		case SC_INSN_REL_OTHER:
+			*why = "an overwritten instruction that cannot be moved";
+			return -1;
+		case SC_INSN_JMP_IND:
+		case SC_INSN_RET:
+		case SC_INSN_STOP:
+		case SC_INSN_JMP:
+			if (off + in.len < p->at + SC_FN_JMP) {
+				*why = "shorter than the jump";    /* ends before 5 bytes */
+				return -1;
+			}
+			break;
+		default:
+			break;
+		}
+		nops = nops && in.kind == SC_INSN_NOP;
+		off += in.len;
+	}
+	p->len = off - p->at;
+	p->nops = nops;
+	/* every branch of the whole function */
+	uint64_t lo = addr, hi = addr + p->at + p->len;
+	for (off = 0; off < size; off += in.len) {
+		if (sc_arch_decode(code + off, size - off, addr + off, &in) != 0) {
+			*why = "an instruction the decoder does not know";
+			return -1;
+		}
+		if (in.kind == SC_INSN_JMP_IND) {
+			*why = "an indirect jump";
+			return -1;
+		}
+		if ((in.kind == SC_INSN_JMP || in.kind == SC_INSN_JCC || in.kind == SC_INSN_CALL ||
+		     in.kind == SC_INSN_REL_OTHER) && in.target >= lo && in.target < hi &&
+		    !(in.kind == SC_INSN_CALL && in.target == addr)) {
+			*why = "a branch into the overwritten bytes";
+			return -1;
+		}
+	}
+	return 0;
+}
+
+static bool put_rel32(uint8_t *field, uint64_t end, uint64_t to)
+{
+	int64_t d = (int64_t)(to - end);
+	if (d != (int32_t)d)
+		return false;
+	int32_t r = (int32_t)d;
+	memcpy(field, &r, 4);
+	return true;
+}
+
+size_t sc_arch_fn_replay(uint8_t *out, uint64_t out_addr, const uint8_t *code, uint64_t addr,
+			 const struct sc_fn_plan *p)
+{
+	size_t n = 0;
+	bool falls = true;              /* the last instruction falls through */
+	struct sc_insn in;
+	for (uint32_t off = p->at; off < p->at + p->len && !p->nops; off += in.len) {
+		if (sc_arch_decode(code + off, p->at + p->len - off, addr + off, &in) != 0 ||
+		    n + 6 + 5 > SC_FN_REPLAY_MAX)
+			return 0;
+		uint8_t *o = out + n;
+		falls = true;
+		switch (in.kind) {
+		case SC_INSN_JMP:
+			o[0] = 0xe9;
+			if (!put_rel32(o + 1, out_addr + n + 5, in.target))
+				return 0;
+			n += 5;
+			falls = false;
+			break;
+		case SC_INSN_JCC:
+			o[0] = 0x0f;
+			o[1] = (uint8_t)(0x80 | in.cc);
+			if (!put_rel32(o + 2, out_addr + n + 6, in.target))
+				return 0;
+			n += 6;
+			break;
+		case SC_INSN_RIP:
+			memcpy(o, code + off, in.len);
+			if (!put_rel32(o + in.disp_off, out_addr + n + in.len, in.target))
+				return 0;
+			n += in.len;
+			break;
+		case SC_INSN_RET:
+		case SC_INSN_JMP_IND:
+		case SC_INSN_STOP:
+			falls = false;
+			/* fall through */
+		default:
+			memcpy(o, code + off, in.len);
+			n += in.len;
+			break;
+		}
+	}
+	if (falls) {
+		out[n] = 0xe9;
+		if (!put_rel32(out + n + 1, out_addr + n + 5, addr + p->at + p->len))
+			return 0;
+		n += 5;
+	}
+	return n;
+}
+
+bool sc_arch_fn_head(uint8_t *c, uint64_t code_addr, uint32_t idx, int32_t lim_off,
+		     int32_t recs_off, uint8_t *t, uint64_t tail_addr, uint64_t rare_ptr)
+{
+	/* mirrors sc_arch_write_entry's counted path (arch.h), with %r10 kept
+	 * below the stack pointer (the callee's red zone, free at its entry:
+	 * a signal frame skips it) */
+	static const uint8_t save_r10[5] = {0x4c, 0x89, 0x54, 0x24, 0xf8};
+	static const uint8_t load_r10[5] = {0x4c, 0x8b, 0x54, 0x24, 0xf8};
+	if (idx >= (1u << (31 - 8)))
+		return false;
+	uint32_t imm = idx + 1, rec = idx << 8, cnt = rec;     /* RC_COUNT is 0 */
+	memcpy(c, save_r10, 5);
+	c[5] = 0x64, c[6] = 0x48, c[7] = 0x81, c[8] = 0x3c, c[9] = 0x25;       /* cmpq $imm, %fs:lim */
+	memcpy(c + 10, &lim_off, 4);
+	memcpy(c + 14, &imm, 4);
+	c[18] = 0x0f, c[19] = 0x82;                                             /* jb tail */
+	c[24] = 0x64, c[25] = 0x4c, c[26] = 0x8b, c[27] = 0x14, c[28] = 0x25;  /* mov %fs:recs, %r10 */
+	memcpy(c + 29, &recs_off, 4);
+	c[33] = 0x49, c[34] = 0xff, c[35] = 0x82;                               /* incq cnt(%r10) */
+	memcpy(c + 36, &cnt, 4);
+	memcpy(c + 40, load_r10, 5);
+	/* tail: r10 back, r11 = idx << 8, CF still set by the cmp */
+	memcpy(t, load_r10, 5);
+	t[5] = 0x41, t[6] = 0xbb;
+	memcpy(t + 7, &rec, 4);
+	t[11] = 0xff, t[12] = 0x25;
+	t[17] = 0xcc, t[18] = 0xcc;
+	return put_rel32(c + 20, code_addr + 24, tail_addr) &&
+	       put_rel32(t + 13, tail_addr + 17, rare_ptr);
+}
+
+bool sc_arch_fn_jump(uint8_t *out, uint64_t at_addr, uint64_t to, uint32_t len)
+{
+	out[0] = 0xe9;
+	memset(out + SC_FN_JMP, 0xcc, len - SC_FN_JMP);
+	return put_rel32(out + 1, at_addr + SC_FN_JMP, to);
+}

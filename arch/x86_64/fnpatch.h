@@ -1,0 +1,88 @@
+/*
+ * fnpatch.h - patching a function's entry on x86-64 (fnpatch.c): deciding
+ * whether a function can take a 5-byte jump at its entry, writing the
+ * replay copy of the instructions the jump overwrites, and the per-function
+ * code that counts a call. The decoding is Zydis 4's, loaded only when
+ * functions are patched (sc_arch_decoder_load).
+ */
+#ifndef SCALER_FNPATCH_H
+#define SCALER_FNPATCH_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define SC_FN_JMP 5u            /* jmp rel32 */
+#define SC_FN_REPLAY_MAX 64u    /* bytes of a replay copy, its jump back included */
+
+/* What one decoded instruction is, as far as moving it goes. */
+enum sc_insn_kind {
+	SC_INSN_PLAIN,          /* position-independent */
+	SC_INSN_NOP,
+	SC_INSN_RIP,            /* a rip-relative memory operand (disp32) */
+	SC_INSN_JMP,            /* jmp rel8/rel32 */
+	SC_INSN_JCC,            /* jcc rel8/rel32 (cc: condition) */
+	SC_INSN_CALL,           /* call rel32 */
+	SC_INSN_REL_OTHER,      /* loop, jrcxz, xbegin: relative, not movable */
+	SC_INSN_JMP_IND,        /* jmp through a register or memory */
+	SC_INSN_CALL_IND,
+	SC_INSN_RET,
+	SC_INSN_STOP,           /* int3, ud2, hlt: ends a path */
+};
+
+struct sc_insn {
+	uint8_t len;
+	uint8_t kind;           /* enum sc_insn_kind */
+	uint8_t cc;             /* SC_INSN_JCC */
+	uint8_t disp_off;       /* SC_INSN_RIP: offset of its disp32 */
+	uint64_t target;        /* relative ones: where they go */
+};
+
+/* Loads the decoder (libZydis.so.4.0); 0, or -1 with *why set. */
+int sc_arch_decoder_load(const char **why);
+/* Decodes the instruction at code (n bytes readable), which runs at addr;
+ * 0 or -1. */
+int sc_arch_decode(const uint8_t *code, size_t n, uint64_t addr, struct sc_insn *in);
+/* The decoder's file, once loaded (objects.c leaves it unhooked). */
+const char *sc_arch_decoder_path(void);
+
+/* Where a function's entry is patched. */
+struct sc_fn_plan {
+	uint32_t at;            /* offset of the jump: 4 after an endbr64 */
+	uint32_t len;           /* bytes it overwrites (>= 5) */
+	bool nops;              /* they are nops (a compiler's patch site) */
+};
+
+/*
+ * Decides whether the function of size bytes at code (running at addr)
+ * can be patched, scanning all of it; 0 with *p, or -1 with the reason.
+ */
+int sc_arch_fn_plan(const uint8_t *code, size_t size, uint64_t addr, struct sc_fn_plan *p,
+		    const char **why);
+
+/*
+ * Writes the replay copy of the overwritten instructions at out (which
+ * will run at out_addr) followed by a jump back; the bytes written, or 0
+ * if an operand cannot reach from there.
+ */
+size_t sc_arch_fn_replay(uint8_t *out, uint64_t out_addr, const uint8_t *code, uint64_t addr,
+			 const struct sc_fn_plan *p);
+
+/*
+ * The code a patched entry jumps to (SC_FN_HEAD bytes, then the replay
+ * copy right after it): counts the call in record idx of the thread and
+ * falls through to the replay; without a record (a new thread, a busy
+ * one) it goes to *rare (sc_shadow_rare) as a shadow entry would. Keeps
+ * every register but the flags: a caller of a local function may rely on
+ * it not touching registers it does not use (-fipa-ra). False if an
+ * operand does not fit.
+ */
+#define SC_FN_HEAD 45u
+#define SC_FN_TAIL 19u
+bool sc_arch_fn_head(uint8_t *code, uint64_t code_addr, uint32_t idx, int32_t lim_off,
+		     int32_t recs_off, uint8_t *tail, uint64_t tail_addr, uint64_t rare_ptr);
+
+/* The jump written at the entry (SC_FN_JMP bytes, then int3 up to len). */
+bool sc_arch_fn_jump(uint8_t *out, uint64_t at_addr, uint64_t to, uint32_t len);
+
+#endif

@@ -1,0 +1,402 @@
+/*
+ * functions.c - patching the entries of the functions `scaler record
+ * --functions` names (SCALER_FUNCTIONS), in every object as it is
+ * registered: at start-up, before main, and after each dlopen, before the
+ * dlopen returns.
+ *
+ * SCALER_FUNCTIONS is PATTERN[,PATTERN...], PATTERN = [COMPONENT:]GLOB;
+ * COMPONENT is an object's basename (none: the executable), GLOB matches
+ * a function's name (`*`, `?`), or `object+0xoffset` for one known only
+ * from .eh_frame (symbols.c).
+ *
+ * A patched function F: its first instructions (after an endbr64, kept in
+ * place) become `jmp` to its code in a page mapped within 2 GB of the
+ * object; that code counts the call in F's record, runs the overwritten
+ * instructions moved there (fnpatch.c) and jumps back into F. F has an
+ * import of its own (sc_hook_new: caller and callee are its object, flag
+ * SC_ENT_FUNC), bound at once, so the reader names its record as any
+ * other. Counted only: a timed call's return path changes registers that
+ * a caller of a local function may keep live across it (-fipa-ra).
+ *
+ * Functions that cannot be patched safely are written as SC_M_SKIP with
+ * the reason. No page is ever writable and executable: the code pages are
+ * written, then made read+exec; an entry's page is made read+write (not
+ * exec) for the write and given back its protection. Only this thread
+ * runs the objects' code then: at start-up no other exists yet, and a
+ * dlopen'ed object's code has run only its constructors.
+ */
+#include <elf.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "fnpatch.h"
+#include "names.h"
+#include "runtime.h"
+#include "symbols.h"
+
+_Static_assert(SC_ENT_FUNC < (1u << (32 - HK_IDX_BITS)), "SC_ENT_FUNC fits struct sc_hook");
+
+#define SLOT 128u               /* one function's code: head, replay, tail */
+#define AREA_HEAD 64u           /* the pointer to sc_shadow_rare */
+_Static_assert(SC_FN_HEAD + SC_FN_REPLAY_MAX + SC_FN_TAIL <= SLOT, "slot");
+
+static const char *spec;        /* SCALER_FUNCTIONS, NULL: off */
+static int32_t lim_off, recs_off;
+
+/* Reads SCALER_FUNCTIONS and loads the decoder: at the first scan. */
+static void functions_init(void)
+{
+	const char *s = getenv("SCALER_FUNCTIONS");
+	const char *why;
+	if (!s || !s[0])
+		return;
+	if (sc_arch_decoder_load(&why) != 0) {
+		sc_warn("--functions: %s; no function patched", why);
+		return;
+	}
+	intptr_t lo = sc_arch_tls_offset(&sc_tls_lim), ro = sc_arch_tls_offset(&sc_tls_recs);
+	if (lo != (int32_t)lo || ro != (int32_t)ro)
+		return;
+	lim_off = (int32_t)lo;
+	recs_off = (int32_t)ro;
+	spec = sc_mem_strdup(s);
+}
+
+bool sc_functions_decoder(const char *path)
+{
+	const char *d = sc_arch_decoder_path();
+	return spec && d && path && !strcmp(d, path);
+}
+
+/* glob: `*` any run, `?` any one character */
+static bool glob(const char *p, size_t pn, const char *s)
+{
+	const char *star = NULL, *back = NULL;
+	size_t i = 0, si = 0;
+	while (s[si]) {
+		if (i < pn && (p[i] == '?' || p[i] == s[si])) {
+			i++;
+			si++;
+		} else if (i < pn && p[i] == '*') {
+			star = p + i++;
+			back = s + si;
+		} else if (star) {
+			i = (size_t)(star - p) + 1;
+			si = (size_t)(++back - s);
+		} else {
+			return false;
+		}
+	}
+	while (i < pn && p[i] == '*')
+		i++;
+	return i == pn;
+}
+
+/*
+ * Steps over the pattern at *pp; true if it is for component comp (main:
+ * the executable, which patterns without a component name), with its glob
+ * in *g, *gn bytes.
+ */
+static bool next_pattern(const char **pp, const char *comp, bool main, const char **g,
+			 size_t *gn)
+{
+	const char *p = *pp, *end = strchr(p, ',');
+	size_t n = end ? (size_t)(end - p) : strlen(p), cn = strlen(comp);
+	*pp = p + n + (end != NULL);
+	const char *colon = memchr(p, ':', n);
+	if (colon && colon[1] == ':')
+		colon = NULL;                   /* a C++ name's "::" */
+	*g = colon ? colon + 1 : p;
+	*gn = n - (size_t)(*g - p);
+	return colon ? (size_t)(colon - p) == cn && !memcmp(p, comp, cn) : main;
+}
+
+/* Whether a pattern names component comp at all. */
+static bool named(const char *comp, bool main)
+{
+	const char *g;
+	size_t gn;
+	for (const char *p = spec; *p;)
+		if (next_pattern(&p, comp, main, &g, &gn))
+			return true;
+	return false;
+}
+
+/* Whether a pattern for component comp matches function name. */
+static bool wanted(const char *comp, bool main, const char *name)
+{
+	const char *g;
+	size_t gn;
+	for (const char *p = spec; *p;)
+		if (next_pattern(&p, comp, main, &g, &gn) && glob(g, gn, name))
+			return true;
+	return false;
+}
+
+struct fn {
+	uint64_t addr, size;
+	uint32_t name;          /* offset in the names */
+	struct sc_fn_plan plan;
+	const char *why;        /* NULL: patch it */
+	uint8_t *code;          /* its slot */
+};
+
+struct collect {
+	const struct sc_object *o;
+	const char *comp;
+	struct fn *f;
+	size_t n, cap;
+	char *names;
+	size_t nlen, ncap;
+	bool oom;
+};
+
+static int collect_cb(void *p, const char *name, uint64_t addr, uint64_t size)
+{
+	struct collect *c = p;
+	char anon[256];
+	if (!name) {
+		sc_syms_anon_name(anon, sizeof(anon), c->o->path, addr);
+		name = anon;
+	}
+	if (!wanted(c->comp, c->o->id == 0, name))
+		return 0;
+	size_t len = strlen(name) + 1;
+	if (c->n == c->cap) {
+		size_t cap = c->cap ? c->cap * 2 : 256;
+		struct fn *nf = sc_mem_grow(c->f, cap * sizeof(*nf));
+		if (!nf)
+			return c->oom = true;
+		c->f = nf;
+		c->cap = cap;
+	}
+	if (c->nlen + len > c->ncap) {
+		size_t cap = (c->nlen + len) * 2;
+		char *nn = sc_mem_grow(c->names, cap);
+		if (!nn)
+			return c->oom = true;
+		c->names = nn;
+		c->ncap = cap;
+	}
+	memcpy(c->names + c->nlen, name, len);
+	c->f[c->n++] = (struct fn){.addr = addr, .size = size, .name = (uint32_t)c->nlen};
+	c->nlen += len;
+	return 0;
+}
+
+static int by_addr(const void *a, const void *b)
+{
+	const struct fn *x = a, *y = b;
+	return x->addr < y->addr ? -1 : x->addr > y->addr;
+}
+
+static void skip(const struct sc_object *o, const char *name, const char *why)
+{
+	char a[sizeof(struct sc_m_skip) + 128];
+	struct sc_m_skip m = {.obj = o->id};
+	size_t wl = strlen(why);
+	if (wl > 127)
+		wl = 127;
+	memcpy(a, &m, sizeof(m));
+	memcpy(a + sizeof(m), why, wl);
+	a[sizeof(m) + wl] = 0;
+	sc_meta_add(SC_M_SKIP, a, sizeof(m) + wl + 1, name);
+}
+
+/* The protection of the segment holding a (its page's as the loader left
+ * it), or 0. */
+static int code_prot(const struct sc_object *o, uintptr_t a)
+{
+	for (int i = 0; i < o->phnum; i++) {
+		const ElfW(Phdr) *ph = &o->phdr[i];
+		if (ph->p_type == PT_LOAD && a >= o->base + ph->p_vaddr &&
+		    a < o->base + ph->p_vaddr + ph->p_memsz)
+			return ((ph->p_flags & PF_R) ? PROT_READ : 0) |
+			       ((ph->p_flags & PF_X) ? PROT_EXEC : 0);
+	}
+	return 0;
+}
+
+/* len bytes of address space within reach (rel32) of all of [lo, hi), or
+ * NULL: the first free range after hi, else before lo. */
+static uint8_t *map_near(uintptr_t lo, uintptr_t hi, size_t len)
+{
+	const uintptr_t step = 1u << 20, reach = (1u << 31) - (1u << 24);
+	uintptr_t start = (hi + step - 1) & ~(step - 1);
+	for (uintptr_t a = start; a + len - lo < reach; a += step) {
+		void *m = mmap((void *)a, len, PROT_READ | PROT_WRITE,
+			       MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
+		if (m != MAP_FAILED) {
+			if ((uintptr_t)m == a)
+				return m;
+			munmap(m, len);         /* an old kernel took it as a hint */
+		}
+	}
+	for (uintptr_t a = (lo & ~(step - 1)) - step; a > step && hi - a < reach; a -= step) {
+		void *m = mmap((void *)(a - len), len, PROT_READ | PROT_WRITE,
+			       MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
+		if (m != MAP_FAILED) {
+			if ((uintptr_t)m == a - len)
+				return m;
+			munmap(m, len);
+		}
+	}
+	return NULL;
+}
+
+#define IDX_MASK ((1u << HK_IDX_BITS) - 1)
+
+/* Gives f its import and entry, and writes its code at f->code; false
+ * with f->why set if it cannot. */
+static bool make_code(struct sc_object *o, struct fn *f, const char *name, const uint8_t *area)
+{
+	uintptr_t F = o->base + f->addr;
+	uint8_t *code = f->code, *replay = code + SC_FN_HEAD,
+		*tail = code + SLOT - SC_FN_TAIL;
+	if (!sc_arch_fn_replay(replay, (uintptr_t)replay, (const uint8_t *)F, F, &f->plan)) {
+		f->why = "an operand out of reach of the moved code";
+		return false;
+	}
+	long n = sc_hook_new((void *)F, o, SC_ENT_FUNC | SC_ENT_NOTIME, o->id, o->id, name, 0);
+	if (n < 0) {
+		f->why = "no room in the shadow table";
+		return false;
+	}
+	sc_hook_bind((uint32_t)n);
+	uint32_t b = __atomic_load_n(&sc_hook_table[n].bound, __ATOMIC_ACQUIRE) & IDX_MASK;
+	if (!b) {
+		f->why = "no room in the shadow table";
+		return false;
+	}
+	sc_entry_table[b - 1].target = replay;
+	if (!sc_arch_fn_head(code, (uintptr_t)code, b - 1, lim_off, recs_off, tail,
+			     (uintptr_t)tail, (uintptr_t)area)) {
+		f->why = "an entry index too large";
+		return false;
+	}
+	return true;
+}
+
+/* Writes the jumps at the entries of fs[0..n) (sorted), a page (or two,
+ * for a jump across pages) at a time. */
+static void write_jumps(struct sc_object *o, struct fn *fs, size_t n)
+{
+	long pg = sysconf(_SC_PAGESIZE);
+	for (size_t i = 0; i < n; i++) {
+		struct fn *f = &fs[i];
+		if (f->why)
+			continue;
+		uintptr_t at = o->base + f->addr + f->plan.at;
+		uintptr_t p0 = at & ~(uintptr_t)(pg - 1);
+		uintptr_t p1 = (at + f->plan.len - 1) & ~(uintptr_t)(pg - 1);
+		int prot = code_prot(o, at);
+		if (!prot || mprotect((void *)p0, p1 - p0 + (uintptr_t)pg, PROT_READ | PROT_WRITE) != 0) {
+			f->why = "its code page cannot be written";
+			continue;
+		}
+		/* every entry on these pages while they are open */
+		for (size_t k = i; k < n; k++) {
+			struct fn *g = &fs[k];
+			uintptr_t gat = o->base + g->addr + g->plan.at;
+			if (g->why)
+				continue;
+			if (gat < p0 || gat + g->plan.len - 1 >= p1 + (uintptr_t)pg)
+				break;
+			uint8_t jmp[32];
+			if (!sc_arch_fn_jump(jmp, gat, (uintptr_t)g->code, g->plan.len)) {
+				g->why = "its code out of reach";
+				continue;
+			}
+			memcpy((void *)gat, jmp, g->plan.len);
+			i = k;
+		}
+		mprotect((void *)p0, p1 - p0 + (uintptr_t)pg, prot);
+	}
+}
+
+static void patch_object(struct sc_object *o)
+{
+	const char *comp = sc_basename(o->path);
+	if (!named(comp, o->id == 0))
+		return;
+	if (!strncmp(comp, "libc.so", 7)) {
+		sc_warn("--functions: libc is not patched (the runtime runs on it)");
+		return;
+	}
+	struct collect c = {.o = o, .comp = comp};
+	sc_syms_each(o->path, NULL, collect_cb, &c);
+	if (c.oom)
+		sc_warn("--functions: out of memory reading %s; some functions not patched", comp);
+	qsort(c.f, c.n, sizeof(*c.f), by_addr);
+	size_t n = 0, ok = 0;
+	for (size_t i = 0; i < c.n; i++) {       /* one per address: aliases */
+		if (n && c.f[n - 1].addr == c.f[i].addr)
+			continue;
+		struct fn *f = &c.f[n++];
+		*f = c.f[i];
+		const char *name = c.names + f->name;
+		uintptr_t F = o->base + f->addr;
+		if (strstr(name, ".cold"))
+			f->why = "a .cold part of another function";
+		else if (!f->size)
+			f->why = "size unknown";
+		else if (sc_object_code_len(F) < f->size)
+			f->why = "not in the object's code";
+		else
+			sc_arch_fn_plan((const uint8_t *)F, f->size, F, &f->plan, &f->why);
+		ok += !f->why;
+	}
+	uint8_t *area = NULL;
+	size_t len = 0;
+	if (ok) {
+		long pg = sysconf(_SC_PAGESIZE);
+		len = (AREA_HEAD + ok * SLOT + (size_t)pg - 1) & ~(size_t)(pg - 1);
+		area = map_near(o->lo, o->hi, len);
+	}
+	if (area) {
+		void *rare = (void *)sc_shadow_rare;
+		memcpy(area, &rare, sizeof(rare));
+		size_t k = 0;
+		for (size_t i = 0; i < n; i++) {
+			if (c.f[i].why)
+				continue;
+			c.f[i].code = area + AREA_HEAD + k++ * SLOT;
+			memset(c.f[i].code, 0xcc, SLOT);
+			make_code(o, &c.f[i], c.names + c.f[i].name, area);
+		}
+		if (mprotect(area, len, PROT_READ | PROT_EXEC) != 0) {
+			munmap(area, len);
+			area = NULL;
+		}
+	}
+	for (size_t i = 0; i < n && !area; i++)
+		if (!c.f[i].why)
+			c.f[i].why = "no memory within 2 GB of it";
+	if (area)
+		write_jumps(o, c.f, n);
+	for (size_t i = 0; i < n; i++)
+		if (c.f[i].why)
+			skip(o, c.names + c.f[i].name, c.f[i].why);
+	sc_mem_free(c.f);
+	sc_mem_free(c.names);
+}
+
+/* Patches the functions wanted in the objects registered from first on
+ * (after their GOT slots: sc_objects_scan). Under the runtime lock. */
+void sc_functions_patch(uint32_t first)
+{
+	static bool tried;
+	if (!tried) {
+		tried = true;
+		functions_init();
+	}
+	if (!spec)
+		return;
+	for (uint32_t i = first, n = sc_object_count(); i < n; i++) {
+		struct sc_object *o = sc_object_get(i);
+		if (!o->skip && !o->gone && !sc_functions_decoder(o->path))
+			patch_object(o);
+	}
+}
