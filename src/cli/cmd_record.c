@@ -25,6 +25,7 @@
 
 #include "cli.h"
 #include "format.h"
+#include "record_functions.h"
 
 /* one "scaler: ..." line on stderr; returns the exit status 2 */
 __attribute__((format(printf, 1, 2)))
@@ -268,7 +269,7 @@ static const char *timing_choice(size_t i, const char **help)
 	return cli_choice_at(timing_modes, sizeof(timing_modes) / sizeof(timing_modes[0]), i, help);
 }
 
-enum { OPT_TIMING = 256 };
+enum { OPT_TIMING = 256, OPT_FUNCTIONS };
 
 static const struct cli_opt record_opts[] = {
 	{ 'o', "output", required_argument, "DIR", CLI_DIR, NULL, "scaler.data",
@@ -276,12 +277,15 @@ static const struct cli_opt record_opts[] = {
 	  "(anything else there is left alone and the record refused)" },
 	{ OPT_TIMING, "timing", required_argument, "MODE", CLI_CHOICE, timing_choice, "adaptive",
 	  "which calls are timed:" },
+	{ OPT_FUNCTIONS, "functions", required_argument, "PATTERN,...", CLI_WORD, NULL, NULL,
+	  "also count the functions matched by PATTERN = [COMPONENT:]GLOB (no COMPONENT: "
+	  "the executable), exported or not, patched at their entries" },
 	{ 0, NULL, 0, NULL, 0, NULL, NULL, NULL },
 };
 
 static const struct cli_cmd record_cmd = {
 	.name = "record",
-	.synopsis = "[-o DIR] [--timing MODE] [--] CMD [ARG...]",
+	.synopsis = "[-o DIR] [--timing MODE] [--functions PATTERN,...] [--] CMD [ARG...]",
 	.about = "Runs CMD with the runtime (libscaler.so) preloaded: every call between the "
 		 "executable and its shared libraries is counted, and timed as --timing says, "
 		 "into DIR. Child processes (fork, exec) are profiled into the same DIR. "
@@ -298,6 +302,7 @@ int cmd_record(int argc, char **argv)
 {
 	const char *dir = "scaler.data";
 	const char *timing = "adaptive";
+	const char *functions = NULL;
 	int c;
 
 	optind = 0;     /* getopt starts afresh (and reads the "+" again) */
@@ -309,10 +314,14 @@ int cmd_record(int argc, char **argv)
 				return 2;
 			timing = optarg;
 			break;
+		case OPT_FUNCTIONS: functions = optarg; break;
 		case CLI_EXIT: return 0;
 		default: return 2;
 		}
 	}
+	char ferr[256];
+	if (functions && record_functions_check(functions, ferr, sizeof(ferr)) != 0)
+		return cli_usage_error(&record_cmd, "%s", ferr);
 	if (optind >= argc)
 		return cli_usage_error(&record_cmd, "no command to run (scaler record [options] "
 				       "[--] CMD [ARG...])");
@@ -336,6 +345,10 @@ int cmd_record(int argc, char **argv)
 	setenv("LD_PRELOAD", preload, 1);
 	setenv("SCALER_DIR", absdir, 1);
 	setenv("SCALER_TIMING", timing, 1);
+	if (functions)
+		setenv("SCALER_FUNCTIONS", functions, 1);
+	else
+		unsetenv("SCALER_FUNCTIONS");
 	free(preload);
 
 	/* Signals sent to us are the command's: servers are stopped by
@@ -380,6 +393,8 @@ int cmd_record(int argc, char **argv)
 	}
 	uint64_t wall = mono_ns() - t0;
 	write_exit(absdir, pid, status, wall);
+	if (functions)
+		record_functions_summary(absdir);
 	if (WIFSIGNALED(status))
 		return 128 + WTERMSIG(status);
 	return WEXITSTATUS(status);

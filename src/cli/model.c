@@ -24,7 +24,7 @@ struct call_in {
 	long double total_ns, self_ns;
 	long double attr_ns, wait_ns;
 	int64_t max_ns;
-	int wait;
+	int wait, function;
 	long double hist[SC_HIST_BUCKETS];     /* by sc_hist_lo_ns */
 };
 
@@ -180,10 +180,11 @@ static void agg_build(struct sc_agg *a, struct call_in *in, size_t nin,
 		long double hist[SC_HIST_BUCKETS] = {0};
 		uint64_t count = 0, timed = 0;
 		int64_t maxns = 0;
-		int wait = 0, b;
+		int wait = 0, function = 0, b;
 
 		for (j = i; j < nin && cmp_call_key(&in[i], &in[j]) == 0; j++) {
 			wait |= in[j].wait;
+			function |= in[j].function;
 			tot += in[j].total_ns;
 			self += in[j].self_ns;
 			attr += in[j].attr_ns;
@@ -204,6 +205,7 @@ static void agg_build(struct sc_agg *a, struct call_in *in, size_t nin,
 		c->count = count;
 		c->timed = timed;
 		c->wait = wait;
+		c->function = function;
 		c->total_ns = sc_round_ns(tot);
 		c->self_ns = sc_round_ns(self);
 		if (c->self_ns > c->total_ns)
@@ -345,6 +347,7 @@ static void image_agg(struct sc_agg *a, struct sc_profile *p, const struct sc_im
 		in[nin].total_ns = e->total_ns;
 		in[nin].self_ns = e->self_ns;
 		in[nin].wait = (e->flags & SC_ENT_WAIT) != 0;
+		in[nin].function = (e->flags & SC_ENT_FUNC) != 0;
 		if (im->timing_mode != SC_TIMING_NONE) {
 			in[nin].wait_ns = sc_ticks_to_ns(im->tsc_hz, e->block_ticks);
 			/* a Wait is no part of the critical time */
@@ -381,6 +384,7 @@ static void profile_agg(struct sc_agg *a, const struct sc_agg *img, size_t nimg)
 			in[nin].total_ns = (long double)c->total_ns;
 			in[nin].self_ns = (long double)c->self_ns;
 			in[nin].wait = c->wait;
+			in[nin].function = c->function;
 			in[nin].attr_ns = (long double)c->attr_ns;
 			in[nin].wait_ns = (long double)c->wait_ns;
 			in[nin].max_ns = c->max_ns;

@@ -57,6 +57,8 @@ struct sc_call {
 	int64_t total_ns;       /* estimated inclusive time */
 	int64_t self_ns;        /* estimated exclusive time, >= 0 */
 	int wait;               /* a blocking API (SC_ENT_WAIT): time is Wait */
+	int function;           /* a function patched at its entry (SC_ENT_FUNC),
+				   not an import */
 	int64_t wait_ns;        /* part of total_ns that is Wait: all of it for
 				   a blocking API, the blocked calls of a
 				   read-like one (SC_ENT_IOWAIT) */

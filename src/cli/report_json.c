@@ -43,6 +43,8 @@ static void json_call(struct sc_json *j, const struct sc_call *c)
 	sc_json_string(j, c->callee);
 	sc_json_key(j, "api");
 	sc_json_string(j, c->api);
+	sc_json_key(j, "kind");
+	sc_json_string(j, c->function ? "function" : "import");
 	sc_json_key(j, "count");
 	sc_json_uint(j, c->count);
 	sc_json_key(j, "timed");
@@ -202,6 +204,31 @@ static void json_groups(struct sc_json *j, const struct report_group *g, size_t 
 	sc_json_end_array(j);
 }
 
+/* the functions --functions matched that were not patched, and why */
+static void json_skipped(struct sc_json *j, const struct report *r)
+{
+	sc_json_key(j, "skipped_functions");
+	sc_json_begin_array(j);
+	for (size_t i = 0; i < r->p->nimages; i++) {
+		const struct sc_image *im = &r->p->images[i];
+		if (!report_has_image(r, im))
+			continue;
+		for (size_t k = 0; k < im->nskipped; k++) {
+			const struct sc_skipped *s = &im->skipped[k];
+			const struct sc_object *o = sc_image_object(im, s->obj);
+			sc_json_begin_object(j);
+			sc_json_key(j, "component");
+			sc_json_string(j, o ? o->name : "?");
+			sc_json_key(j, "function");
+			sc_json_string(j, s->name);
+			sc_json_key(j, "reason");
+			sc_json_string(j, s->reason);
+			sc_json_end_object(j);
+		}
+	}
+	sc_json_end_array(j);
+}
+
 void report_json(const struct report *r)
 {
 	const struct sc_profile *p = r->p;
@@ -221,6 +248,7 @@ void report_json(const struct report *r)
 	json_agg(&j, r, r->agg);
 	json_threads(&j, p, r->only);
 	json_groups(&j, r->groups, r->ngroups);
+	json_skipped(&j, r);
 	sc_json_key(&j, "processes");
 	sc_json_begin_array(&j);
 	for (i = 0; i < p->nimages; i++) {

@@ -174,6 +174,7 @@ struct meta_state {
 	struct thr_tmp *thrs; size_t nthrs, capthrs;
 	struct unload_tmp *unl; size_t nunl, capunl;
 	struct bind_tmp *binds; size_t nbinds, capbinds;
+	size_t capskip;         /* of the image's skipped */
 };
 
 static int cmp_obj_tmp(const void *a, const void *b)
@@ -261,6 +262,7 @@ static const char *meta_type_name(uint32_t type)
 	case SC_M_EXIT: return "EXIT";
 	case SC_M_UNLOAD: return "UNLOAD";
 	case SC_M_BIND: return "BIND";
+	case SC_M_SKIP: return "SKIP";
 	default: return "unknown";
 	}
 }
@@ -376,6 +378,7 @@ static int load_meta(struct sc_profile *p, struct sc_image *im, struct meta_stat
 		case SC_M_THREAD: need = sizeof(struct sc_m_thread); break;
 		case SC_M_END: need = sizeof(struct sc_m_end); break;
 		case SC_M_EXIT: need = sizeof(struct sc_m_exit); break;
+		case SC_M_SKIP: need = sizeof(struct sc_m_skip); break;
 		default: break;
 		}
 		if (rec.len < need) {
@@ -476,6 +479,21 @@ static int load_meta(struct sc_profile *p, struct sc_image *im, struct meta_stat
 			memcpy(&im->exit, pl, sizeof(im->exit));
 			im->has_exit = 1;
 			break;
+		case SC_M_SKIP: {
+			struct sc_m_skip sk;
+			struct sc_skipped *t;
+			size_t at;
+
+			memcpy(&sk, pl, sizeof(sk));
+			im->skipped = sc_grow(im->skipped, &ms->capskip, im->nskipped + 1,
+					      sizeof(*im->skipped));
+			t = &im->skipped[im->nskipped++];
+			t->obj = sk.obj;
+			t->reason = payload_str(p, pl, rec.len, sizeof(sk));
+			at = sizeof(sk) + strlen(t->reason) + 1;
+			t->name = at < rec.len ? payload_str(p, pl, rec.len, at) : "?";
+			break;
+		}
 		default:
 			break;          /* unknown types are skipped */
 		}
@@ -1062,6 +1080,7 @@ void sc_profile_free(struct sc_profile *p)
 		free(im->entries);
 		free(im->threads);
 		free(im->longest);
+		free(im->skipped);
 	}
 	free(p->images);
 	for (b = p->strings_; b; b = next) {

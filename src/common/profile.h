@@ -76,6 +76,12 @@ struct sc_longest {
 	uint64_t ticks;
 };
 
+/* A function --functions matched that the runtime did not patch. */
+struct sc_skipped {
+	uint32_t obj;               /* object id */
+	const char *name, *reason;
+};
+
 /* One process image: one pid between two execs. */
 struct sc_image {
 	const char *meta_file;      /* file name within the profile directory */
@@ -101,6 +107,8 @@ struct sc_image {
 	struct sc_thread *threads;  /* by seq */
 	size_t nlongest;
 	struct sc_longest *longest; /* in the order read */
+	size_t nskipped;
+	struct sc_skipped *skipped; /* in the order recorded */
 	/* the interceptor's cost taken off each timed call, over the
 	 * threads' measurements (sc_thr_header.ovh_*), in ticks, and as ns
 	 * (0 without measurements or a clock rate); unknown (ovh_unknown
