@@ -112,3 +112,10 @@ exe $CC sc_inflight inflight/main.c -lsc_ev -pthread
 
 lib $CC libsc_smp.so sample/sc_smp.c
 exe $CC sc_sample sample/main.c -lsc_smp
+
+# --functions (checks/functions.py): the program, and a stripped copy whose
+# functions are known only from .eh_frame
+exe $CXX sc_functions functions/main.cc -pthread
+if stale "$out/sc_functions_stripped" "$out/sc_functions"; then
+	strip -o "$out/sc_functions_stripped" "$out/sc_functions"
+fi

@@ -1,0 +1,143 @@
+"""functions.py - `scaler record --functions` on sc_functions, whose
+functions count their own calls and print the counts: every patched one
+must have exactly that count in the report (kind "function", its own
+component calling), the ones that cannot be patched safely must be listed
+with their reason, and the program's output must be unchanged. The same
+on the stripped copy, whose functions are named sc_functions_stripped+0xOFF
+from .eh_frame, and under --timing=all (functions are counted, never
+timed). Checks: functions, functions-stripped, functions-timing-all (lazy),
+functions-errors (lazy)."""
+import json
+import os
+import re
+
+from harness import guarded, run
+
+MODE = "e2e"
+
+REFUSED = {
+    "fn_loophead": "a branch into the overwritten bytes",
+    "fn_tiny4": "shorter than the jump",
+}
+
+
+def own_counts(out):
+    """{function: calls} from the program's "calls ..." line."""
+    m = re.search(rb"^calls (.*)$", out, re.M)
+    words = m.group(1).decode().split() if m else []
+    return {words[i]: int(words[i + 1]) for i in range(0, len(words) - 1, 2)}
+
+
+def record_functions(t, exe, spec, name, timing=None):
+    """Runs exe without and with scaler; (problems, report, stdout, stderr)."""
+    rc, want, _ = run([exe])
+    prof = os.path.join(t.tmp, name)
+    cmd = [t.scaler, "record", "-o", prof, "--functions=" + spec]
+    if timing:
+        cmd.append("--timing=" + timing)
+    rc2, got, err = run(cmd + ["--", exe])
+    if rc != 0 or rc2 != 0 or got != want:
+        return ["output %r (exit %d) with scaler, %r (exit %d) without: %s"
+                % (got[-200:], rc2, want[-200:], rc, err[-300:])], None, want, err
+    rc, rep, err2 = run([t.scaler, "report", "-i", prof, "--format", "json"])
+    if rc != 0:
+        return ["report exited %d: %s" % (rc, err2[-300:])], None, want, err
+    return [], json.loads(rep), want, err
+
+
+def function_rows(rep, comp):
+    rows = {}
+    for c in rep["calls"]:
+        if c["kind"] == "function":
+            if c["caller"] != comp or c["callee"] != comp:
+                rows[c["api"]] = None           # someone else's: wrong
+            else:
+                rows[c["api"]] = c
+    return rows
+
+
+def check_counts(rows, want, name_of):
+    bad = []
+    for fn, n in sorted(want.items()):
+        row = rows.get(name_of(fn))
+        if not row or row["count"] != n:
+            bad.append("%s: %s calls in the report, %d by its own count"
+                       % (name_of(fn), row["count"] if row else "no row", n))
+    return bad
+
+
+def check_summary(err, rep):
+    m = re.search(rb"scaler: (\d+) functions patched, (\d+) skipped", err)
+    if not m:
+        return ["no 'N functions patched, M skipped' line: %r" % err[-200:]]
+    if int(m.group(2)) != len(rep["skipped_functions"]):
+        return ["summary says %s skipped, the report lists %d"
+                % (m.group(2).decode(), len(rep["skipped_functions"]))]
+    return []
+
+
+def functions(t, timing=None):
+    bad, rep, out, err = record_functions(t, t.exe("functions"), "fn_*", "f", timing)
+    if bad:
+        return bad
+    want = own_counts(out)
+    if len(want) != 10:
+        return ["the program's counts: %r" % want]
+    rows = function_rows(rep, "sc_functions")
+    bad = check_counts(rows, want, lambda fn: fn)
+    for r in rows.values():
+        if r and timing == "all" and r["timed"] != 0:
+            bad.append("%s timed %d calls (functions are only counted)" % (r["api"], r["timed"]))
+    skipped = {s["function"]: s for s in rep["skipped_functions"]}
+    for fn, why in REFUSED.items():
+        s = skipped.get(fn)
+        if not s or s["reason"] != why or s["component"] != "sc_functions":
+            bad.append("%s: skipped as %r, want %r" % (fn, s, why))
+        if fn in rows:
+            bad.append("%s was patched" % fn)
+    for fn, s in skipped.items():
+        if fn not in REFUSED and not fn.endswith(".cold") and not fn.startswith("fn_thrower."):
+            bad.append("%s skipped: %s" % (fn, s["reason"]))
+    imports = [c for c in rep["calls"] if c["kind"] == "import" and c["api"] == "qsort"]
+    if len(imports) != 1 or imports[0]["count"] != 1:
+        bad.append("qsort import rows: %r" % imports)
+    return bad + check_summary(err, rep)
+
+
+def functions_stripped(t):
+    exe = t.exe("functions_stripped")
+    rc, nm, _ = run(["nm", t.exe("functions")])
+    if rc != 0:
+        return ["nm %s failed" % t.exe("functions")]
+    addr = {}
+    for line in nm.decode().splitlines():
+        f = line.split()
+        if len(f) == 3 and f[1] in "tT":
+            addr[f[2]] = int(f[0], 16)
+    bad, rep, out, err = record_functions(t, exe, "*", "s")
+    if bad:
+        return bad
+    want = own_counts(out)
+    rows = function_rows(rep, "sc_functions_stripped")
+    return check_counts(rows, want,
+                        lambda fn: "sc_functions_stripped+0x%x" % addr.get(fn, 0)) + \
+        check_summary(err, rep)
+
+
+def functions_errors(t):
+    bad = []
+    for spec in ("", "a:", ":b", "a,,b"):
+        rc, out, err = run([t.scaler, "record", "-o", os.path.join(t.tmp, "e"),
+                            "--functions=" + spec, "--", "true"])
+        lines = err.decode(errors="replace").strip().splitlines()
+        if rc == 0 or len(lines) != 1 or not lines[0].startswith("scaler: "):
+            bad.append("--functions=%r: exit %d, stderr %r" % (spec, rc, err[-200:]))
+    return bad
+
+
+def checks(t):
+    guarded("functions", t.variant, lambda: functions(t))
+    guarded("functions-stripped", t.variant, lambda: functions_stripped(t))
+    if t.variant == "lazy":
+        guarded("functions-timing-all", t.variant, lambda: functions(t, "all"))
+        guarded("functions-errors", t.variant, lambda: functions_errors(t))
