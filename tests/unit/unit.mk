@@ -29,6 +29,15 @@ $(ARCH_UNIT:%=$(BUILD)/tests/asan/test_%): $(BUILD)/tests/asan/test_%: tests/uni
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(ASAN_FLAGS) -Itests/unit -o $@ $< arch/$(ARCH)/$*.c
 
+# The function-entry patcher (fnpatch.c), with the decoder it loads.
+$(BUILD)/tests/test_fnpatch: tests/unit/test_fnpatch.c arch/$(ARCH)/fnpatch.c arch/$(ARCH)/fnpatch.h
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -Itests/unit -o $@ $< arch/$(ARCH)/fnpatch.c -ldl
+
+$(BUILD)/tests/asan/test_fnpatch: tests/unit/test_fnpatch.c arch/$(ARCH)/fnpatch.c arch/$(ARCH)/fnpatch.h
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(ASAN_FLAGS) -Itests/unit -o $@ $< arch/$(ARCH)/fnpatch.c -ldl
+
 # The report writers and the nesting tree (src/cli/report_*.c) on
 # in-memory profiles.
 REPORT_SRC := $(wildcard src/cli/report_*.c) src/cli/model.c

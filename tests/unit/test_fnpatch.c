@@ -1,0 +1,118 @@
+/*
+ * test_fnpatch.c - unit test of arch/x86_64/fnpatch.c: which function
+ * bodies are refused and why, the replay copy of the overwritten
+ * instructions (rip-relative operands and branches fixed, the jump back),
+ * and the per-function counting code decoding as the instructions it is
+ * meant to be.
+ */
+#include <string.h>
+
+#include "fnpatch.h"
+#include "check.h"
+
+#define ADDR 0x400000ull
+
+static int plan(const uint8_t *code, size_t n, struct sc_fn_plan *p, const char **why)
+{
+	*why = NULL;
+	return sc_arch_fn_plan(code, n, ADDR, p, why);
+}
+
+static void refused(const char *what, const uint8_t *code, size_t n, const char *want)
+{
+	struct sc_fn_plan p;
+	const char *why;
+	int r = plan(code, n, &p, &why);
+	CHECK(r == -1 && why && !strcmp(why, want), "%s: refused as '%s' (want '%s')", what,
+	      why ? why : "-", want);
+}
+
+static int32_t rel_at(const uint8_t *c)
+{
+	int32_t r;
+	memcpy(&r, c, 4);
+	return r;
+}
+
+int main(void)
+{
+	const char *why = NULL;
+	CHECK(sc_arch_decoder_load(&why) == 0, "Zydis loads (%s)", why ? why : "ok");
+	struct sc_fn_plan p;
+	uint8_t out[SC_FN_REPLAY_MAX];
+	uint64_t out_addr = ADDR + 0x10000;
+
+	/* mov 0x100(%rip),%rax; ret: the displacement follows the move */
+	static const uint8_t rip[] = {0x48, 0x8b, 0x05, 0x00, 0x01, 0x00, 0x00, 0xc3};
+	CHECK(plan(rip, sizeof(rip), &p, &why) == 0 && p.at == 0 && p.len == 7 && !p.nops,
+	      "rip-relative first instruction: at %u, %u bytes", p.at, p.len);
+	size_t n = sc_arch_fn_replay(out, out_addr, rip, ADDR, &p);
+	CHECK_EQ(n, 12, "rip replay: the move and a jump back");
+	CHECK(!memcmp(out, rip, 3) && (int64_t)rel_at(out + 3) == (int64_t)(ADDR + 7 + 0x100) -
+	      (int64_t)(out_addr + 7), "rip replay: the operand still reaches ADDR+0x107");
+	CHECK(out[7] == 0xe9 && out_addr + 12 + (uint64_t)(int64_t)rel_at(out + 8) == ADDR + 7,
+	      "rip replay: jumps back to ADDR+7");
+
+	/* endbr64; je +5; mov %rdi,%rax; ... : endbr kept, je widened */
+	static const uint8_t jcc[] = {0xf3, 0x0f, 0x1e, 0xfa, 0x74, 0x05, 0x48, 0x89, 0xf8,
+				      0x90, 0x90, 0xc3, 0xc3, 0xc3};
+	CHECK(plan(jcc, sizeof(jcc), &p, &why) == 0 && p.at == 4 && p.len == 5,
+	      "endbr64 kept: jump at +%u over %u bytes", p.at, p.len);
+	n = sc_arch_fn_replay(out, out_addr, jcc, ADDR, &p);
+	CHECK(n == 14 && out[0] == 0x0f && out[1] == 0x84 &&
+	      out_addr + 6 + (uint64_t)(int64_t)rel_at(out + 2) == ADDR + 11,
+	      "je rel8 becomes je rel32 to the same target");
+	CHECK(!memcmp(out + 6, jcc + 6, 3) && out[9] == 0xe9 &&
+	      out_addr + 14 + (uint64_t)(int64_t)rel_at(out + 10) == ADDR + 9,
+	      "then the move, then the jump back to ADDR+9");
+
+	/* a compiler's patch site: five bytes of nop */
+	static const uint8_t nops[] = {0x0f, 0x1f, 0x44, 0x00, 0x00, 0x31, 0xc0, 0xc3};
+	CHECK(plan(nops, sizeof(nops), &p, &why) == 0 && p.nops && p.len == 5, "nop patch site");
+	n = sc_arch_fn_replay(out, out_addr, nops, ADDR, &p);
+	CHECK(n == 5 && out[0] == 0xe9, "nop site: nothing moved, only the jump back");
+
+	/* direct recursion: a call to the entry is a call */
+	static const uint8_t rec[] = {0x48, 0x89, 0xf8, 0x48, 0x89, 0xf8, 0xe8, 0xf5, 0xff,
+				      0xff, 0xff, 0xc3};
+	CHECK(plan(rec, sizeof(rec), &p, &why) == 0, "a call to its own entry is accepted");
+
+	static const uint8_t tiny[] = {0x8d, 0x47, 0x01, 0xc3};
+	refused("4 bytes", tiny, sizeof(tiny), "shorter than the jump");
+	static const uint8_t ret5[] = {0x31, 0xc0, 0xc3, 0x90, 0x90, 0x90};
+	refused("ret inside the first 5 bytes", ret5, sizeof(ret5), "shorter than the jump");
+	static const uint8_t loop[] = {0x48, 0xff, 0xcf, 0x75, 0xfb, 0xb8, 0x07, 0x00, 0x00, 0x00,
+				       0xc3};
+	refused("loop head at the entry", loop, sizeof(loop), "a branch into the overwritten bytes");
+	static const uint8_t into[] = {0x48, 0x89, 0xf8, 0x48, 0x89, 0xf8, 0xeb, 0xfb, 0xc3};
+	refused("jump into the second instruction", into, sizeof(into),
+		"a branch into the overwritten bytes");
+	static const uint8_t ind[] = {0x48, 0x89, 0xf8, 0x48, 0x89, 0xf8, 0xff, 0xe0};
+	refused("jmp *%rax", ind, sizeof(ind), "an indirect jump");
+	static const uint8_t call[] = {0xe8, 0x00, 0x00, 0x00, 0x00, 0xc3};
+	refused("call first", call, sizeof(call), "a call in the overwritten bytes");
+	static const uint8_t lp[] = {0xe2, 0x10, 0x48, 0x89, 0xf8, 0xc3};
+	refused("loop rel8 first", lp, sizeof(lp), "an overwritten instruction that cannot be moved");
+	static const uint8_t bad[] = {0x48, 0x89, 0xf8, 0x06, 0x90, 0x90, 0xc3};
+	refused("an invalid opcode", bad, sizeof(bad), "an instruction the decoder does not know");
+
+	/* the counting code: decodes to the instructions at the offsets
+	 * fnpatch.h's layout gives */
+	uint8_t head[SC_FN_HEAD], tail[SC_FN_TAIL];
+	CHECK(sc_arch_fn_head(head, ADDR, 5, 0x100, 0x108, tail, ADDR + 0x70, ADDR - 0x40),
+	      "head and tail written");
+	static const unsigned starts[] = {0, 5, 18, 24, 33, 40, SC_FN_HEAD};
+	unsigned off = 0, k = 0;
+	struct sc_insn in;
+	while (off < SC_FN_HEAD && sc_arch_decode(head + off, SC_FN_HEAD - off, ADDR + off, &in) == 0 &&
+	       off == starts[k]) {
+		off += in.len;
+		k++;
+	}
+	CHECK(off == SC_FN_HEAD && k == 6, "head: six instructions, %u bytes", off);
+	CHECK(sc_arch_decode(head + 18, 6, ADDR + 18, &in) == 0 && in.kind == SC_INSN_JCC &&
+	      in.cc == 2 && in.target == ADDR + 0x70, "head: jb to the tail");
+	CHECK(sc_arch_decode(tail + 11, 6, ADDR + 0x70 + 11, &in) == 0 &&
+	      in.kind == SC_INSN_JMP_IND, "tail: jmp through the pointer");
+	return check_summary();
+}
