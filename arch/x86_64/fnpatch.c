@@ -249,35 +249,61 @@ size_t sc_arch_fn_replay(uint8_t *out, uint64_t out_addr, const uint8_t *code, u
 	return n;
 }
 
-bool sc_arch_fn_head(uint8_t *c, uint64_t code_addr, uint32_t idx, int32_t lim_off,
-		     int32_t recs_off, uint8_t *t, uint64_t tail_addr, uint64_t rare_ptr)
+/* `op r10, disp32(%rip)`: 4c <op> 15 <rel32>, 7 bytes (op 2b sub, 3b cmp) */
+static bool rip_op(uint8_t *c, uint64_t c_addr, uint8_t op, uint64_t to)
 {
-	/* mirrors sc_arch_write_entry's counted path (arch.h), with %r10 kept
-	 * below the stack pointer (the callee's red zone, free at its entry:
-	 * a signal frame skips it) */
+	c[0] = 0x4c, c[1] = op, c[2] = 0x15;
+	return put_rel32(c + 3, c_addr + 7, to);
+}
+
+bool sc_arch_fn_head(uint8_t *c, uint64_t ca, uint8_t *t, uint64_t ta,
+		     const struct sc_fn_refs *r)
+{
+	/* the counted path mirrors sc_arch_write_entry's (arch.h), with %r10
+	 * kept below the stack pointer (the callee's red zone, free at its
+	 * entry: a signal frame skips it) */
 	static const uint8_t save_r10[5] = {0x4c, 0x89, 0x54, 0x24, 0xf8};
 	static const uint8_t load_r10[5] = {0x4c, 0x8b, 0x54, 0x24, 0xf8};
-	if (idx >= (1u << (31 - 8)))
+	static const uint8_t ret_r10[4] = {0x4c, 0x8b, 0x14, 0x24};     /* mov (%rsp), %r10 */
+	if (r->idx >= (1u << (31 - 8)))
 		return false;
-	uint32_t imm = idx + 1, rec = idx << 8, cnt = rec;     /* RC_COUNT is 0 */
+	uint32_t imm = r->idx + 1, rec = r->idx << 8, cnt = rec;       /* RC_COUNT is 0 */
 	memcpy(c, save_r10, 5);
-	c[5] = 0x64, c[6] = 0x48, c[7] = 0x81, c[8] = 0x3c, c[9] = 0x25;       /* cmpq $imm, %fs:lim */
-	memcpy(c + 10, &lim_off, 4);
-	memcpy(c + 14, &imm, 4);
-	c[18] = 0x0f, c[19] = 0x82;                                             /* jb tail */
-	c[24] = 0x64, c[25] = 0x4c, c[26] = 0x8b, c[27] = 0x14, c[28] = 0x25;  /* mov %fs:recs, %r10 */
-	memcpy(c + 29, &recs_off, 4);
-	c[33] = 0x49, c[34] = 0xff, c[35] = 0x82;                               /* incq cnt(%r10) */
-	memcpy(c + 36, &cnt, 4);
-	memcpy(c + 40, load_r10, 5);
-	/* tail: r10 back, r11 = idx << 8, CF still set by the cmp */
+	memcpy(c + 5, ret_r10, 4);
+	bool ok = rip_op(c + 9, ca + 9, 0x2b, r->own_lo) &&            /* sub lo, %r10 */
+		  rip_op(c + 16, ca + 16, 0x3b, r->own_lo + 8);         /* cmp span, %r10 */
+	c[23] = 0x0f, c[24] = 0x83;                                     /* jae foreign */
+	ok = ok && put_rel32(c + 25, ca + 29, ta + 17);
+	c[29] = 0x64, c[30] = 0x48, c[31] = 0x81, c[32] = 0x3c, c[33] = 0x25; /* cmpq $imm, %fs:lim */
+	memcpy(c + 34, &r->lim_off, 4);
+	memcpy(c + 38, &imm, 4);
+	c[42] = 0x0f, c[43] = 0x82;                                     /* jb no_record */
+	ok = ok && put_rel32(c + 44, ca + 48, ta);
+	c[48] = 0x64, c[49] = 0x4c, c[50] = 0x8b, c[51] = 0x14, c[52] = 0x25; /* mov %fs:recs, %r10 */
+	memcpy(c + 53, &r->recs_off, 4);
+	c[57] = 0x49, c[58] = 0xff, c[59] = 0x82;                       /* incq cnt(%r10) */
+	memcpy(c + 60, &cnt, 4);
+	memcpy(c + 64, load_r10, 5);
+	/* no_record: r10 back, r11 = idx << 8, CF still set by the cmp */
 	memcpy(t, load_r10, 5);
 	t[5] = 0x41, t[6] = 0xbb;
 	memcpy(t + 7, &rec, 4);
 	t[11] = 0xff, t[12] = 0x25;
-	t[17] = 0xcc, t[18] = 0xcc;
-	return put_rel32(c + 20, code_addr + 24, tail_addr) &&
-	       put_rel32(t + 13, tail_addr + 17, rare_ptr);
+	ok = ok && put_rel32(t + 13, ta + 17, r->rare_ptr);
+	/* foreign: the caller's entry when it is the cached caller, else
+	 * sc_fn_miss with r11 = the function's number */
+	memcpy(t + 17, ret_r10, 4);
+	ok = ok && rip_op(t + 21, ta + 21, 0x2b, r->cache) &&
+	     rip_op(t + 28, ta + 28, 0x3b, r->cache + 8);
+	memcpy(t + 35, load_r10, 5);
+	t[40] = 0x73, t[41] = 6;                                        /* jae miss */
+	t[42] = 0xff, t[43] = 0x25;
+	ok = ok && put_rel32(t + 44, ta + 48, r->cache + 16);
+	t[48] = 0x41, t[49] = 0xbb;
+	memcpy(t + 50, &r->fn, 4);
+	t[54] = 0xff, t[55] = 0x25;
+	ok = ok && put_rel32(t + 56, ta + 60, r->miss_ptr);
+	return ok;
 }
 
 bool sc_arch_fn_jump(uint8_t *out, uint64_t at_addr, uint64_t to, uint32_t len)

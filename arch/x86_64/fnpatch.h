@@ -69,18 +69,29 @@ size_t sc_arch_fn_replay(uint8_t *out, uint64_t out_addr, const uint8_t *code, u
 			 const struct sc_fn_plan *p);
 
 /*
- * The code a patched entry jumps to (SC_FN_HEAD bytes, then the replay
- * copy right after it): counts the call in record idx of the thread and
- * falls through to the replay; without a record (a new thread, a busy
- * one) it goes to *rare (sc_shadow_rare) as a shadow entry would. Keeps
- * every register but the flags: a caller of a local function may rely on
- * it not touching registers it does not use (-fipa-ra). False if an
- * operand does not fit.
+ * The code a patched entry jumps to: SC_FN_HEAD bytes, the replay copy
+ * right after them, and SC_FN_TAIL bytes elsewhere (tail). A call from the
+ * function's own object (its return address in [lo, lo + span)) is
+ * counted in record idx of the thread, keeping every register but the
+ * flags: a caller of a local function may rely on it not touching
+ * registers it does not use (-fipa-ra); without a record (a new thread,
+ * a busy one) it goes to *rare_ptr (sc_shadow_rare) as a shadow entry's
+ * would. A call from elsewhere goes to the cached caller's shadow entry
+ * (cache: {lo, span, code}) when its return address is in that range,
+ * else to *miss_ptr (sc_fn_miss) with %r11 = fn. False if an operand does
+ * not fit.
  */
-#define SC_FN_HEAD 45u
-#define SC_FN_TAIL 19u
-bool sc_arch_fn_head(uint8_t *code, uint64_t code_addr, uint32_t idx, int32_t lim_off,
-		     int32_t recs_off, uint8_t *tail, uint64_t tail_addr, uint64_t rare_ptr);
+#define SC_FN_HEAD 69u
+#define SC_FN_TAIL 60u
+struct sc_fn_refs {
+	uint32_t idx, fn;
+	int32_t lim_off, recs_off;      /* of sc_tls_lim, sc_tls_recs */
+	uint64_t own_lo;                /* address of {lo, span} */
+	uint64_t cache;                 /* address of {lo, span, code} */
+	uint64_t rare_ptr, miss_ptr;    /* addresses of the pointers */
+};
+bool sc_arch_fn_head(uint8_t *code, uint64_t code_addr, uint8_t *tail, uint64_t tail_addr,
+		     const struct sc_fn_refs *r);
 
 /* The jump written at the entry (SC_FN_JMP bytes, then int3 up to len). */
 bool sc_arch_fn_jump(uint8_t *out, uint64_t at_addr, uint64_t to, uint32_t len);

@@ -44,8 +44,11 @@ void record_functions_summary(const char *dir)
 		size_t patched = 0, skipped = 0;
 		for (size_t i = 0; i < p.nimages; i++) {
 			const struct sc_image *im = &p.images[i];
+			/* a function's own entry; its callers in other
+			 * objects have entries of their own */
 			for (size_t k = 0; k < im->nentries; k++)
-				patched += (im->entries[k].flags & SC_ENT_FUNC) != 0;
+				patched += (im->entries[k].flags & SC_ENT_FUNC) &&
+					   im->entries[k].caller == im->entries[k].callee;
 			skipped += im->nskipped;
 		}
 		fprintf(stderr, "scaler: %zu functions patched, %zu skipped\n", patched, skipped);

@@ -38,9 +38,51 @@
 
 _Static_assert(SC_ENT_FUNC < (1u << (32 - HK_IDX_BITS)), "SC_ENT_FUNC fits struct sc_hook");
 
-#define SLOT 128u               /* one function's code: head, replay, tail */
-#define AREA_HEAD 64u           /* the pointer to sc_shadow_rare */
+#define SLOT 256u               /* one function's code: head, replay, tail */
 _Static_assert(SC_FN_HEAD + SC_FN_REPLAY_MAX + SC_FN_TAIL <= SLOT, "slot");
+
+/*
+ * An object's patched functions live in one mapping near it: their code
+ * (read+exec once written), then data the code reads and the runtime
+ * writes (read+write, never exec):
+ *   struct data   the object's range, for "is the caller this object?",
+ *                 and the two pointers the code jumps through
+ *   cache[k]      per function: the first other object that called it,
+ *                 {lo, span, its shadow entry's code}; span 0: none yet
+ */
+struct data {
+	uint64_t lo, span;
+	void *rare, *miss;
+	uint64_t pad[4];
+};
+#define CACHE 32u
+
+/*
+ * Every patched function, by number (the code's %r11 for sc_fn_miss), and
+ * the callers from other objects that have a shadow entry for it: their
+ * calls are timed like an import's (their caller keeps nothing the ABI
+ * does not promise), and counted once when they come through a GOT slot
+ * or dlsym pointer (sc_functions_target sends the import's entry to the
+ * replay copy). Written under the leaf lock (callers) or the runtime lock
+ * (new functions), read without.
+ */
+#define MAX_FNS (1u << 20)
+#define FN_CALLERS 6u
+struct fnrec {
+	uintptr_t entry;
+	void *replay;
+	const char *name;
+	uint64_t *cache;
+	uint32_t obj, n;
+	struct { uint32_t caller, idx; } callers[FN_CALLERS];
+};
+static struct fnrec *fns;
+static uint32_t n_fns;
+/* each object's functions: fns[first .. first + n), sorted by entry */
+static struct { uint32_t first, n; } obj_fns[SC_MAX_OBJECTS];
+
+void sc_fn_miss(void) SC_HIDDEN;
+void *sc_fn_caller_code(uint32_t fn, uintptr_t ret) SC_HIDDEN;
 
 static const char *spec;        /* SCALER_FUNCTIONS, NULL: off */
 static int32_t lim_off, recs_off;
@@ -61,6 +103,13 @@ static void functions_init(void)
 		return;
 	lim_off = (int32_t)lo;
 	recs_off = (int32_t)ro;
+	void *m = mmap(NULL, (size_t)MAX_FNS * sizeof(*fns), PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (m == MAP_FAILED) {
+		sc_warn("--functions: cannot reserve its table; no function patched");
+		return;
+	}
+	fns = m;
 	spec = sc_mem_strdup(s);
 }
 
@@ -248,18 +297,24 @@ static uint8_t *map_near(uintptr_t lo, uintptr_t hi, size_t len)
 
 #define IDX_MASK ((1u << HK_IDX_BITS) - 1)
 
-/* Gives f its import and entry, and writes its code at f->code; false
- * with f->why set if it cannot. */
-static bool make_code(struct sc_object *o, struct fn *f, const char *name, const uint8_t *area)
+/* Gives f its number, import and entry, and writes its code at f->code;
+ * false with f->why set if it cannot. */
+static bool make_code(struct sc_object *o, struct fn *f, const char *name, struct data *d,
+		      uint64_t *cache)
 {
 	uintptr_t F = o->base + f->addr;
-	uint8_t *code = f->code, *replay = code + SC_FN_HEAD,
-		*tail = code + SLOT - SC_FN_TAIL;
+	uint8_t *code = f->code, *replay = code + SC_FN_HEAD, *tail = code + SLOT - SC_FN_TAIL;
+	if (n_fns == MAX_FNS) {
+		f->why = "too many functions";
+		return false;
+	}
 	if (!sc_arch_fn_replay(replay, (uintptr_t)replay, (const uint8_t *)F, F, &f->plan)) {
 		f->why = "an operand out of reach of the moved code";
 		return false;
 	}
-	long n = sc_hook_new((void *)F, o, SC_ENT_FUNC | SC_ENT_NOTIME, o->id, o->id, name, 0);
+	const char *kept = sc_mem_strdup(name);
+	long n = kept ? sc_hook_new((void *)F, o, SC_ENT_FUNC | SC_ENT_NOTIME, o->id, o->id,
+				    name, 0) : -1;
 	if (n < 0) {
 		f->why = "no room in the shadow table";
 		return false;
@@ -271,11 +326,16 @@ static bool make_code(struct sc_object *o, struct fn *f, const char *name, const
 		return false;
 	}
 	sc_entry_table[b - 1].target = replay;
-	if (!sc_arch_fn_head(code, (uintptr_t)code, b - 1, lim_off, recs_off, tail,
-			     (uintptr_t)tail, (uintptr_t)area)) {
+	struct sc_fn_refs r = {.idx = b - 1, .fn = n_fns, .lim_off = lim_off,
+			       .recs_off = recs_off, .own_lo = (uintptr_t)&d->lo,
+			       .cache = (uintptr_t)cache, .rare_ptr = (uintptr_t)&d->rare,
+			       .miss_ptr = (uintptr_t)&d->miss};
+	if (!sc_arch_fn_head(code, (uintptr_t)code, tail, (uintptr_t)tail, &r)) {
 		f->why = "an entry index too large";
 		return false;
 	}
+	fns[n_fns++] = (struct fnrec){.entry = F, .replay = replay, .name = kept, .cache = cache,
+				      .obj = o->id};
 	return true;
 }
 
@@ -349,38 +409,126 @@ static void patch_object(struct sc_object *o)
 		ok += !f->why;
 	}
 	uint8_t *area = NULL;
-	size_t len = 0;
+	size_t code_len = 0, len = 0;
 	if (ok) {
 		long pg = sysconf(_SC_PAGESIZE);
-		len = (AREA_HEAD + ok * SLOT + (size_t)pg - 1) & ~(size_t)(pg - 1);
+		code_len = (ok * SLOT + (size_t)pg - 1) & ~(size_t)(pg - 1);
+		len = code_len + ((sizeof(struct data) + ok * CACHE + (size_t)pg - 1) &
+				  ~(size_t)(pg - 1));
 		area = map_near(o->lo, o->hi, len);
 	}
+	uint32_t first = n_fns;
 	if (area) {
-		void *rare = (void *)sc_shadow_rare;
-		memcpy(area, &rare, sizeof(rare));
+		struct data *d = (struct data *)(area + code_len);
+		*d = (struct data){.lo = o->lo, .span = o->hi - o->lo, .rare = (void *)sc_shadow_rare,
+				   .miss = (void *)sc_fn_miss};
+		uint8_t *cache = (uint8_t *)(d + 1);
+		memset(area, 0xcc, code_len);
 		size_t k = 0;
 		for (size_t i = 0; i < n; i++) {
 			if (c.f[i].why)
 				continue;
-			c.f[i].code = area + AREA_HEAD + k++ * SLOT;
-			memset(c.f[i].code, 0xcc, SLOT);
-			make_code(o, &c.f[i], c.names + c.f[i].name, area);
+			c.f[i].code = area + k * SLOT;
+			make_code(o, &c.f[i], c.names + c.f[i].name, d, (uint64_t *)(cache + k * CACHE));
+			k++;
 		}
-		if (mprotect(area, len, PROT_READ | PROT_EXEC) != 0) {
+		if (mprotect(area, code_len, PROT_READ | PROT_EXEC) != 0) {
 			munmap(area, len);
 			area = NULL;
+			n_fns = first;
 		}
 	}
 	for (size_t i = 0; i < n && !area; i++)
 		if (!c.f[i].why)
 			c.f[i].why = "no memory within 2 GB of it";
-	if (area)
+	if (area) {
+		obj_fns[o->id].first = first;
+		__atomic_store_n(&obj_fns[o->id].n, n_fns - first, __ATOMIC_RELEASE);
 		write_jumps(o, c.f, n);
+	}
 	for (size_t i = 0; i < n; i++)
 		if (c.f[i].why)
 			skip(o, c.names + c.f[i].name, c.f[i].why);
 	sc_mem_free(c.f);
 	sc_mem_free(c.names);
+}
+
+/*
+ * Where a shadow entry made for target should jump (sc_entry_new): a
+ * patched function's replay copy, so that a call counted by an import's
+ * entry (a GOT slot, a dlsym pointer) is not counted again by the
+ * function's own code. Under the leaf lock.
+ */
+void *sc_functions_target(void *target)
+{
+	struct sc_object *o = fns ? sc_object_of((uintptr_t)target) : NULL;
+	if (!o)
+		return target;
+	uint32_t lo = obj_fns[o->id].first;
+	uint32_t hi = lo + __atomic_load_n(&obj_fns[o->id].n, __ATOMIC_ACQUIRE);
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+		if (fns[mid].entry < (uintptr_t)target)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < obj_fns[o->id].first + obj_fns[o->id].n && fns[lo].entry == (uintptr_t)target
+		       ? fns[lo].replay : target;
+}
+
+/*
+ * A call of function fn from another object, not the one its code caches
+ * (sc_fn_miss, every register the function may receive saved): where it
+ * goes on. Its caller's shadow entry (made at the first call from that
+ * object: an import of fn for it, timed like any; the first such caller
+ * is cached in the function's code), or the replay copy, uncounted, for a
+ * call from runtime code, the runtime's own (a trampoline: counted by the
+ * import that made it), or past FN_CALLERS callers.
+ */
+void *sc_fn_caller_code(uint32_t fn, uintptr_t ret)
+{
+	struct fnrec *r = &fns[fn];
+	struct sc_thread *t = sc_tls_thread;
+	if (!sc_active || sc_lock_held() || sc_leaf_held() ||
+	    (t && t != &sc_idle_thread && t->busy))
+		return r->replay;
+	struct sc_object *co = sc_object_of(ret);
+	if (co && co->skip)
+		return r->replay;
+	uint32_t caller = co ? co->id : r->obj;
+	uint32_t n = __atomic_load_n(&r->n, __ATOMIC_ACQUIRE);
+	for (uint32_t i = 0; i < n; i++)
+		if (r->callers[i].caller == caller)
+			return sc_entry_code(r->callers[i].idx);
+	void *to = r->replay;
+	sc_leaf_lock();
+	n = r->n;
+	for (uint32_t i = 0; i < n; i++)
+		if (r->callers[i].caller == caller)
+			to = sc_entry_code(r->callers[i].idx);
+	if (to == r->replay && n < FN_CALLERS) {
+		/* unknown code calling (no object): counted as its own */
+		long h = sc_hook_new((void *)r->entry, sc_object_get(r->obj),
+				     SC_ENT_FUNC | (co ? 0 : SC_ENT_NOTIME), caller, r->obj,
+				     r->name, 0);
+		uint32_t b = h < 0 ? 0 : (sc_hook_bind((uint32_t)h),
+				       __atomic_load_n(&sc_hook_table[h].bound, __ATOMIC_ACQUIRE) & IDX_MASK);
+		if (b) {
+			r->callers[n].caller = caller;
+			r->callers[n].idx = b - 1;
+			__atomic_store_n(&r->n, n + 1, __ATOMIC_RELEASE);
+			to = sc_entry_code(b - 1);
+			if (co && !r->cache[1]) {
+				/* the code reads lo, span, then code: span last */
+				r->cache[2] = (uintptr_t)to;
+				r->cache[0] = co->lo;
+				__atomic_store_n(&r->cache[1], co->hi - co->lo, __ATOMIC_RELEASE);
+			}
+		}
+	}
+	sc_leaf_unlock();
+	return to;
 }
 
 /* Patches the functions wanted in the objects registered from first on

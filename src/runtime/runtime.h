@@ -266,6 +266,8 @@ extern SC_HIDDEN int32_t sc_pend_budget;
  * objects registered from first on; whether path is the decoder it
  * loaded (left unhooked) */
 void sc_functions_patch(uint32_t first) SC_HIDDEN;
+/* a patched function's replay copy for a shadow entry's target */
+void *sc_functions_target(void *target) SC_HIDDEN;
 bool sc_functions_decoder(const char *path) SC_HIDDEN;
 
 /* lock.c */

@@ -196,6 +196,7 @@ long sc_entry_new(void *target, uint32_t flags, uint32_t caller)
 	size_t code = flags & SC_ENT_NOTIME ? 0 : sc_object_code_len((uintptr_t)target);
 	if (code && sc_arch_reads_return_address(target, code < 256 ? code : 256))
 		flags |= SC_ENT_NOTIME;
+	target = sc_functions_target(target);   /* not through a patched entry */
 	sc_entry_table[idx].target = target;
 	sc_entry_table[idx].flags = flags;
 	sc_entry_table[idx].caller = caller;

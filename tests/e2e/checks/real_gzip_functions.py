@@ -36,7 +36,8 @@ def gzip_functions(scaler, tmp):
     rows = [c for c in json.loads(rep)["calls"] if c["kind"] == "function"]
     if rc != 0 or not rows or max(c["count"] for c in rows) < 1000:
         return ["function rows: %r" % rows[:5]]
-    if any(c["caller"] != comp or c["callee"] != comp for c in rows):
+    # gzip's own calls, and main's from __libc_start_main
+    if any(c["callee"] != comp or c["caller"] not in (comp, "libc.so.6") for c in rows):
         return ["a function row not of %s: %r" % (comp, rows[:3])]
     return []
 
