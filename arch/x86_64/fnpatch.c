@@ -14,8 +14,11 @@
  * loop whose head is the entry included: each turn would count as a
  * call), when it holds an indirect jump (a switch table's targets cannot
  * be checked), or when an overwritten instruction cannot run elsewhere (a
- * call, whose return address would point into the replay copy, where no
- * unwinder finds the function; loop, jrcxz, xbegin).
+ * call followed by other overwritten instructions: a call is moved as a
+ * push of its return address in the function and a jump, so the callee
+ * returns into the function, where unwinders find it, and that address
+ * must be where the function goes on; an indirect call; loop, jrcxz,
+ * xbegin).
  */
 #include <dlfcn.h>
 #include <link.h>
@@ -142,6 +145,10 @@ int sc_arch_fn_plan(const uint8_t *code, size_t size, uint64_t addr, struct sc_f
 		}
 		switch (in.kind) {
 		case SC_INSN_CALL:
+			/* moved as push of its own return address + jmp: the
+			 * callee returns into the function, where an unwinder
+			 * finds it; 5 bytes, it is always the last overwritten */
+			break;
 		case SC_INSN_CALL_IND:
 			*why = "a call in the overwritten bytes";
 			return -1;
@@ -223,6 +230,25 @@ size_t sc_arch_fn_replay(uint8_t *out, uint64_t out_addr, const uint8_t *code, u
 				return 0;
 			n += 6;
 			break;
+		case SC_INSN_CALL: {
+			/* push $ret (low half, sign-extended), movl $high,
+			 * 4(%rsp), jmp target: the return address is the
+			 * function's own (fnpatch.h) */
+			uint64_t ret = addr + off + in.len;
+			uint32_t lo32 = (uint32_t)ret, hi32 = (uint32_t)(ret >> 32);
+			if (n + 18 > SC_FN_REPLAY_MAX)
+				return 0;
+			o[0] = 0x68;
+			memcpy(o + 1, &lo32, 4);
+			o[5] = 0xc7, o[6] = 0x44, o[7] = 0x24, o[8] = 0x04;
+			memcpy(o + 9, &hi32, 4);
+			o[13] = 0xe9;
+			if (!put_rel32(o + 14, out_addr + n + 18, in.target))
+				return 0;
+			n += 18;
+			falls = false;
+			break;
+		}
 		case SC_INSN_RIP:
 			memcpy(o, code + off, in.len);
 			if (!put_rel32(o + in.disp_off, out_addr + n + in.len, in.target))

@@ -115,7 +115,9 @@ exe $CC sc_sample sample/main.c -lsc_smp
 
 # --functions (checks/functions.py): the program, and a stripped copy whose
 # functions are known only from .eh_frame
-exe $CXX sc_functions functions/main.cc -pthread
+lib $CC libsc_fnlib.so functions/sc_fnlib.c
+lib $CC libsc_fndl.so functions/sc_fndl.c
+exe $CXX sc_functions functions/main.cc -pthread -ldl -lsc_fnlib
 if stale "$out/sc_functions_stripped" "$out/sc_functions"; then
 	strip -o "$out/sc_functions_stripped" "$out/sc_functions"
 fi

@@ -89,8 +89,29 @@ int main(void)
 		"a branch into the overwritten bytes");
 	static const uint8_t ind[] = {0x48, 0x89, 0xf8, 0x48, 0x89, 0xf8, 0xff, 0xe0};
 	refused("jmp *%rax", ind, sizeof(ind), "an indirect jump");
-	static const uint8_t call[] = {0xe8, 0x00, 0x00, 0x00, 0x00, 0xc3};
-	refused("call first", call, sizeof(call), "a call in the overwritten bytes");
+	/* push %rbx; call +0x20: moved as push of its return address, jmp */
+	static const uint8_t call[] = {0x53, 0xe8, 0x20, 0x00, 0x00, 0x00, 0x5b, 0xc3};
+	CHECK(plan(call, sizeof(call), &p, &why) == 0 && p.len == 6,
+	      "a call ending the overwritten bytes is accepted");
+	n = sc_arch_fn_replay(out, out_addr, call, ADDR, &p);
+	uint32_t lo32, hi32;
+	memcpy(&lo32, out + 2, 4);
+	memcpy(&hi32, out + 10, 4);
+	CHECK(n == 19 && out[0] == 0x53 && out[1] == 0x68 &&
+	      ((uint64_t)hi32 << 32 | lo32) == ADDR + 6 && out[14] == 0xe9 &&
+	      out_addr + 19 + (uint64_t)(int64_t)rel_at(out + 15) == ADDR + 6 + 0x20,
+	      "call replay: pushes ADDR+6 (in the function), jumps to the callee, no jump back");
+	static const uint8_t callret[] = {0xe8, 0x20, 0x00, 0x00, 0x00, 0xc3};
+	CHECK(plan(callret, sizeof(callret), &p, &why) == 0, "a call of exactly 5 bytes first");
+	static const uint8_t callmid[] = {0x90, 0xe8, 0x20, 0x00, 0x00, 0x00, 0xc3};
+	CHECK(plan(callmid, sizeof(callmid), &p, &why) == 0, "nop; call: the call ends them");
+	static const uint8_t callfirst[] = {0x6a, 0x01, 0xe8, 0x20, 0x00, 0x00, 0x00, 0x90,
+					    0x90, 0xc3};
+	CHECK(plan(callfirst, sizeof(callfirst), &p, &why) == 0 && p.len == 7,
+	      "push $1; call: accepted, %u bytes", p.len);
+	static const uint8_t callind[] = {0xff, 0x15, 0x00, 0x01, 0x00, 0x00, 0xc3};
+	refused("call through memory first", callind, sizeof(callind),
+		"a call in the overwritten bytes");
 	static const uint8_t lp[] = {0xe2, 0x10, 0x48, 0x89, 0xf8, 0xc3};
 	refused("loop rel8 first", lp, sizeof(lp), "an overwritten instruction that cannot be moved");
 	static const uint8_t bad[] = {0x48, 0x89, 0xf8, 0x06, 0x90, 0x90, 0xc3};
@@ -99,20 +120,38 @@ int main(void)
 	/* the counting code: decodes to the instructions at the offsets
 	 * fnpatch.h's layout gives */
 	uint8_t head[SC_FN_HEAD], tail[SC_FN_TAIL];
-	CHECK(sc_arch_fn_head(head, ADDR, 5, 0x100, 0x108, tail, ADDR + 0x70, ADDR - 0x40),
-	      "head and tail written");
-	static const unsigned starts[] = {0, 5, 18, 24, 33, 40, SC_FN_HEAD};
+	const uint64_t ta = ADDR + 0x100;
+	struct sc_fn_refs r = {.idx = 5, .fn = 9, .lim_off = 0x100, .recs_off = 0x108,
+			       .own_lo = ADDR - 0x40, .cache = ADDR - 0x80,
+			       .rare_ptr = ADDR - 0x30, .miss_ptr = ADDR - 0x28};
+	CHECK(sc_arch_fn_head(head, ADDR, tail, ta, &r), "head and tail written");
+	static const unsigned hs[] = {0, 5, 9, 16, 23, 29, 42, 48, 57, 64, SC_FN_HEAD};
+	static const unsigned ts[] = {0, 5, 11, 17, 21, 28, 35, 40, 42, 48, 54, SC_FN_TAIL};
 	unsigned off = 0, k = 0;
 	struct sc_insn in;
 	while (off < SC_FN_HEAD && sc_arch_decode(head + off, SC_FN_HEAD - off, ADDR + off, &in) == 0 &&
-	       off == starts[k]) {
+	       off == hs[k]) {
 		off += in.len;
 		k++;
 	}
-	CHECK(off == SC_FN_HEAD && k == 6, "head: six instructions, %u bytes", off);
-	CHECK(sc_arch_decode(head + 18, 6, ADDR + 18, &in) == 0 && in.kind == SC_INSN_JCC &&
-	      in.cc == 2 && in.target == ADDR + 0x70, "head: jb to the tail");
-	CHECK(sc_arch_decode(tail + 11, 6, ADDR + 0x70 + 11, &in) == 0 &&
-	      in.kind == SC_INSN_JMP_IND, "tail: jmp through the pointer");
+	CHECK(off == SC_FN_HEAD && k == 10, "head: ten instructions, %u bytes", off);
+	off = k = 0;
+	while (off < SC_FN_TAIL && sc_arch_decode(tail + off, SC_FN_TAIL - off, ta + off, &in) == 0 &&
+	       off == ts[k]) {
+		off += in.len;
+		k++;
+	}
+	CHECK(off == SC_FN_TAIL && k == 11, "tail: eleven instructions, %u bytes", off);
+	CHECK(sc_arch_decode(head + 9, 7, ADDR + 9, &in) == 0 && in.kind == SC_INSN_RIP &&
+	      in.target == ADDR - 0x40, "head: sub reads the object's lo");
+	CHECK(sc_arch_decode(head + 23, 6, ADDR + 23, &in) == 0 && in.kind == SC_INSN_JCC &&
+	      in.cc == 3 && in.target == ta + 17, "head: jae to the foreign path");
+	CHECK(sc_arch_decode(head + 42, 6, ADDR + 42, &in) == 0 && in.kind == SC_INSN_JCC &&
+	      in.cc == 2 && in.target == ta, "head: jb to the no-record path");
+	CHECK(sc_arch_decode(tail + 40, 2, ta + 40, &in) == 0 && in.kind == SC_INSN_JCC &&
+	      in.target == ta + 48, "tail: jae to the miss");
+	CHECK(sc_arch_decode(tail + 42, 6, ta + 42, &in) == 0 && in.kind == SC_INSN_JMP_IND,
+	      "tail: jmp through the cached code");
+	CHECK(!memcmp(tail + 50, &r.fn, 4), "tail: r11 = the function's number");
 	return check_summary();
 }

@@ -11,12 +11,18 @@
 //   fn_jumper     left by longjmp
 //   fn_thrower    throws; fn_through is unwound through
 //   fn_viaptr     called only through a function pointer
+// and in libraries: fnl_add (libsc_fnlib.so, called through the PLT: one
+// count, the import's) and its static fnl_inner; fndl_step, static in
+// libsc_fndl.so, loaded by dlopen and patched then.
+#include <dlfcn.h>
 #include <pthread.h>
 #include <setjmp.h>
 #include <stdio.h>
 #include <stdlib.h>
 
 extern "C" {
+long fnl_add(long a, long b);
+long fnl_inner_calls(void);
 long fn_loophead(long n);       // below, in assembly
 long fn_tiny4(long x);
 }
@@ -161,11 +167,20 @@ int main()
 	long p = 0;
 	for (long i = 0; i < 77; i++)
 		p += ptr(i);
+	long l = 0;
+	for (long i = 0; i < 123; i++)
+		l += fnl_add(i, 2);
+	void *h = dlopen("libsc_fndl.so", RTLD_NOW);
+	long (*run)(long) = h ? (long (*)(long))dlsym(h, "fndl_run") : NULL;
+	long (*steps)(void) = h ? (long (*)(void))dlsym(h, "fndl_step_calls") : NULL;
+	long dl = run && steps ? run(45) + run(5) : -1;
+	printf("lib %ld dl %ld\n", l, dl);
 	printf("sum %ld sorted %d %d %d tail %ld lh %ld work %ld jumps %d caught %d ptr %ld\n", sum,
 	       v[0], v[100], v[199], t, lh, w, (int)jumps, caught, p);
 	printf("calls fn_ripfirst %ld fn_rsum %ld fn_cmp %ld fn_tail_a %ld fn_tail_b %ld "
 	       "fn_work %ld fn_jumper %ld fn_thrower %ld fn_through %ld fn_viaptr %ld\n",
 	       n_ripfirst, n_rsum, n_cmp, n_tail_a, n_tail_b, n_work, n_jumper, n_thrower,
 	       n_through, n_viaptr);
+	printf("calls fnl_inner %ld fndl_step %ld\n", fnl_inner_calls(), steps ? steps() : -1);
 	return 0;
 }
