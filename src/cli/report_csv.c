@@ -30,7 +30,7 @@ void report_csv(const struct report *r)
 	FILE *f = r->out;
 	size_t i;
 
-	fputs("caller,callee,api,count,timed,total_ns,self_ns,wait,wait_ns,attr_ns,"
+	fputs("caller,callee,api,kind,count,timed,total_ns,self_ns,wait,wait_ns,attr_ns,"
 	      "p50_ns,p99_ns,max_ns\r\n", f);
 	for (i = 0; i < r->ncalls; i++) {
 		const struct sc_call *c = r->calls[i];
@@ -40,6 +40,7 @@ void report_csv(const struct report *r)
 		field(f, c->callee);
 		fputc(',', f);
 		field(f, c->api);
+		fputs(c->function ? ",function" : ",import", f);
 		fprintf(f, ",%" PRIu64 ",%" PRIu64 ",%" PRId64 ",%" PRId64 ",%s,%" PRId64
 			",%" PRId64 ",%" PRId64 ",%" PRId64 ",%" PRId64 "\r\n",
 			c->count, c->timed, c->total_ns, c->self_ns, c->wait ? "true" : "false",

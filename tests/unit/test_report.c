@@ -189,10 +189,10 @@ int main(void)
 	/* CSV: RFC 4180 quoting */
 	init(&r, &m);
 	s = render(&r, report_csv);
-	CHECK(strstr(s, "app,\"lib<x>&\"\"y\"\",z.so\",\"f<int>&\"\"q\"\"\",10,0,20000000,19000000,"
+	CHECK(strstr(s, "app,\"lib<x>&\"\"y\"\",z.so\",\"f<int>&\"\"q\"\"\",import,10,0,20000000,19000000,"
 			"false,0,10000000,0,0,3000000\r\n") != NULL, "csv: quoted row");
-	CHECK(strstr(s, "caller,callee,api,count,timed,total_ns,") == s, "csv: header");
-	CHECK(strstr(s, ",read,600,75,20000000,") != NULL, "csv: read's calls measured");
+	CHECK(strstr(s, "caller,callee,api,kind,count,timed,total_ns,") == s, "csv: header");
+	CHECK(strstr(s, ",read,import,600,75,20000000,") != NULL, "csv: read's calls measured");
 	free(s);
 
 	/* HTML: escaped names, sparklines for the calls with histograms */
