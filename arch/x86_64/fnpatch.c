@@ -126,7 +126,7 @@ int sc_arch_decode(const uint8_t *code, size_t n, uint64_t addr, struct sc_insn 
 static const uint8_t endbr64[4] = {0xf3, 0x0f, 0x1e, 0xfa};
 
 int sc_arch_fn_plan(const uint8_t *code, size_t size, uint64_t addr, struct sc_fn_plan *p,
-		    const char **why)
+		    const char **why, sc_fn_out_fn out, void *ctx)
 {
 	memset(p, 0, sizeof(*p));
 	p->at = size >= 4 && !memcmp(code, endbr64, 4) ? 4 : 0;
@@ -183,12 +183,15 @@ int sc_arch_fn_plan(const uint8_t *code, size_t size, uint64_t addr, struct sc_f
 			*why = "an indirect jump";
 			return -1;
 		}
-		if ((in.kind == SC_INSN_JMP || in.kind == SC_INSN_JCC || in.kind == SC_INSN_CALL ||
-		     in.kind == SC_INSN_REL_OTHER) && in.target >= lo && in.target < hi &&
+		bool rel = in.kind == SC_INSN_JMP || in.kind == SC_INSN_JCC ||
+			   in.kind == SC_INSN_CALL || in.kind == SC_INSN_REL_OTHER;
+		if (rel && in.target >= lo && in.target < hi &&
 		    !(in.kind == SC_INSN_CALL && in.target == addr)) {
 			*why = "a branch into the overwritten bytes";
 			return -1;
 		}
+		if (rel && out && (in.target < addr || in.target >= addr + size))
+			out(ctx, in.target, in.kind == SC_INSN_CALL);
 	}
 	return 0;
 }

@@ -56,9 +56,12 @@ struct sc_fn_plan {
 /*
  * Decides whether the function of size bytes at code (running at addr)
  * can be patched, scanning all of it; 0 with *p, or -1 with the reason.
+ * Each relative jump, branch or call of it that leaves it is passed to
+ * out (when not NULL) for the checks across functions.
  */
+typedef void (*sc_fn_out_fn)(void *ctx, uint64_t target, bool call);
 int sc_arch_fn_plan(const uint8_t *code, size_t size, uint64_t addr, struct sc_fn_plan *p,
-		    const char **why);
+		    const char **why, sc_fn_out_fn out, void *ctx);
 
 /*
  * Writes the replay copy of the overwritten instructions at out (which

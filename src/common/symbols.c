@@ -257,17 +257,20 @@ static uint64_t read_enc(struct cur *c, uint8_t enc, uint64_t field_addr)
 	return v;
 }
 
-/* The FDE pointer encoding a CIE gives (its 'R' augmentation). */
-static int cie_encoding(const uint8_t *cie, const uint8_t *end, uint64_t cie_addr, uint8_t *enc)
+/* The FDE pointer encoding a CIE gives (its 'R' augmentation), and
+ * whether its FDEs have augmentation data ('z'). */
+static int cie_encoding(const uint8_t *cie, const uint8_t *end, uint64_t cie_addr, uint8_t *enc,
+			int *z)
 {
 	struct cur c = {cie, end, 0};
 	uint8_t ver = (uint8_t)fixed(&c, 1);
 	const char *aug = (const char *)c.p;
-	const uint8_t *z = memchr(c.p, 0, (size_t)(end - c.p));
-	if (!z || (ver != 1 && ver != 3))
+	const uint8_t *nul = memchr(c.p, 0, (size_t)(end - c.p));
+	if (!nul || (ver != 1 && ver != 3))
 		return -1;
-	c.p = z + 1;
+	c.p = nul + 1;
 	*enc = 0;       /* absptr */
+	*z = 0;
 	if (aug[0] == 'e' && aug[1] == 'h')
 		return -1;
 	uleb(&c);
@@ -276,7 +279,8 @@ static int cie_encoding(const uint8_t *cie, const uint8_t *end, uint64_t cie_add
 		fixed(&c, 1);
 	else
 		uleb(&c);
-	if (aug[0] != 'z')
+	*z = aug[0] == 'z';
+	if (!*z)
 		return c.bad ? -1 : 0;
 	uleb(&c);       /* augmentation data length */
 	for (const char *a = aug + 1; *a && !c.bad; a++) {
@@ -295,7 +299,24 @@ static int cie_encoding(const uint8_t *cie, const uint8_t *end, uint64_t cie_add
 	return c.bad ? -1 : 0;
 }
 
-/* Every FDE of e's .eh_frame as an unnamed function. */
+/*
+ * Whether the call frame instructions at c (an FDE's, after its
+ * augmentation data) leave the CIE's rule in force at the FDE's first
+ * byte: a function's entry (CFA = rsp + 8, the return address just
+ * pushed). An FDE that changes the rule before any advance starts inside
+ * a frame: a function's .cold part, entered by a jump from its function,
+ * which is not a function of its own.
+ */
+static int starts_a_frame(const uint8_t *c, const uint8_t *end)
+{
+	if (c >= end)
+		return 1;
+	uint8_t op = *c;
+	return op == 0 /* nop */ || (op >> 6) == 1 /* advance_loc */ ||
+	       (op >= 0x02 && op <= 0x04) /* advance_loc1/2/4 */;
+}
+
+/* Every FDE of e's .eh_frame that starts a frame, as an unnamed function. */
 static long walk_eh_frame(const struct elf *e, sc_syms_fn fn, void *ctx)
 {
 	const Elf64_Shdr *s = sec_named(e, ".eh_frame");
@@ -305,6 +326,7 @@ static long walk_eh_frame(const struct elf *e, sc_syms_fn fn, void *ctx)
 	const uint8_t *end = d + s->sh_size, *p = d;
 	const uint8_t *last_cie = NULL;
 	uint8_t enc = 0;
+	int z = 0;
 	long n = 0;
 	while ((size_t)(end - p) >= 4) {
 		uint64_t len = rd32(p);
@@ -330,7 +352,7 @@ static long walk_eh_frame(const struct elf *e, sc_syms_fn fn, void *ctx)
 				uint64_t clen = rd32(cie);
 				if (clen == 0xffffffffu || clen > (size_t)(end - cie) - 4 ||
 				    cie_encoding(cie + 8, cie + 4 + clen,
-						 s->sh_addr + (uint64_t)(cie + 8 - d), &enc) != 0) {
+						 s->sh_addr + (uint64_t)(cie + 8 - d), &enc, &z) != 0) {
 					p = next;
 					continue;
 				}
@@ -339,7 +361,14 @@ static long walk_eh_frame(const struct elf *e, sc_syms_fn fn, void *ctx)
 			struct cur c = {body + 4, next, 0};
 			uint64_t start = read_enc(&c, enc, s->sh_addr + (uint64_t)(c.p - d));
 			uint64_t size = read_enc(&c, enc & 0x0f, 0);
-			if (!c.bad && start && size) {
+			if (z) {
+				uint64_t alen = uleb(&c);
+				if (alen > (uint64_t)(c.end - c.p))
+					c.bad = 1;
+				else
+					c.p += alen;
+			}
+			if (!c.bad && start && size && starts_a_frame(c.p, c.end)) {
 				n++;
 				if (fn(ctx, NULL, start, size))
 					return -1;

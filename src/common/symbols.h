@@ -10,8 +10,9 @@
  *                      by the object's build-id, else its .gnu_debuglink
  *                      name beside the object, in its .debug/, or under
  *                      <root> followed by the object's directory
- *   SC_SYMS_EHFRAME    a stripped object: every FDE of .eh_frame is one
- *                      function, without a name
+ *   SC_SYMS_EHFRAME    a stripped object: every FDE of .eh_frame that
+ *                      starts a frame is one function, without a name
+ *                      (one that starts inside a frame is a .cold part)
  * (.gnu_debugdata, xz-compressed symbols, is not read yet.)
  */
 #ifndef SCALER_SYMBOLS_H

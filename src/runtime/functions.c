@@ -187,6 +187,7 @@ static bool wanted(const char *comp, bool main, const char *name)
 struct fn {
 	uint64_t addr, size;
 	uint32_t name;          /* offset in the names */
+	bool anon;              /* known only from .eh_frame */
 	struct sc_fn_plan plan;
 	const char *why;        /* NULL: patch it */
 	uint8_t *code;          /* its slot */
@@ -199,14 +200,35 @@ struct collect {
 	size_t n, cap;
 	char *names;
 	size_t nlen, ncap;
+	/* the jumps, branches and calls of the functions scanned that leave
+	 * them, for the checks across functions (refuse()) */
+	struct branch { uint64_t target; bool call; } *out;
+	size_t nout, capout;
 	bool oom;
 };
+
+static void out_cb(void *p, uint64_t target, bool call)
+{
+	struct collect *c = p;
+	if (c->nout == c->capout) {
+		size_t cap = c->capout ? c->capout * 2 : 1024;
+		struct branch *nb = sc_mem_grow(c->out, cap * sizeof(*nb));
+		if (!nb) {
+			c->oom = true;
+			return;
+		}
+		c->out = nb;
+		c->capout = cap;
+	}
+	c->out[c->nout++] = (struct branch){target, call};
+}
 
 static int collect_cb(void *p, const char *name, uint64_t addr, uint64_t size)
 {
 	struct collect *c = p;
 	char anon[256];
-	if (!name) {
+	bool unnamed = !name;
+	if (unnamed) {
 		sc_syms_anon_name(anon, sizeof(anon), c->o->path, addr);
 		name = anon;
 	}
@@ -230,7 +252,8 @@ static int collect_cb(void *p, const char *name, uint64_t addr, uint64_t size)
 		c->ncap = cap;
 	}
 	memcpy(c->names + c->nlen, name, len);
-	c->f[c->n++] = (struct fn){.addr = addr, .size = size, .name = (uint32_t)c->nlen};
+	c->f[c->n++] = (struct fn){.addr = addr, .size = size, .name = (uint32_t)c->nlen,
+				   .anon = unnamed};
 	c->nlen += len;
 	return 0;
 }
@@ -239,6 +262,46 @@ static int by_addr(const void *a, const void *b)
 {
 	const struct fn *x = a, *y = b;
 	return x->addr < y->addr ? -1 : x->addr > y->addr;
+}
+
+static int by_target(const void *a, const void *b)
+{
+	const struct branch *x = a, *y = b;
+	return x->target < y->target ? -1 : x->target > y->target;
+}
+
+/*
+ * The checks across functions, once every matched function was scanned
+ * (c->out sorted): a jump or call from another function into the bytes
+ * the jump would overwrite (its first one excepted: a call or tail call);
+ * and, for a function known only from .eh_frame, an entry reached by
+ * jumps but by no call: it may be another function's .cold part, entered
+ * with that function's red zone live below the stack pointer (symbols.c
+ * drops the parts entered inside a frame). A function reached only by
+ * tail calls is refused with them.
+ */
+static const char *refuse(const struct collect *c, const struct sc_object *o, const struct fn *f)
+{
+	uint64_t F = o->base + f->addr, end = F + f->plan.at + f->plan.len;
+	size_t lo = 0, hi = c->nout;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (c->out[mid].target < F)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	bool jumped = false, called = false;
+	for (size_t i = lo; i < c->nout && c->out[i].target < end; i++) {
+		uint64_t t = c->out[i].target;
+		if (t != F && t != F + f->plan.at)
+			return "a branch from another function into the overwritten bytes";
+		called |= c->out[i].call;
+		jumped |= !c->out[i].call;
+	}
+	if (f->anon && jumped && !called)
+		return "entered only by jumps (maybe another function's .cold part)";
+	return NULL;
 }
 
 static void skip(const struct sc_object *o, const char *name, const char *why)
@@ -390,7 +453,7 @@ static void patch_object(struct sc_object *o)
 	if (c.oom)
 		sc_warn("--functions: out of memory reading %s; some functions not patched", comp);
 	qsort(c.f, c.n, sizeof(*c.f), by_addr);
-	size_t n = 0, ok = 0;
+	size_t n = 0;
 	for (size_t i = 0; i < c.n; i++) {       /* one per address: aliases */
 		if (n && c.f[n - 1].addr == c.f[i].addr)
 			continue;
@@ -405,8 +468,14 @@ static void patch_object(struct sc_object *o)
 		else if (sc_object_code_len(F) < f->size)
 			f->why = "not in the object's code";
 		else
-			sc_arch_fn_plan((const uint8_t *)F, f->size, F, &f->plan, &f->why);
-		ok += !f->why;
+			sc_arch_fn_plan((const uint8_t *)F, f->size, F, &f->plan, &f->why, out_cb, &c);
+	}
+	qsort(c.out, c.nout, sizeof(*c.out), by_target);
+	size_t ok = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (!c.f[i].why)
+			c.f[i].why = refuse(&c, o, &c.f[i]);
+		ok += !c.f[i].why;
 	}
 	uint8_t *area = NULL;
 	size_t code_len = 0, len = 0;
@@ -451,6 +520,7 @@ static void patch_object(struct sc_object *o)
 			skip(o, c.names + c.f[i].name, c.f[i].why);
 	sc_mem_free(c.f);
 	sc_mem_free(c.names);
+	sc_mem_free(c.out);
 }
 
 /*

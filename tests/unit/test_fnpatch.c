@@ -15,7 +15,7 @@
 static int plan(const uint8_t *code, size_t n, struct sc_fn_plan *p, const char **why)
 {
 	*why = NULL;
-	return sc_arch_fn_plan(code, n, ADDR, p, why);
+	return sc_arch_fn_plan(code, n, ADDR, p, why, NULL, NULL);
 }
 
 static void refused(const char *what, const uint8_t *code, size_t n, const char *want)

@@ -16,10 +16,18 @@ static const char prog[] =
 	"#include <stdio.h>\n"
 	"__attribute__((noinline)) static int sc_test_alpha(int x) { return x * 3 + printf(\"a\"); }\n"
 	"__attribute__((noinline)) int sc_test_beta(int x) { return sc_test_alpha(x) + 1; }\n"
-	"int main(int argc, char **argv) { (void)argv; return sc_test_beta(argc) == 99; }\n";
+	"__attribute__((cold, noinline)) void sc_cold_report(int x) { printf(\"cold %d\", x); }\n"
+	"__attribute__((noinline)) int sc_test_gamma(int x) {\n"
+	"  int r = sc_test_beta(x);\n"
+	"  if (r > 1000) { sc_cold_report(x); sc_cold_report(r); r = 0; }\n"
+	"  return r * 3 + sc_test_beta(r + x); }\n"
+	"int main(int argc, char **argv) { (void)argv; return sc_test_beta(argc) + sc_test_gamma(argc) == 99; }\n";
 
 struct found {
 	int n, unnamed;
+	uint64_t cold;          /* sc_test_gamma.cold, by name */
+	int cold_unnamed;       /* an unnamed function starting at want_cold */
+	uint64_t want_cold;
 	uint64_t alpha, alpha_size, beta;
 	int has_range;          /* an unnamed range equal to want_* */
 	uint64_t want, want_size;
@@ -33,9 +41,13 @@ static int cb(void *ctx, const char *name, uint64_t addr, uint64_t size)
 		f->unnamed++;
 		if (addr == f->want && size == f->want_size)
 			f->has_range = 1;
+		if (f->want_cold && addr == f->want_cold)
+			f->cold_unnamed = 1;
 	} else if (!strcmp(name, "sc_test_alpha")) {
 		f->alpha = addr;
 		f->alpha_size = size;
+	} else if (!strcmp(name, "sc_test_gamma.cold")) {
+		f->cold = addr;
 	} else if (!strcmp(name, "sc_test_beta")) {
 		f->beta = addr;
 	}
@@ -88,11 +100,15 @@ int main(void)
 	CHECK_EQ(full.unnamed, 0, "full: no unnamed function");
 
 	/* stripped, no debug file reachable: .eh_frame */
-	struct found bare = {.want = full.alpha, .want_size = full.alpha_size};
+	CHECK(full.cold != 0, "full: sc_test_gamma.cold, a cold part");
+	struct found bare = {.want = full.alpha, .want_size = full.alpha_size,
+			     .want_cold = full.cold};
 	snprintf(path, sizeof(path), "%s/bare", dir);
 	CHECK_EQ(sc_syms_each(path, empty, cb, &bare), SC_SYMS_EHFRAME, "bare: source");
 	CHECK(bare.n >= 3 && bare.unnamed == bare.n, "bare: %d unnamed functions", bare.n);
 	CHECK(bare.has_range, "bare: an FDE covers exactly sc_test_alpha");
+	CHECK(full.cold && !bare.cold_unnamed,
+	      "bare: the cold part's FDE (entered inside a frame) is no function");
 
 	/* stripped with a debuglink to full.debug beside it (no build-id) */
 	struct found linked = {0};
