@@ -29,6 +29,7 @@
 #include "fnpatch.h"
 
 typedef ZyanStatus (*init_fn)(ZydisDecoder *, ZydisMachineMode, ZydisStackWidth);
+typedef ZyanStatus (*mode_fn)(ZydisDecoder *, ZydisDecoderMode, ZyanBool);
 typedef ZyanStatus (*decode_fn)(const ZydisDecoder *, ZydisDecoderContext *, const void *,
 				ZyanUSize, ZydisDecodedInstruction *);
 
@@ -48,9 +49,13 @@ int sc_arch_decoder_load(const char **why)
 		return -1;
 	}
 	init_fn init = (init_fn)dlsym(h, "ZydisDecoderInit");
+	mode_fn mode = (mode_fn)dlsym(h, "ZydisDecoderEnableMode");
 	decode_fn d = (decode_fn)dlsym(h, "ZydisDecoderDecodeInstruction");
-	if (!init || !d || ZYAN_FAILED(init(&decoder, ZYDIS_MACHINE_MODE_LONG_64,
-					       ZYDIS_STACK_WIDTH_64))) {
+	/* minimal: lengths, mnemonics and the raw fields are all we read,
+	 * at half the cost of a full decode */
+	if (!init || !mode || !d ||
+	    ZYAN_FAILED(init(&decoder, ZYDIS_MACHINE_MODE_LONG_64, ZYDIS_STACK_WIDTH_64)) ||
+	    ZYAN_FAILED(mode(&decoder, ZYDIS_DECODER_MODE_MINIMAL, ZYAN_TRUE))) {
 		*why = DECODER_SO " has no usable decoder";
 		dlclose(h);
 		return -1;
@@ -94,26 +99,27 @@ int sc_arch_decode(const uint8_t *code, size_t n, uint64_t addr, struct sc_insn 
 			in->kind = SC_INSN_REL_OTHER;
 		return 0;
 	}
-	switch (z.meta.category) {
-	case ZYDIS_CATEGORY_UNCOND_BR:
+	switch (z.mnemonic) {
+	case ZYDIS_MNEMONIC_JMP:        /* not relative: through a register or memory */
 		in->kind = SC_INSN_JMP_IND;
 		return 0;
-	case ZYDIS_CATEGORY_CALL:
+	case ZYDIS_MNEMONIC_CALL:
 		in->kind = SC_INSN_CALL_IND;
 		return 0;
-	case ZYDIS_CATEGORY_RET:
+	case ZYDIS_MNEMONIC_RET:
 		in->kind = SC_INSN_RET;
 		return 0;
-	case ZYDIS_CATEGORY_NOP:
-	case ZYDIS_CATEGORY_WIDENOP:
+	case ZYDIS_MNEMONIC_NOP:
 		in->kind = SC_INSN_NOP;
+		break;
+	case ZYDIS_MNEMONIC_INT3:
+	case ZYDIS_MNEMONIC_UD2:
+	case ZYDIS_MNEMONIC_HLT:
+		in->kind = SC_INSN_STOP;
 		break;
 	default:
 		break;
 	}
-	if (z.mnemonic == ZYDIS_MNEMONIC_INT3 || z.mnemonic == ZYDIS_MNEMONIC_UD2 ||
-	    z.mnemonic == ZYDIS_MNEMONIC_HLT)
-		in->kind = SC_INSN_STOP;
 	if (z.raw.modrm.offset && z.raw.modrm.mod == 0 && z.raw.modrm.rm == 5 &&
 	    z.raw.disp.size == 32) {
 		in->kind = SC_INSN_RIP;
