@@ -285,7 +285,7 @@ static const struct cli_opt record_opts[] = {
 
 static const struct cli_cmd record_cmd = {
 	.name = "record",
-	.synopsis = "[-o DIR] [--timing MODE] [--functions PATTERN,...] [--] CMD [ARG...]",
+	.synopsis = "[-o DIR] [--timing MODE] [--] CMD [ARG...]",
 	.about = "Runs CMD with the runtime (libscaler.so) preloaded: every call between the "
 		 "executable and its shared libraries is counted, and timed as --timing says, "
 		 "into DIR. Child processes (fork, exec) are profiled into the same DIR. "
