@@ -27,6 +27,7 @@
 #include <Zydis/Zydis.h>
 
 #include "fnpatch.h"
+#include "offsets.h"
 
 typedef ZyanStatus (*init_fn)(ZydisDecoder *, ZydisMachineMode, ZydisStackWidth);
 typedef ZyanStatus (*mode_fn)(ZydisDecoder *, ZydisDecoderMode, ZyanBool);
@@ -326,7 +327,7 @@ bool sc_arch_fn_head(uint8_t *c, uint64_t ca, uint8_t *t, uint64_t ta,
 	t[11] = 0xff, t[12] = 0x25;
 	ok = ok && put_rel32(t + 13, ta + 17, r->rare_ptr);
 	/* foreign: the caller's entry when it is the cached caller, else
-	 * sc_fn_miss with r11 = the function's number */
+	 * sc_slowpath with r11 = the function's number, r10 = SLOW_FUNC */
 	memcpy(t + 17, ret_r10, 4);
 	ok = ok && rip_op(t + 21, ta + 21, 0x2b, r->cache) &&
 	     rip_op(t + 28, ta + 28, 0x3b, r->cache + 8);
@@ -334,10 +335,13 @@ bool sc_arch_fn_head(uint8_t *c, uint64_t ca, uint8_t *t, uint64_t ta,
 	t[40] = 0x73, t[41] = 6;                                        /* jae miss */
 	t[42] = 0xff, t[43] = 0x25;
 	ok = ok && put_rel32(t + 44, ta + 48, r->cache + 16);
+	uint32_t why = SLOW_FUNC;
 	t[48] = 0x41, t[49] = 0xbb;
 	memcpy(t + 50, &r->fn, 4);
-	t[54] = 0xff, t[55] = 0x25;
-	ok = ok && put_rel32(t + 56, ta + 60, r->miss_ptr);
+	t[54] = 0x41, t[55] = 0xba;
+	memcpy(t + 56, &why, 4);
+	t[60] = 0xff, t[61] = 0x25;
+	ok = ok && put_rel32(t + 62, ta + 66, r->miss_ptr);
 	return ok;
 }
 

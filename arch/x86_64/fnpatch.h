@@ -81,11 +81,11 @@ size_t sc_arch_fn_replay(uint8_t *out, uint64_t out_addr, const uint8_t *code, u
  * a busy one) it goes to *rare_ptr (sc_shadow_rare) as a shadow entry's
  * would. A call from elsewhere goes to the cached caller's shadow entry
  * (cache: {lo, span, code}) when its return address is in that range,
- * else to *miss_ptr (sc_fn_miss) with %r11 = fn. False if an operand does
- * not fit.
+ * else to *miss_ptr (sc_slowpath) with %r11 = fn, %r10 = SLOW_FUNC. False
+ * if an operand does not fit.
  */
 #define SC_FN_HEAD 69u
-#define SC_FN_TAIL 60u
+#define SC_FN_TAIL 66u
 struct sc_fn_refs {
 	uint32_t idx, fn;
 	int32_t lim_off, recs_off;      /* of sc_tls_lim, sc_tls_recs */

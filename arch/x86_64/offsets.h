@@ -77,6 +77,8 @@
 #define SLOW_STALE    5 /* top shadow frame is not above this call: abandoned? */
 #define SLOW_TAIL     6 /* untimed entry tail-called from a timed call */
 #define SLOW_BIND     7 /* first call through an import (r11 = its number) */
+#define SLOW_FUNC     8 /* a patched function called from another object
+			     (r11 = its number: functions.c) */
 
 /* sc_slow() answers */
 #define SLOW_REDISPATCH 0 /* run the interceptor again */

@@ -58,7 +58,7 @@ struct data {
 #define CACHE 32u
 
 /*
- * Every patched function, by number (the code's %r11 for sc_fn_miss), and
+ * Every patched function, by number (the code's %r11 for SLOW_FUNC), and
  * the callers from other objects that have a shadow entry for it: their
  * calls are timed like an import's (their caller keeps nothing the ABI
  * does not promise), and counted once when they come through a GOT slot
@@ -81,8 +81,6 @@ static uint32_t n_fns;
 /* each object's functions: fns[first .. first + n), sorted by entry */
 static struct { uint32_t first, n; } obj_fns[SC_MAX_OBJECTS];
 
-void sc_fn_miss(void) SC_HIDDEN;
-void *sc_fn_caller_code(uint32_t fn, uintptr_t ret) SC_HIDDEN;
 
 static const char *spec;        /* SCALER_FUNCTIONS, NULL: off */
 static int32_t lim_off, recs_off;
@@ -317,20 +315,6 @@ static void skip(const struct sc_object *o, const char *name, const char *why)
 	sc_meta_add(SC_M_SKIP, a, sizeof(m) + wl + 1, name);
 }
 
-/* The protection of the segment holding a (its page's as the loader left
- * it), or 0. */
-static int code_prot(const struct sc_object *o, uintptr_t a)
-{
-	for (int i = 0; i < o->phnum; i++) {
-		const ElfW(Phdr) *ph = &o->phdr[i];
-		if (ph->p_type == PT_LOAD && a >= o->base + ph->p_vaddr &&
-		    a < o->base + ph->p_vaddr + ph->p_memsz)
-			return ((ph->p_flags & PF_R) ? PROT_READ : 0) |
-			       ((ph->p_flags & PF_X) ? PROT_EXEC : 0);
-	}
-	return 0;
-}
-
 /* len bytes of address space within reach (rel32) of all of [lo, hi), or
  * NULL: the first free range after hi, else before lo. */
 static uint8_t *map_near(uintptr_t lo, uintptr_t hi, size_t len)
@@ -414,8 +398,10 @@ static void write_jumps(struct sc_object *o, struct fn *fs, size_t n)
 		uintptr_t at = o->base + f->addr + f->plan.at;
 		uintptr_t p0 = at & ~(uintptr_t)(pg - 1);
 		uintptr_t p1 = (at + f->plan.len - 1) & ~(uintptr_t)(pg - 1);
-		int prot = code_prot(o, at);
-		if (!prot || mprotect((void *)p0, p1 - p0 + (uintptr_t)pg, PROT_READ | PROT_WRITE) != 0) {
+		/* code of a read+exec segment (sc_object_code_len): given back
+		 * read+exec, even by a segment that was writable too */
+		int prot = PROT_READ | PROT_EXEC;
+		if (mprotect((void *)p0, p1 - p0 + (uintptr_t)pg, PROT_READ | PROT_WRITE) != 0) {
 			f->why = "its code page cannot be written";
 			continue;
 		}
@@ -490,7 +476,7 @@ static void patch_object(struct sc_object *o)
 	if (area) {
 		struct data *d = (struct data *)(area + code_len);
 		*d = (struct data){.lo = o->lo, .span = o->hi - o->lo, .rare = (void *)sc_shadow_rare,
-				   .miss = (void *)sc_fn_miss};
+				   .miss = (void *)sc_slowpath};
 		uint8_t *cache = (uint8_t *)(d + 1);
 		memset(area, 0xcc, code_len);
 		size_t k = 0;
@@ -549,7 +535,8 @@ void *sc_functions_target(void *target)
 
 /*
  * A call of function fn from another object, not the one its code caches
- * (sc_fn_miss, every register the function may receive saved): where it
+ * (sc_slowpath's SLOW_FUNC, every register the function may receive
+ * saved): where it
  * goes on. Its caller's shadow entry (made at the first call from that
  * object: an import of fn for it, timed like any; the first such caller
  * is cached in the function's code), or the replay copy, uncounted, for a

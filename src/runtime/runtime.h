@@ -268,6 +268,9 @@ extern SC_HIDDEN int32_t sc_pend_budget;
 void sc_functions_patch(uint32_t first) SC_HIDDEN;
 /* a patched function's replay copy for a shadow entry's target */
 void *sc_functions_target(void *target) SC_HIDDEN;
+/* where a call of patched function fn from another object goes on (slow.c) */
+void *sc_fn_caller_code(uint32_t fn, uintptr_t ret) SC_HIDDEN;
+void sc_slowpath(void) SC_HIDDEN;
 bool sc_functions_decoder(const char *path) SC_HIDDEN;
 
 /* lock.c */

@@ -112,6 +112,8 @@ SC_HIDDEN long sc_slow(uint64_t idx, int reason, void **entry_rsp)
 		    (t && t != &sc_idle_thread && t->busy))
 			return (long)sc_hook_pass((uint32_t)idx);
 		return (long)sc_hook_bind((uint32_t)idx);
+	case SLOW_FUNC:
+		return (long)sc_fn_caller_code((uint32_t)idx, *(const uintptr_t *)entry_rsp);
 	case SLOW_UNWIND:
 		if (t && t != &sc_idle_thread)
 			sc_unwind_prepare(t, (uintptr_t)entry_rsp);

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "fnpatch.h"
+#include "offsets.h"
 #include "check.h"
 
 #define ADDR 0x400000ull
@@ -126,7 +127,7 @@ int main(void)
 			       .rare_ptr = ADDR - 0x30, .miss_ptr = ADDR - 0x28};
 	CHECK(sc_arch_fn_head(head, ADDR, tail, ta, &r), "head and tail written");
 	static const unsigned hs[] = {0, 5, 9, 16, 23, 29, 42, 48, 57, 64, SC_FN_HEAD};
-	static const unsigned ts[] = {0, 5, 11, 17, 21, 28, 35, 40, 42, 48, 54, SC_FN_TAIL};
+	static const unsigned ts[] = {0, 5, 11, 17, 21, 28, 35, 40, 42, 48, 54, 60, SC_FN_TAIL};
 	unsigned off = 0, k = 0;
 	struct sc_insn in;
 	while (off < SC_FN_HEAD && sc_arch_decode(head + off, SC_FN_HEAD - off, ADDR + off, &in) == 0 &&
@@ -141,7 +142,7 @@ int main(void)
 		off += in.len;
 		k++;
 	}
-	CHECK(off == SC_FN_TAIL && k == 11, "tail: eleven instructions, %u bytes", off);
+	CHECK(off == SC_FN_TAIL && k == 12, "tail: twelve instructions, %u bytes", off);
 	CHECK(sc_arch_decode(head + 9, 7, ADDR + 9, &in) == 0 && in.kind == SC_INSN_RIP &&
 	      in.target == ADDR - 0x40, "head: sub reads the object's lo");
 	CHECK(sc_arch_decode(head + 23, 6, ADDR + 23, &in) == 0 && in.kind == SC_INSN_JCC &&
@@ -152,6 +153,8 @@ int main(void)
 	      in.target == ta + 48, "tail: jae to the miss");
 	CHECK(sc_arch_decode(tail + 42, 6, ta + 42, &in) == 0 && in.kind == SC_INSN_JMP_IND,
 	      "tail: jmp through the cached code");
-	CHECK(!memcmp(tail + 50, &r.fn, 4), "tail: r11 = the function's number");
+	uint32_t slow_func = SLOW_FUNC;
+	CHECK(!memcmp(tail + 50, &r.fn, 4) && !memcmp(tail + 56, &slow_func, 4),
+	      "tail: r11 = the function's number, r10 = SLOW_FUNC");
 	return check_summary();
 }
