@@ -386,42 +386,75 @@ static bool make_code(struct sc_object *o, struct fn *f, const char *name, struc
 	return true;
 }
 
+/*
+ * A writable view of the code pages [p, p + len) while entries are
+ * written there. At start-up (no other thread exists) the pages
+ * themselves, made read+write; later (a dlopen: another thread may run
+ * the object's code) a copy, made read+exec and moved over the pages by
+ * one mremap, so that no thread ever finds them not executable. Either
+ * way, never writable and executable at once.
+ */
+static uint8_t *open_code(uintptr_t p, size_t len)
+{
+	if (!sc_active)
+		return mprotect((void *)p, len, PROT_READ | PROT_WRITE) == 0 ? (uint8_t *)p : NULL;
+	uint8_t *m = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (m == MAP_FAILED)
+		return NULL;
+	memcpy(m, (const void *)p, len);
+	return m;
+}
+
+/* Ends open_code's view w: the code pages read+exec again (the code
+ * patched lies in a read+exec segment: sc_object_code_len). False if the
+ * copy could not take the pages' place (they are unchanged then). */
+static bool close_code(uintptr_t p, size_t len, uint8_t *w)
+{
+	if (w == (uint8_t *)p)
+		return mprotect((void *)p, len, PROT_READ | PROT_EXEC) == 0;
+	if (mprotect(w, len, PROT_READ | PROT_EXEC) == 0 &&
+	    mremap(w, len, len, MREMAP_MAYMOVE | MREMAP_FIXED, (void *)p) == (void *)p)
+		return true;
+	munmap(w, len);
+	return false;
+}
+
 /* Writes the jumps at the entries of fs[0..n) (sorted), a page (or two,
  * for a jump across pages) at a time. */
 static void write_jumps(struct sc_object *o, struct fn *fs, size_t n)
 {
 	long pg = sysconf(_SC_PAGESIZE);
 	for (size_t i = 0; i < n; i++) {
-		struct fn *f = &fs[i];
-		if (f->why)
+		if (fs[i].why)
 			continue;
-		uintptr_t at = o->base + f->addr + f->plan.at;
+		uintptr_t at = o->base + fs[i].addr + fs[i].plan.at;
 		uintptr_t p0 = at & ~(uintptr_t)(pg - 1);
-		uintptr_t p1 = (at + f->plan.len - 1) & ~(uintptr_t)(pg - 1);
-		/* code of a read+exec segment (sc_object_code_len): given back
-		 * read+exec, even by a segment that was writable too */
-		int prot = PROT_READ | PROT_EXEC;
-		if (mprotect((void *)p0, p1 - p0 + (uintptr_t)pg, PROT_READ | PROT_WRITE) != 0) {
-			f->why = "its code page cannot be written";
+		size_t len = ((at + fs[i].plan.len - 1) & ~(uintptr_t)(pg - 1)) - p0 + (size_t)pg;
+		uint8_t *w = open_code(p0, len);
+		if (!w) {
+			fs[i].why = "its code page cannot be written";
 			continue;
 		}
 		/* every entry on these pages while they are open */
-		for (size_t k = i; k < n; k++) {
+		size_t k;
+		for (k = i; k < n; k++) {
 			struct fn *g = &fs[k];
 			uintptr_t gat = o->base + g->addr + g->plan.at;
 			if (g->why)
 				continue;
-			if (gat < p0 || gat + g->plan.len - 1 >= p1 + (uintptr_t)pg)
+			if (gat < p0 || gat + g->plan.len > p0 + len)
 				break;
 			uint8_t jmp[32];
-			if (!sc_arch_fn_jump(jmp, gat, (uintptr_t)g->code, g->plan.len)) {
+			if (sc_arch_fn_jump(jmp, gat, (uintptr_t)g->code, g->plan.len))
+				memcpy(w + (gat - p0), jmp, g->plan.len);
+			else
 				g->why = "its code out of reach";
-				continue;
-			}
-			memcpy((void *)gat, jmp, g->plan.len);
-			i = k;
 		}
-		mprotect((void *)p0, p1 - p0 + (uintptr_t)pg, prot);
+		if (!close_code(p0, len, w))
+			for (size_t j = i; j < k; j++)
+				if (!fs[j].why)
+					fs[j].why = "its code page cannot be written";
+		i = k - 1;
 	}
 }
 
