@@ -5,7 +5,8 @@
  * clearenv then execv, posix_spawn with envp).
  *
  * `scaler record` tells the runtime what to do through three variables
- * (LD_PRELOAD, SCALER_DIR, SCALER_TIMING). Each wrapper looks at the
+ * (LD_PRELOAD, SCALER_DIR, SCALER_TIMING), and a fourth with --functions
+ * (SCALER_FUNCTIONS). Each wrapper looks at the
  * environment the new image would get and, only if one of them is
  * missing, passes a copy with it put back: a missing variable is appended
  * with the value this image started with, an LD_PRELOAD of the program's
@@ -23,6 +24,7 @@
 #include <spawn.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
@@ -35,6 +37,7 @@ extern char **environ;
 static const char *kv_preload = "";     /* LD_PRELOAD=<this library> */
 static const char *kv_dir;
 static char kv_timing[32];
+static const char *kv_functions;       /* SCALER_FUNCTIONS=..., or NULL */
 static const char *self_path;           /* points into kv_preload */
 static size_t self_len;
 
@@ -58,6 +61,9 @@ void sc_exec_init(void)
 	self_path = kv_preload + 11;
 	self_len = strlen(self_path);
 	snprintf(kv_timing, sizeof(kv_timing), "SCALER_TIMING=%s", timing);
+	const char *fn = getenv("SCALER_FUNCTIONS");
+	if (fn && fn[0] && snprintf(buf, sizeof(buf), "SCALER_FUNCTIONS=%s", fn) < (int)sizeof(buf))
+		kv_functions = sc_mem_strdup(buf);
 }
 
 /* Does the LD_PRELOAD value v (':' or ' ' separated) name this library? */
@@ -105,7 +111,7 @@ static int exec_fixed(const struct exec_call *c)
 	char *const *env = c->envp;
 	size_t n = 0;
 	int pre = -1;
-	bool dir = false, timing = false;
+	bool dir = false, timing = false, functions = !kv_functions;
 	if (!sc_active || !kv_preload[0])
 		return call_real(c, env);
 	for (; env && env[n]; n++) {
@@ -115,11 +121,13 @@ static int exec_fixed(const struct exec_call *c)
 			dir = true;
 		else if (!strncmp(env[n], "SCALER_TIMING=", 14))
 			timing = true;
+		else if (!strncmp(env[n], "SCALER_FUNCTIONS=", 17))
+			functions = true;
 	}
 	bool pre_ok = pre >= 0 && preloads_us(env[pre] + 11);
-	if (pre_ok && dir && timing)
+	if (pre_ok && dir && timing && functions)
 		return call_real(c, env);
-	size_t cap = n + 4, bytes = cap * sizeof(char *);
+	size_t cap = n + 5, bytes = cap * sizeof(char *);
 	char *small[cap <= ENV_STACK_MAX ? cap : 1];
 	char **v = small;
 	if (cap > ENV_STACK_MAX) {
@@ -143,6 +151,8 @@ static int exec_fixed(const struct exec_call *c)
 		v[k++] = (char *)kv_dir;
 	if (!timing)
 		v[k++] = kv_timing;
+	if (!functions)
+		v[k++] = (char *)kv_functions;
 	v[k] = NULL;
 	int r = call_real(c, v);
 	if (v != small)

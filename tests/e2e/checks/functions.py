@@ -10,8 +10,10 @@ with their reason, and the program's output must be unchanged. The same
 on the stripped copy, whose functions are named sc_functions_stripped+0xOFF
 from .eh_frame (its .cold parts not among them; fn_tail_b, entered only by
 a jump, refused as one may be), and under --timing=all (functions are counted, never
-timed, except calls from other components). Checks: functions, functions-stripped, functions-timing-all (lazy),
-functions-errors (lazy)."""
+timed, except calls from other components); and sc_exec's every image,
+whatever environment it was given, patched. Checks: functions,
+functions-stripped, functions-timing-all (lazy), functions-errors (lazy),
+functions-exec (lazy)."""
 import json
 import os
 import re
@@ -168,9 +170,32 @@ def functions_errors(t):
     return bad
 
 
+def functions_exec(t):
+    """Every image of sc_exec, whatever environment it was started with
+    (env -i, execle, posix_spawn with envp), gets --functions: each lists
+    main (refused or patched) once."""
+    exe = t.exe("exec")
+    rc, want, _ = run([exe])
+    prof = os.path.join(t.tmp, "x")
+    rc2, got, err = run([t.scaler, "record", "-o", prof, "--functions=main", "--", exe])
+    if rc != 0 or rc2 != 0 or got != want:
+        return ["output differs (exit %d/%d): %s" % (rc2, rc, err[-300:])]
+    rc, rep, _ = run([t.scaler, "report", "-i", prof, "--format", "json"])
+    rep = json.loads(rep)
+    images = sum(1 for p in rep["processes"] if os.path.basename(p["command"][0]) == "sc_exec")
+    seen = sum(1 for s in rep["skipped_functions"]
+               if s["component"] == "sc_exec" and s["function"] == "main")
+    seen += sum(c["count"] for c in rep["calls"]
+                if c["kind"] == "function" and c["api"] == "main")
+    if images < 11 or seen != images:
+        return ["main seen in %d of %d images of sc_exec" % (seen, images)]
+    return []
+
+
 def checks(t):
     guarded("functions", t.variant, lambda: functions(t))
     guarded("functions-stripped", t.variant, lambda: functions_stripped(t))
     if t.variant == "lazy":
         guarded("functions-timing-all", t.variant, lambda: functions(t, "all"))
         guarded("functions-errors", t.variant, lambda: functions_errors(t))
+        guarded("functions-exec", t.variant, lambda: functions_exec(t))
