@@ -126,8 +126,10 @@ struct sc_m_entry {
 				   calls over the blocking threshold
 				   (sc_thr_header.block_ticks) are Wait */
 #define SC_ENT_FUNC 256u        /* a function patched at its entry
-				   (--functions): caller and callee are the
-				   object holding it; counted, never timed */
+				   (--functions), callee the object holding
+				   it, caller the one calling (from the
+				   return address): calls from its own
+				   object are counted, never timed */
 
 struct sc_m_bind {
 	uint32_t import;        /* sc_m_entry.idx */

@@ -11,19 +11,19 @@
  *
  * A patched function F: its first instructions (after an endbr64, kept in
  * place) become `jmp` to its code in a page mapped within 2 GB of the
- * object; that code counts the call in F's record, runs the overwritten
- * instructions moved there (fnpatch.c) and jumps back into F. F has an
- * import of its own (sc_hook_new: caller and callee are its object, flag
- * SC_ENT_FUNC), bound at once, so the reader names its record as any
- * other. Counted only: a timed call's return path changes registers that
- * a caller of a local function may keep live across it (-fipa-ra).
+ * object; that code runs the overwritten instructions moved there
+ * (fnpatch.c) and jumps back into F. Before, it tells calls by the
+ * return address: from F's own object, it counts the call in F's record
+ * (an import of F's own, caller and callee its object, flag SC_ENT_FUNC,
+ * bound at once, so the reader names it as any other), counted only: a
+ * timed call's return path changes registers that a caller of a local
+ * function may keep live across it (-fipa-ra). From another object, the
+ * call goes to that caller's shadow entry for F (sc_fn_caller_code),
+ * timed like an import's.
  *
  * Functions that cannot be patched safely are written as SC_M_SKIP with
  * the reason. No page is ever writable and executable: the code pages are
- * written, then made read+exec; an entry's page is made read+write (not
- * exec) for the write and given back its protection. Only this thread
- * runs the objects' code then: at start-up no other exists yet, and a
- * dlopen'ed object's code has run only its constructors.
+ * written, then made read+exec; entries are written as open_code says.
  */
 #include <elf.h>
 #include <stdlib.h>
