@@ -21,6 +21,9 @@
 #             piece by piece (bench/floor.c): extra jumps, counting, two
 #             rdtsc, a redirected return, a paired call; median of CALL_REPS
 #             runs
+#   startup   what scaler adds to each process start, beside a bare run
+#             (bench/startup.sh: /bin/true, python3, sqlite3, git, each
+#             started in a row by a driver; also runs alone)
 # Servers, clients and their start/stop code are tests/apps/lib.sh (shared
 # with `make check-apps`); missing tools and servers are installed from
 # Debian's packages. Prints markdown tables (doc/performance.md holds the
@@ -31,7 +34,7 @@
 set -eu
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 . "$ROOT/tests/apps/lib.sh"
-PARTS=${PARTS:-callrate floor servers memory accuracy report}
+PARTS=${PARTS:-callrate floor startup servers memory accuracy report}
 REPS=${REPS:-5}
 export MEMC_N=${MEMC_N:-40000}
 CALL_REPS=${CALL_REPS:-5}
@@ -127,14 +130,6 @@ if [[ " $PARTS " == *" callrate "* ]]; then
 		awk -v n="$name" -v v="$(mean_of "$t")" -v b="$vbase" -v q="$(quiet_of "$t")" -v qb="$vqbase" \
 			'BEGIN {printf "| %s | %.2f | %.2f | %.2f | %.2f |\n", n, v, v-b, q, q-qb}'
 	done
-	if command -v hyperfine >/dev/null; then
-		hyperfine -N --runs 15 --warmup 2 --export-json "$out/startup.json" \
-			"git --version" "$SCALER record -o $out/sd-startup -- git --version" >/dev/null 2>&1 &&
-			python3 -c 'import json, sys
-r = json.load(open(sys.argv[1]))["results"]
-print("start-up (hyperfine -N, git --version): %.1f ms without, %.1f ms with scaler record (median of 15)"
-      % (r[0]["median"] * 1e3, r[1]["median"] * 1e3))' "$out/startup.json"
-	fi
 	echo
 	cd "$ROOT"
 fi
@@ -388,6 +383,11 @@ fi
 if [[ " $PARTS " == *" accuracy "* ]]; then
 	echo
 	sh "$ROOT/bench/accuracy.sh"
+fi
+if [[ " $PARTS " == *" startup "* ]]; then
+	echo
+	apps_install sqlite3 git || echo "warning: apt-get install failed" >&2
+	SCALER=$SCALER bash "$ROOT/bench/startup.sh"
 fi
 if [[ " $PARTS " == *" report "* ]]; then
 	echo

@@ -1,0 +1,68 @@
+#!/usr/bin/env bash
+# bench/startup.sh - what scaler adds to the start of every process: part
+# "startup" of `make bench` (bench/run.sh), or alone:
+#   sh bench/startup.sh            (or PARTS=startup make bench)
+# bench/spawn.c starts each command SPAWN_N times in a row (fork, exec,
+# wait, as a shell does) and times each run. Modes, alternated round by
+# round so the host's slow phases hit all alike:
+#   none     no profiler
+#   bare     SCALER_BARE=1 scaler record: entries that only jump on, the
+#            same loading, scan, patching and files
+#   scaler   scaler record (default timing)
+# The driver itself runs under `scaler record` in the last two, so each
+# child is forked by a profiled process, as in a profiled shell script.
+# Prints a markdown table: per start, the median over all runs of a mode
+# of the wall time and of the CPU time the started process used (which the
+# other work of a shared machine moves less), what bare and scaler add and
+# their ratio to none. Environment:
+# SPAWN_N (40 starts a round), SPAWN_REPS (5 rounds), SPAWN_CMDS (a
+# `;`-separated list of commands).
+set -eu
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+SCALER=${SCALER:-$ROOT/build/bin/scaler}
+SPAWN_N=${SPAWN_N:-40}
+SPAWN_REPS=${SPAWN_REPS:-5}
+SPAWN_CMDS=${SPAWN_CMDS:-/bin/true;/usr/bin/python3 -c pass;sqlite3 :memory: .quit;git --version}
+out="$ROOT/build/bench"
+mkdir -p "$out"
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/scaler-startup.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+cc -O2 -Wall -Wextra -Werror -o "$out/spawn" "$ROOT/bench/spawn.c"
+
+IFS=';' read -r -a cmds <<< "$SPAWN_CMDS"
+modes="none bare scaler"
+for c in "${!cmds[@]}"; do
+	for m in $modes; do : > "$out/st-$c-$m.txt"; done
+done
+for r in $(seq "$SPAWN_REPS"); do
+	for c in "${!cmds[@]}"; do
+		read -r -a cmd <<< "${cmds[$c]}"
+		for m in $modes; do
+			case $m in
+			none) "$out/spawn" "$SPAWN_N" "${cmd[@]}" ;;
+			bare) SCALER_BARE=1 "$SCALER" record -o "$tmp/p" -- "$out/spawn" "$SPAWN_N" "${cmd[@]}" ;;
+			scaler) "$SCALER" record -o "$tmp/p" -- "$out/spawn" "$SPAWN_N" "${cmd[@]}" ;;
+			esac >> "$out/st-$c-$m.txt"
+			rm -rf "$tmp/p" "$tmp/p.old"
+		done
+	done
+done
+
+echo "### start-up: ms per process start, median of $((SPAWN_N * SPAWN_REPS)) starts each, $SPAWN_REPS alternating rounds"
+echo
+echo "Wall: fork, exec, run, wait, as the driver sees it. CPU: user + system time of the started process."
+echo
+echo "| command | time | no profiler | bare entries (SCALER_BARE=1) | added | scaler | added | ratio |"
+echo "|---|---|---:|---:|---:|---:|---:|---:|"
+for c in "${!cmds[@]}"; do
+	python3 - "${cmds[$c]}" "$out/st-$c-none.txt" "$out/st-$c-bare.txt" "$out/st-$c-scaler.txt" <<'EOF'
+import statistics, sys
+for col, what in ((0, "wall"), (1, "CPU")):
+    n, b, s = (statistics.median(int(l.split()[col]) for l in open(f) if l.strip()) / 1e6
+               for f in sys.argv[2:5])
+    print("| `%s` | %s | %.2f | %.2f | %+.2f | %.2f | %+.2f | %.2fx |" % (
+        sys.argv[1], what, n, b, b - n, s, s - n, s / n))
+EOF
+done
+echo
+echo "(bench/spawn.c; raw runs, ns: build/bench/st-*.txt)"
