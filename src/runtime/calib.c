@@ -15,7 +15,8 @@
  *  - at start-up, 9 batches of 128 calls each on a scratch thread state:
  *    the figures every thread starts with (sc_cal0). Kept small: every
  *    process pays it, however short, for a figure the first
- *    re-measurements replace soon anyway;
+ *    re-measurements replace soon anyway. An image exec'd by a profiled
+ *    one starts with its parent's figures in force instead (inherit.c);
  *  - on each thread that makes timed calls, every SC_RECAL_MS, from the
  *    return trampoline (trampoline.S, .Lrecal): one batch of 32 calls each,
  *    on the thread itself, and the figures in force are the medians of
@@ -172,21 +173,39 @@ static void note(struct sc_thread *t)
 	h->ovh_n++;
 }
 
+/* `none` times nothing worth re-measuring for. SCALER_RECAL=N sets the
+ * interval to N us (tests: 1, on nearly every timed return), 0 keeps the
+ * start-up figures (to compare, bench/accuracy.sh). */
+static void set_recal(uint64_t tsc_hz)
+{
+	const char *e = getenv("SCALER_RECAL");
+	uint64_t us = e && *e ? strtoull(e, NULL, 10) : SC_RECAL_MS * 1000;
+	if (sc_timing_mode != SC_TIMING_NONE && us)
+		recal_ticks = tsc_hz / 1000000 * us;
+}
+
 /*
  * Start-up: the median of START_BATCHES measurements, on a scratch thread
  * state with private entries (sc_calib_nop and sc_calib_work, never bound
  * to an import, so no report ever shows them). Each batch measures
  * everything once, back to back: on a shared machine the speed drifts,
  * and a minimum taken of each quantity separately could pair a fast
- * moment of one with a slow one of the other. Returns what a report
- * shows (the meta header keeps it); 0 if nothing could be measured.
+ * moment of one with a slow one of the other. With given figures (handed
+ * down by the parent image, inherit.c) only the entries are made, for the
+ * re-measurements. Returns what a report shows (the meta header keeps it);
+ * 0 if nothing could be measured.
  */
-uint64_t sc_calibrate_start(uint64_t tsc_hz)
+uint64_t sc_calibrate_start(uint64_t tsc_hz, const struct sc_calib *given)
 {
 	nop_idx = sc_entry_new((void *)sc_calib_nop, 0, 0);
 	work_idx = sc_entry_new((void *)sc_calib_work, 0, 0);
 	if (nop_idx < 0 || work_idx < 0)
 		return 0;
+	if (given) {
+		sc_cal0 = *given;
+		set_recal(tsc_hz);
+		return shown(&sc_cal0);
+	}
 	size_t nrec = (size_t)work_idx + 1;
 	struct sc_thread *t = mmap(NULL, sizeof(*t), PROT_READ | PROT_WRITE,
 				   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -222,14 +241,16 @@ uint64_t sc_calibrate_start(uint64_t tsc_hz)
 	qsort(cold, (size_t)n, sizeof(cold[0]), cmp_u64);
 	qsort(nested, (size_t)n, sizeof(nested[0]), cmp_u64);
 	sc_cal0 = (struct sc_calib){hot[n / 2], cold[n / 2], nested[n / 2]};
-	/* `none` times nothing worth re-measuring for. SCALER_RECAL=N sets
-	 * the interval to N us (tests: 1, on nearly every timed return), 0
-	 * keeps the start-up figures (to compare, bench/accuracy.sh). */
-	const char *e = getenv("SCALER_RECAL");
-	uint64_t us = e && *e ? strtoull(e, NULL, 10) : SC_RECAL_MS * 1000;
-	if (sc_timing_mode != SC_TIMING_NONE && us)
-		recal_ticks = tsc_hz / 1000000 * us;
+	set_recal(tsc_hz);
 	return shown(&sc_cal0);
+}
+
+/* The figures in force on the calling thread (the start-up ones if it has
+ * none); what an exec hands down. Reads only: runs in vfork children. */
+struct sc_calib sc_calib_in_force(void)
+{
+	struct sc_thread *t = sc_tls_thread;
+	return t && t != &sc_idle_thread ? t->cal : sc_cal0;
 }
 
 /* A new thread starts with the start-up figures. */

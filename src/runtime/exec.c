@@ -6,13 +6,13 @@
  *
  * `scaler record` tells the runtime what to do through three variables
  * (LD_PRELOAD, SCALER_DIR, SCALER_TIMING), and a fourth with --functions
- * (SCALER_FUNCTIONS). Each wrapper looks at the
- * environment the new image would get and, only if one of them is
- * missing, passes a copy with it put back: a missing variable is appended
- * with the value this image started with, an LD_PRELOAD of the program's
- * own gets the runtime prepended. Every other variable, and their order,
- * is unchanged; a SCALER_DIR that is present (a nested `scaler record`) is
- * left alone.
+ * (SCALER_FUNCTIONS). Each wrapper looks at the environment the new image
+ * would get and passes a copy with any of them that is missing put back: a
+ * missing variable is appended with the value this image started with, an
+ * LD_PRELOAD of the program's own gets the runtime prepended. One more,
+ * SCALER_CALIB (inherit.c), is always set to this image's figures, in place
+ * or appended. Every other variable, and their order, is unchanged; a
+ * SCALER_DIR that is present (a nested `scaler record`) is left alone.
  *
  * These run in vfork children too, which share the parent's memory: the
  * copy lives on the wrapper's stack (mmap for an environment of more than
@@ -110,8 +110,9 @@ static int exec_fixed(const struct exec_call *c)
 {
 	char *const *env = c->envp;
 	size_t n = 0;
-	int pre = -1;
+	int pre = -1, cal = -1;
 	bool dir = false, timing = false, functions = !kv_functions;
+	char kv_calib[160];
 	if (!sc_active || !kv_preload[0])
 		return call_real(c, env);
 	for (; env && env[n]; n++) {
@@ -123,11 +124,15 @@ static int exec_fixed(const struct exec_call *c)
 			timing = true;
 		else if (!strncmp(env[n], "SCALER_FUNCTIONS=", 17))
 			functions = true;
+		else if (!strncmp(env[n], "SCALER_CALIB=", 13))
+			cal = (int)n;
 	}
 	bool pre_ok = pre >= 0 && preloads_us(env[pre] + 11);
-	if (pre_ok && dir && timing && functions)
+	bool calib = sc_inherit_format(kv_calib, sizeof(kv_calib));
+	if (pre_ok && dir && timing && functions && !calib)
 		return call_real(c, env);
-	size_t cap = n + 5, bytes = cap * sizeof(char *);
+	size_t cap = n + 6, /* LD_PRELOAD, DIR, TIMING, FUNCTIONS, CALIB, NULL */
+	       bytes = cap * sizeof(char *);
 	char *small[cap <= ENV_STACK_MAX ? cap : 1];
 	char **v = small;
 	if (cap > ENV_STACK_MAX) {
@@ -153,6 +158,10 @@ static int exec_fixed(const struct exec_call *c)
 		v[k++] = kv_timing;
 	if (!functions)
 		v[k++] = (char *)kv_functions;
+	if (calib && cal >= 0)
+		v[cal] = kv_calib;
+	else if (calib)
+		v[k++] = kv_calib;
 	v[k] = NULL;
 	int r = call_real(c, v);
 	if (v != small)

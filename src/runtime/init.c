@@ -4,8 +4,8 @@
  *
  * Start-up (constructor), in order: read settings from the environment
  * that `scaler record` set; reserve the shadow table; measure what the
- * interceptor adds to a timed call; open the meta file; hook every loaded
- * object. Any failure leaves the program running unhooked with one line on
+ * interceptor adds to a timed call (or take what the parent image handed
+ * down, inherit.c); open the meta file; hook every loaded object. Any failure leaves the program running unhooked with one line on
  * stderr. Shutdown (destructor, i.e. exit or return from main) records the
  * end time, which also gives the long-baseline TSC calibration.
  */
@@ -97,6 +97,9 @@ static void detect_xsave(void)
 
 static uint64_t quick_tsc_hz(void)
 {
+	/* the first clock read of a process maps the vDSO's data page: it
+	 * would fall inside the interval, ~6 % of 50 us, on one end only */
+	sc_mono_ns();
 	uint64_t t0 = sc_rdtsc(), m0 = sc_mono_ns(), m1;
 	do
 		m1 = sc_mono_ns();
@@ -150,10 +153,17 @@ __attribute__((constructor(101))) static void sc_init(void)
 	else if (timing && !strcmp(timing, "none"))
 		sc_timing_mode = SC_TIMING_NONE;
 	sc_exec_init();
-	detect_xsave();
+	struct sc_inherited in;
+	bool inherited = sc_inherit_get(&in);
+	if (inherited) {
+		sc_have_xsave = in.have_xsave;
+		sc_xsave_size = in.xsave_size;
+	} else {
+		detect_xsave();
+	}
 	if (sc_shadow_init() != 0)
 		return;
-	uint64_t hz = quick_tsc_hz();
+	uint64_t hz = inherited ? in.hz : quick_tsc_hz();
 	sc_pclock_init(hz);
 	switch (sc_timing_mode) {
 	case SC_TIMING_ALL: sc_period_min = sc_period_max = 1; break;
@@ -166,10 +176,12 @@ __attribute__((constructor(101))) static void sc_init(void)
 		break;
 	}
 	/* after the mode is set: the measured calls take its paths */
-	uint64_t overhead = sc_calibrate_start(hz);
+	uint64_t overhead = sc_calibrate_start(hz, inherited ? &in.cal : NULL);
 	if (sc_meta_open() != 0)
 		return;
-	sc_meta_set_clock(sc_rdtsc(), sc_mono_ns(), hz, overhead);
+	uint64_t tsc0 = sc_rdtsc(), mono0 = sc_mono_ns();
+	sc_meta_set_clock(tsc0, mono0, hz, overhead);
+	sc_inherit_set_clock(tsc0, mono0, hz);
 	write_cmdline();
 	pthread_atfork(at_fork_prepare, at_fork_parent, at_fork_child);
 	sc_objects_scan(true);

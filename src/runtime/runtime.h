@@ -4,6 +4,8 @@
  * Stages, in the order a process meets them:
  *   init.c     start-up: settings, calibration, the meta file, patching
  *   calib.c    what timing a call costs: measured, re-measured, taken off
+ *   inherit.c  what an image hands down to the images it execs (the TSC
+ *              rate, calibration, extended state size): not measured again
  *   lock.c     the runtime lock and the leaf lock
  *   objects.c  the table of loaded objects: listing, registering, pruning
  *   patch.c    pointing GOT slots at shadow entries; batched repoints
@@ -302,7 +304,8 @@ void sc_thread_after_fork(void) SC_HIDDEN;
 extern SC_HIDDEN __thread uintptr_t sc_tls_start_routine;
 
 /* calib.c: what timing a call costs, taken off each timed call */
-uint64_t sc_calibrate_start(uint64_t tsc_hz) SC_HIDDEN;
+uint64_t sc_calibrate_start(uint64_t tsc_hz, const struct sc_calib *given) SC_HIDDEN;
+struct sc_calib sc_calib_in_force(void) SC_HIDDEN;
 void sc_calib_thread_init(struct sc_thread *t) SC_HIDDEN;
 void sc_recalibrate(struct sc_thread *t, uint64_t now) SC_HIDDEN;
 extern SC_HIDDEN struct sc_calib sc_cal0;
@@ -323,6 +326,17 @@ void *sc_signal_wrapper(const char *name) SC_HIDDEN;
 
 /* exec.c */
 void sc_exec_init(void) SC_HIDDEN;
+
+/* inherit.c: values handed down through exec (SCALER_CALIB) */
+struct sc_inherited {
+	uint64_t hz;
+	struct sc_calib cal;
+	uint32_t xsave_size;
+	int have_xsave;
+};
+bool sc_inherit_get(struct sc_inherited *out) SC_HIDDEN;
+void sc_inherit_set_clock(uint64_t tsc, uint64_t mono, uint64_t hz) SC_HIDDEN;
+bool sc_inherit_format(char *buf, size_t n) SC_HIDDEN;
 void *sc_exec_wrapper(const char *name) SC_HIDDEN;
 
 /* wrap.c */

@@ -1,0 +1,134 @@
+/*
+ * inherit.c - what an image hands down to the images it execs, so that
+ * they need not measure it again: the TSC rate, what timing a call costs
+ * (calib.c) and the size of the CPU's extended state (init.c). Finding
+ * them out takes ~290 us (cpuid alone exits to the hypervisor on a virtual
+ * machine), which every profiled process paid, however short: a build or
+ * a shell script starts thousands.
+ *
+ * They travel in one variable that exec.c puts into the environment of
+ * every exec and posix_spawn:
+ *     SCALER_CALIB=<key>:<hz>:<hot>:<cold>:<nested>:<xsave>:<have_xsave>
+ * The rate is the one measured over the parent image's life up to the
+ * exec (its start-up measures 50 us only), the cost figures those in force
+ * on the calling thread (re-measured every few ms while it makes timed
+ * calls). The key is a hash of what makes them valid: the machine (host
+ * name, kernel, the CPU features the kernel reports in the aux vector and
+ * AT_MINSIGSTKSZ, which grows with the extended state), the timing mode
+ * and SCALER_BARE. An image whose key differs (an environment carried to
+ * another machine by a job scheduler, a nested `scaler record
+ * --timing=all`) or whose values are out of range measures them itself.
+ * The first image of a run always does: `scaler record` does not set it.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/auxv.h>
+#include <sys/utsname.h>
+
+#include "runtime.h"
+
+#ifndef AT_MINSIGSTKSZ
+#define AT_MINSIGSTKSZ 51
+#endif
+
+static uint64_t key;                    /* 0: not computed */
+static uint64_t start_tsc, start_mono, start_hz;
+
+static uint64_t fnv(uint64_t h, const void *p, size_t n)
+{
+	const unsigned char *b = p;
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ b[i]) * 0x100000001b3ull;
+	return h;
+}
+
+static uint64_t make_key(void)
+{
+	struct utsname u;
+	uint64_t h = 0xcbf29ce484222325ull;
+	if (uname(&u) == 0) {
+		h = fnv(h, u.nodename, strlen(u.nodename) + 1);
+		h = fnv(h, u.release, strlen(u.release) + 1);
+		h = fnv(h, u.version, strlen(u.version) + 1);
+		h = fnv(h, u.machine, strlen(u.machine) + 1);
+	}
+	unsigned long aux[3] = {getauxval(AT_HWCAP), getauxval(AT_HWCAP2),
+				getauxval(AT_MINSIGSTKSZ)};
+	h = fnv(h, aux, sizeof(aux));
+	int mode = sc_timing_mode;
+	h = fnv(h, &mode, sizeof(mode));
+	const char *b = getenv("SCALER_BARE");
+	int bare = b && !strcmp(b, "1");
+	h = fnv(h, &bare, sizeof(bare));
+	return h | 1;                           /* never 0 */
+}
+
+/* Reads the next ':'-separated decimal of *s into *v. */
+static bool field(const char **s, uint64_t *v)
+{
+	char *end;
+	if (**s < '0' || **s > '9')
+		return false;
+	*v = strtoull(*s, &end, 10);
+	if (*end != ':' && *end != 0)
+		return false;
+	*s = *end ? end + 1 : end;
+	return true;
+}
+
+/*
+ * At start-up, after the timing mode is known: the values the parent
+ * handed down, if they are for this machine and mode and in range.
+ */
+bool sc_inherit_get(struct sc_inherited *out)
+{
+	key = make_key();
+	const char *s = getenv("SCALER_CALIB");
+	uint64_t v[7];
+	if (!s)
+		return false;
+	for (int i = 0; i < 7; i++)
+		if (!field(&s, &v[i]))
+			return false;
+	/* a rate of 100 MHz to 100 GHz; a timing cost under 10 us; an
+	 * extended state of 512 + 64 bytes (fxsave) up to 1 MB */
+	if (*s || v[0] != key || v[1] < 100000000ull || v[1] > 100000000000ull ||
+	    v[2] > v[1] / 100000 || v[3] > v[1] / 100000 || v[4] > v[1] / 100000 ||
+	    v[5] < 576 || v[5] > (1u << 20) || v[6] > 1 || (v[6] && v[5] < 640))
+		return false;
+	*out = (struct sc_inherited){.hz = v[1], .cal = {v[2], v[3], v[4]},
+				     .xsave_size = (uint32_t)v[5], .have_xsave = (int)v[6]};
+	return true;
+}
+
+/* The image's clock at start-up: the rate handed down is measured from
+ * here to the exec. */
+void sc_inherit_set_clock(uint64_t tsc, uint64_t mono, uint64_t hz)
+{
+	start_tsc = tsc;
+	start_mono = mono;
+	start_hz = hz;
+}
+
+/*
+ * "SCALER_CALIB=..." for an image about to be exec'd, into buf (n bytes);
+ * false if there is nothing to hand down. Runs in vfork children too: no
+ * allocation, no lock, no runtime state written.
+ */
+bool sc_inherit_format(char *buf, size_t n)
+{
+	if (!key || !start_hz)
+		return false;
+	uint64_t hz = start_hz, tsc = sc_rdtsc(), mono = sc_mono_ns();
+	/* over 1 ms the rate is known ~20 times better than from start-up's
+	 * 50 us */
+	if (mono > start_mono + 1000000ull && tsc > start_tsc)
+		hz = (uint64_t)((unsigned __int128)(tsc - start_tsc) * 1000000000u /
+				(mono - start_mono));
+	struct sc_calib c = sc_calib_in_force();
+	int w = snprintf(buf, n, "SCALER_CALIB=%llu:%llu:%llu:%llu:%llu:%u:%d",
+			 (unsigned long long)key, (unsigned long long)hz,
+			 (unsigned long long)c.hot, (unsigned long long)c.cold,
+			 (unsigned long long)c.nested, sc_xsave_size, sc_have_xsave);
+	return w > 0 && (size_t)w < n;
+}
