@@ -99,11 +99,20 @@ static int find_command(const char *cmd, char *out, size_t n)
 	return -1;
 }
 
+/* "g<hex>.use": the runtime's cache of what it read of an object */
+static int is_use_cache(const char *name)
+{
+	if (name[0] != 'g')
+		return 0;
+	size_t n = strspn(name + 1, "0123456789abcdef");
+	return n >= 16 && !strcmp(name + 1 + n, ".use");
+}
+
 /*
- * A profile directory holds nothing but p<pid>-<gen>.meta and
- * p<pid>-<gen>-t<seq>.thr files (format.h). Only such a directory (or an
- * empty one) is ever moved aside or removed: `-o src` given by mistake
- * must not cost anyone their sources. Returns 1 if dir is one, 0 if not
+ * A profile directory holds nothing but p<pid>-<gen>.meta,
+ * p<pid>-<gen>-t<seq>.thr and g<build-id>.use files (format.h). Only
+ * such a directory (or an empty one) is ever moved aside or removed: `-o
+ * src` given by mistake must not cost anyone their sources. Returns 1 if dir is one, 0 if not
  * (*what names the first thing that is not), -1 if it cannot be read.
  */
 static int is_profile_dir(const char *dir, char *what, size_t n)
@@ -125,6 +134,8 @@ static int is_profile_dir(const char *dir, char *what, size_t n)
 		end = 0;
 		if (sscanf(e->d_name, "p%u-%u-t%u.th%1[r]%n", &pid, &gen, &seq, tail, &end) == 4 &&
 		    end && !e->d_name[end])
+			continue;
+		if (is_use_cache(e->d_name))
 			continue;
 		snprintf(what, n, "%s", e->d_name);
 		ok = 0;

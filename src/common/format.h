@@ -11,6 +11,10 @@
  * (the same pid exec'ing a new image). <seq> numbers threads of one image in
  * creation order, so kernel tid reuse never makes two threads share a file.
  *
+ * The runtime also keeps g<build-id>.use files, one per object file whose
+ * code it read (src/runtime/usecache.c): a cache of its own for the other
+ * processes of the run, with no part in the profile (the reader skips it).
+ *
  * Why two kinds of file: the counters are updated on the hot path, so they
  * live in memory that the kernel owns (MAP_SHARED file pages) and survive the
  * process being killed; the metadata (objects, shadow entries, threads) is

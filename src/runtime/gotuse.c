@@ -8,7 +8,9 @@
  * a register. Finding that out reads all of the object's code (the byte
  * forms are in arch/x86_64/gotscan.c), so only slots that could be hooked
  * at all are candidates, and the code is read only if one is left
- * undecided.
+ * undecided, and only by the first process of a run that loads the
+ * object: it keeps what it found about every GLOB_DAT slot of a function
+ * for the others (usecache.c).
  */
 #include <elf.h>
 #include <stdlib.h>
@@ -115,6 +117,114 @@ static int gotdat_cb(void *p, const struct sc_import *imp)
 	return 0;
 }
 
+/* Bytes of code in o's executable segments: what classify() reads. */
+static uint64_t code_len(const struct sc_object *o)
+{
+	uint64_t n = 0;
+	for (int p = 0; p < o->phnum; p++) {
+		const ElfW(Phdr) *ph = &o->phdr[p];
+		if (ph->p_type == PT_LOAD && (ph->p_flags & PF_X) && (ph->p_flags & PF_R))
+			n += ph->p_filesz;
+	}
+	return n;
+}
+
+/* a cache word: the slot's offset from the load base, bit 0 set if the
+ * code calls through it, bit 1 if it loads it (offsets are 8-aligned) */
+#define USE_CALLS 1ull
+#define USE_LOADS 2ull
+#define USE_BITS 7ull
+
+/* Adds the cached findings to every candidate of g; false (g unchanged)
+ * if there is no cache or it lacks a candidate. */
+static bool from_cache(const struct sc_object *o, uint64_t len, struct sc_got_uses *g)
+{
+	uint64_t *w;
+	size_t n;
+	if (!sc_use_cache_get(o, len, &w, &n))
+		return false;
+	size_t *at = sc_mem_grow(NULL, g->n * sizeof(*at));
+	bool ok = at != NULL;
+	for (size_t i = 0; ok && i < g->n; i++) {
+		uint64_t off = g->u[i].slot - o->base;
+		size_t lo = 0, hi = n;
+		while (lo < hi) {
+			size_t mid = (lo + hi) / 2;
+			if ((w[mid] & ~USE_BITS) < off)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		ok = lo < n && (w[lo] & ~USE_BITS) == off;
+		if (ok)
+			at[i] = lo;
+	}
+	for (size_t i = 0; ok && i < g->n; i++) {
+		g->u[i].calls += (w[at[i]] & USE_CALLS) != 0;
+		g->u[i].loads += (w[at[i]] & USE_LOADS) != 0;
+	}
+	sc_mem_free(at);
+	sc_mem_free(w);
+	return ok;
+}
+
+/* sc_reloc_walk callback: every GLOB_DAT slot of a function, whatever it
+ * is bound to (what is bound where differs from process to process) */
+static int all_cb(void *p, const struct sc_import *imp)
+{
+	struct sc_got_uses *c = p;
+	if (imp->kind != SC_ENT_GOT || imp->st_type == STT_OBJECT || imp->st_type == STT_TLS)
+		return 0;
+	if (c->n == c->cap) {
+		size_t cap = c->cap ? c->cap * 2 : 256;
+		struct sc_got_use *nu = sc_mem_grow(c->u, cap * sizeof(*nu));
+		if (!nu)
+			return 1;
+		c->u = nu;
+		c->cap = cap;
+	}
+	c->u[c->n++] = (struct sc_got_use){.slot = imp->slot};
+	return 0;
+}
+
+/*
+ * Reads o's code for every GLOB_DAT slot of a function, keeps what it
+ * finds (usecache.c) and adds it to g's candidates, as classify(o, g)
+ * would have. False if that could not be done (then nothing was read).
+ */
+static bool classify_all(const struct sc_object *o, const struct sc_reloc_info *ri,
+			 uint64_t len, struct sc_got_uses *g)
+{
+	struct sc_got_uses all = {.o = o};
+	if (!sc_use_cache_wanted(o))
+		return false;
+	sc_reloc_walk(ri, all_cb, &all);
+	uint64_t *w = all.n ? sc_mem_grow(NULL, all.n * sizeof(*w)) : NULL;
+	if (!w) {
+		sc_got_uses_free(&all);
+		return false;
+	}
+	qsort(all.u, all.n, sizeof(*all.u), cmp_use);
+	size_t k = 0;
+	for (size_t i = 0; i < all.n; i++)             /* one entry per slot */
+		if (!k || all.u[i].slot != all.u[k - 1].slot)
+			all.u[k++] = all.u[i];
+	all.n = k;
+	classify(o, &all);
+	for (size_t i = 0; i < all.n; i++)
+		w[i] = (all.u[i].slot - o->base) | (all.u[i].calls ? USE_CALLS : 0) |
+		       (all.u[i].loads ? USE_LOADS : 0);
+	sc_use_cache_put(o, len, w, all.n);
+	for (size_t i = 0; i < g->n; i++) {
+		const struct sc_got_use *u = find_use(&all, g->u[i].slot);
+		g->u[i].calls += u ? u->calls : 0;
+		g->u[i].loads += u ? u->loads : 0;
+	}
+	sc_mem_free(w);
+	sc_got_uses_free(&all);
+	return true;
+}
+
 bool sc_got_uses_find(const struct sc_object *o, const struct sc_reloc_info *ri,
 		      struct sc_got_uses *g)
 {
@@ -127,7 +237,10 @@ bool sc_got_uses_find(const struct sc_object *o, const struct sc_reloc_info *ri,
 		read = !g->u[i].known;
 	if (g->n) {
 		qsort(g->u, g->n, sizeof(*g->u), cmp_use);
-		if (read)
+		uint64_t len = read ? code_len(o) : 0;
+		if (read && from_cache(o, len, g))
+			read = false;
+		else if (read && !classify_all(o, ri, len, g))
 			classify(o, g);
 	}
 	return read;

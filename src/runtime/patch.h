@@ -1,7 +1,8 @@
 /*
  * patch.h - what the files that patch objects' GOT slots share: gotuse.c
- * (which GLOB_DAT slots are calls), rss.c (giving back the pages patching
- * read) and patch.c (writing the slots).
+ * (which GLOB_DAT slots are calls), usecache.c (its findings kept for the
+ * run), rss.c (giving back the pages patching read) and patch.c (writing
+ * the slots).
  */
 #ifndef SCALER_PATCH_H
 #define SCALER_PATCH_H
@@ -32,6 +33,14 @@ bool sc_got_uses_find(const struct sc_object *o, const struct sc_reloc_info *ri,
 /* Whether GLOB_DAT slot is hooked: called through, never loaded. */
 bool sc_got_use_hooked(const struct sc_got_uses *g, uintptr_t slot) SC_HIDDEN;
 void sc_got_uses_free(struct sc_got_uses *g) SC_HIDDEN;
+
+/* What gotuse.c found in an object file, kept for the run (usecache.c):
+ * sorted words, each a slot's offset from the load base | flag bits. */
+bool sc_use_cache_wanted(const struct sc_object *o) SC_HIDDEN;
+bool sc_use_cache_get(const struct sc_object *o, uint64_t code_len, uint64_t **w,
+		      size_t *n) SC_HIDDEN;
+void sc_use_cache_put(const struct sc_object *o, uint64_t code_len, const uint64_t *w,
+		      size_t n) SC_HIDDEN;
 
 /* Which pages of the objects' read-only segments were mapped (rss.c). */
 struct sc_keep_rss {
