@@ -17,7 +17,9 @@
 # fastest tenth of the starts; what bare and scaler add and their ratio
 # to none. Environment:
 # SPAWN_N (40 starts a round), SPAWN_REPS (5 rounds), SPAWN_CMDS (a
-# `;`-separated list of commands).
+# `;`-separated list of commands), SPAWN_DIR (where the profiles go, default
+# $TMPDIR or /tmp: on a disk the other guests keep busy, creating the
+# files can take milliseconds; /dev/shm measures scaler without that).
 set -eu
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 SCALER=${SCALER:-$ROOT/build/bin/scaler}
@@ -26,7 +28,7 @@ SPAWN_REPS=${SPAWN_REPS:-5}
 SPAWN_CMDS=${SPAWN_CMDS:-/bin/true;/usr/bin/python3 -c pass;sqlite3 :memory: .quit;git --version}
 out="$ROOT/build/bench"
 mkdir -p "$out"
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/scaler-startup.XXXXXX")
+tmp=$(mktemp -d "${SPAWN_DIR:-${TMPDIR:-/tmp}}/scaler-startup.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 cc -O2 -Wall -Wextra -Werror -o "$out/spawn" "$ROOT/bench/spawn.c"
 
