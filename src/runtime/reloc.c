@@ -51,6 +51,7 @@ int sc_reloc_parse(uintptr_t base, const ElfW(Dyn) *dyn, struct sc_reloc_info *r
 		case DT_VERSYM: ri->versym = (const void *)dyn_ptr(base, d->d_un.d_ptr); break;
 		case DT_VERNEED: ri->verneed = (const void *)dyn_ptr(base, d->d_un.d_ptr); break;
 		case DT_VERNEEDNUM: ri->verneed_n = d->d_un.d_val; break;
+		case DT_GNU_HASH: ri->gnu_hash = (const void *)dyn_ptr(base, d->d_un.d_ptr); break;
 		case DT_BIND_NOW: ri->bind_now = true; break;
 		case DT_FLAGS: if (d->d_un.d_val & DF_BIND_NOW) ri->bind_now = true; break;
 		case DT_FLAGS_1: if (d->d_un.d_val & DF_1_NOW) ri->bind_now = true; break;
@@ -138,4 +139,47 @@ size_t sc_reloc_walk(const struct sc_reloc_info *ri, sc_import_cb cb, void *ctx)
 			return seen;
 	}
 	return seen;
+}
+
+uint32_t sc_gnu_hash(const char *name)
+{
+	uint32_t h = 5381;
+	for (const unsigned char *s = (const unsigned char *)name; *s; s++)
+		h = h * 33 + *s;
+	return h;
+}
+
+/*
+ * DT_GNU_HASH: nbuckets, symoffset, bloom words, bloom shift, then the
+ * bloom filter, the buckets and one chain word per defined symbol from
+ * symoffset on (bit 0 ends a chain). It lists every defined dynamic
+ * symbol, which is what a lookup by name can find.
+ */
+int sc_reloc_defines(const struct sc_reloc_info *ri, const char *name, uint32_t h)
+{
+	const uint32_t *g = ri->gnu_hash;
+	if (!g)
+		return -1;
+	uint32_t nbuckets = g[0], symoffset = g[1], nbloom = g[2], shift = g[3];
+	if (!nbuckets || !nbloom)
+		return 0;
+	const ElfW(Addr) *bloom = (const ElfW(Addr) *)(g + 4);
+	const uint32_t *buckets = (const uint32_t *)(bloom + nbloom);
+	const uint32_t *chain = buckets + nbuckets;
+	unsigned bits = sizeof(ElfW(Addr)) * 8;
+	ElfW(Addr) word = bloom[(h / bits) % nbloom];
+	ElfW(Addr) mask = ((ElfW(Addr))1 << (h % bits)) | ((ElfW(Addr))1 << ((h >> shift) % bits));
+	if ((word & mask) != mask)
+		return 0;
+	uint32_t i = buckets[h % nbuckets];
+	if (i < symoffset)
+		return 0;
+	for (;; i++) {
+		uint32_t c = chain[i - symoffset];
+		if ((c | 1) == (h | 1) && (!ri->strsz || ri->symtab[i].st_name < ri->strsz) &&
+		    !strcmp(ri->strtab + ri->symtab[i].st_name, name))
+			return 1;
+		if (c & 1)
+			return 0;
+	}
 }

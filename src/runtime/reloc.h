@@ -24,6 +24,7 @@ struct sc_reloc_info {
 	const ElfW(Verneed) *verneed;
 	size_t verneed_n;
 	bool bind_now;              /* DF_BIND_NOW / DF_1_NOW */
+	const uint32_t *gnu_hash;   /* DT_GNU_HASH, or NULL */
 };
 
 /* One import found by the walker. */
@@ -44,5 +45,11 @@ int sc_reloc_parse(uintptr_t base, const ElfW(Dyn) *dyn, struct sc_reloc_info *r
  * a named symbol. cb returns non-zero to stop. Returns the number seen. */
 typedef int (*sc_import_cb)(void *ctx, const struct sc_import *imp);
 size_t sc_reloc_walk(const struct sc_reloc_info *ri, sc_import_cb cb, void *ctx);
+
+/* The GNU hash of a symbol name, and whether the object defines a symbol
+ * of that name (any version): 1 yes, 0 no, -1 it cannot say (no
+ * DT_GNU_HASH). */
+uint32_t sc_gnu_hash(const char *name);
+int sc_reloc_defines(const struct sc_reloc_info *ri, const char *name, uint32_t hash);
 
 #endif

@@ -58,6 +58,16 @@ static int main_cb(struct dl_phdr_info *info, size_t size, void *p)
 	return -1;
 }
 
+/* libm's symbols, read from its own GNU hash table (sc_reloc_defines) */
+static int libm_cb(struct dl_phdr_info *info, size_t size, void *p)
+{
+	(void)size;
+	const char *n = info->dlpi_name;
+	if (!n || !strstr(n, "/libm.so"))
+		return 0;
+	return main_cb(info, size, p);
+}
+
 int main(int argc, char **argv)
 {
 	(void)argv;
@@ -86,6 +96,23 @@ int main(int argc, char **argv)
 	CHECK(ri.bind_now, "object is bound now");
 	CHECK(s.slots_ok >= 3 && s.slots_bad == 0, "every resolved slot holds what dlsym finds (%d ok, %d bad)",
 	      s.slots_ok, s.slots_bad);
+	struct sc_reloc_info m;
+	CHECK(dl_iterate_phdr(libm_cb, &m) == 1, "parse libm's dynamic section");
+	CHECK(m.gnu_hash != NULL, "libm has a GNU hash table");
+	int hits = 0;
+	const char *have[] = {"cos", "sin", "exp", "log", "pow", "sqrt", "floor", "ldexp"};
+	for (size_t i = 0; i < sizeof(have) / sizeof(have[0]); i++)
+		hits += sc_reloc_defines(&m, have[i], sc_gnu_hash(have[i])) == 1;
+	CHECK(hits == 8, "libm defines cos, sin, ... (%d of 8 found)", hits);
+	const char *lack[] = {"puts", "strtod", "malloc", "cosx", "co", "sc_no_such_symbol"};
+	int misses = 0;
+	for (size_t i = 0; i < sizeof(lack) / sizeof(lack[0]); i++)
+		misses += sc_reloc_defines(&m, lack[i], sc_gnu_hash(lack[i])) == 0;
+	CHECK(misses == 6, "libm does not define puts, strtod, ... (%d of 6 absent)", misses);
+	CHECK(sc_gnu_hash("") == 5381 && sc_gnu_hash("printf") == 0x156b2bb8u,
+	      "the GNU hash function (%#x)", sc_gnu_hash("printf"));
+	m.gnu_hash = NULL;
+	CHECK(sc_reloc_defines(&m, "cos", sc_gnu_hash("cos")) == -1, "no table: cannot say");
 	struct sc_reloc_info none;
 	CHECK(sc_reloc_parse(0, NULL, &none) == -1, "no dynamic section is an error");
 	return check_summary();
