@@ -72,6 +72,21 @@ static void classify(const struct sc_object *o, struct sc_got_uses *g)
 	}
 }
 
+/* Appends u to g's list; false if out of memory. */
+static bool add_use(struct sc_got_uses *g, struct sc_got_use u)
+{
+	if (g->n == g->cap) {
+		size_t cap = g->cap ? g->cap * 2 : 64;
+		struct sc_got_use *nu = sc_mem_grow(g->u, cap * sizeof(*nu));
+		if (!nu)
+			return false;
+		g->u = nu;
+		g->cap = cap;
+	}
+	g->u[g->n++] = u;
+	return true;
+}
+
 /*
  * Lists the GLOB_DAT slots of functions that classify() must decide on.
  * Left out, as patching would leave them whatever the code does: a slot
@@ -102,16 +117,8 @@ static int gotdat_cb(void *p, const struct sc_import *imp)
 	struct sc_object *callee = cur ? sc_object_of(cur) : NULL;
 	if (!callee || callee == c->o || (callee->skip && !strstr(callee->path, "ld-linux")))
 		return 0;
-	if (c->n == c->cap) {
-		size_t cap = c->cap ? c->cap * 2 : 64;
-		struct sc_got_use *nu = sc_mem_grow(c->u, cap * sizeof(*nu));
-		if (!nu)
-			return 1;
-		c->u = nu;
-		c->cap = cap;
-	}
-	c->u[c->n] = (struct sc_got_use){.slot = imp->slot, .known = fini};
-	c->n++;
+	if (!add_use(c, (struct sc_got_use){.slot = imp->slot, .known = fini}))
+		return 1;
 	if (fini)
 		c->fini = c->n;
 	return 0;
@@ -175,16 +182,7 @@ static int all_cb(void *p, const struct sc_import *imp)
 	struct sc_got_uses *c = p;
 	if (imp->kind != SC_ENT_GOT || imp->st_type == STT_OBJECT || imp->st_type == STT_TLS)
 		return 0;
-	if (c->n == c->cap) {
-		size_t cap = c->cap ? c->cap * 2 : 256;
-		struct sc_got_use *nu = sc_mem_grow(c->u, cap * sizeof(*nu));
-		if (!nu)
-			return 1;
-		c->u = nu;
-		c->cap = cap;
-	}
-	c->u[c->n++] = (struct sc_got_use){.slot = imp->slot};
-	return 0;
+	return !add_use(c, (struct sc_got_use){.slot = imp->slot});
 }
 
 /*
