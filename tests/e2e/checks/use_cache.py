@@ -2,7 +2,9 @@
 -fno-plt program after the first read what the first found in its code,
 and count the same. A cache that says no slot is a call is used when it
 is ours (which makes the rest a test) and not when another user owns it,
-it is a link or it is cut short. Check: use-cache (noplt)."""
+it is a link or it is cut short. A profile holding caches is still one
+that `scaler record` replaces. Checks: use-cache, use-cache-rotate
+(noplt)."""
 import json
 import os
 
@@ -79,5 +81,20 @@ def use_cache(t):
     return bad
 
 
+def rotate(t):
+    """Two records into one directory: the first, with its caches, is
+    kept as DIR.old, not refused as someone else's directory."""
+    out = os.path.join(t.tmp, "rot")
+    for i in range(2):
+        rc, _, err = run([t.scaler, "record", "-o", out, "--", t.exe("basic")])
+        if rc != 0:
+            return ["record %d exited %d: %s" % (i + 1, rc, err[-200:])]
+    old = os.listdir(out + ".old") if os.path.isdir(out + ".old") else []
+    if not any(f.endswith(".use") for f in old):
+        return ["%s.old holds no cache: %r" % (out, sorted(old))]
+    return []
+
+
 def checks(t):
     guarded("use-cache", t.variant, lambda: use_cache(t))
+    guarded("use-cache-rotate", t.variant, lambda: rotate(t))
