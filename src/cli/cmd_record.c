@@ -112,8 +112,9 @@ static int is_use_cache(const char *name)
  * A profile directory holds nothing but p<pid>-<gen>.meta,
  * p<pid>-<gen>-t<seq>.thr and g<build-id>.use files (format.h). Only
  * such a directory (or an empty one) is ever moved aside or removed: `-o
- * src` given by mistake must not cost anyone their sources. Returns 1 if dir is one, 0 if not
- * (*what names the first thing that is not), -1 if it cannot be read.
+ * src` given by mistake must not cost anyone their sources. Returns 1 if
+ * dir is one, 0 if not (*what names the first thing that is not), -1 if
+ * it cannot be read.
  */
 static int is_profile_dir(const char *dir, char *what, size_t n)
 {
