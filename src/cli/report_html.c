@@ -164,12 +164,31 @@ static void td_text(FILE *f, const char *s)
 	fputs("</td>", f);
 }
 
+/*
+ * A component name in a table cell: it may wrap after each dot
+ * (libsqlite3.|so.0) before the cell breaks it anywhere else.
+ */
+static void comp_text(FILE *f, const char *name)
+{
+	const char *dot;
+	char part[4096];
+
+	while ((dot = strchr(name, '.')) && dot[1] && (size_t)(dot - name) < sizeof(part) - 1) {
+		memcpy(part, name, (size_t)(dot - name) + 1);
+		part[dot - name + 1] = 0;
+		html_text(f, part);
+		fputs("<wbr>", f);
+		name = dot + 1;
+	}
+	html_text(f, name);
+}
+
 /* A component name with its colour. */
 static void td_comp(FILE *f, const char *name)
 {
 	fputs("<td class=\"c\"><span class=\"cn\">", f);
 	swatch(f, name);
-	html_text(f, name);
+	comp_text(f, name);
 	fputs("</span></td>", f);
 }
 
@@ -675,7 +694,7 @@ static void html_calls(const struct report *r)
 		fputs("</td>", f);
 		td_comp(f, call->callee);
 		fputs("<td class=\"c\">", f);
-		html_text(f, call->caller);
+		comp_text(f, call->caller);
 		fputs("</td>", f);
 		td_count(f, call->count);
 		td_ns(f, (long double)call->total_ns, r->timed);

@@ -9,7 +9,7 @@ import re
 class HtmlCheck(html.parser.HTMLParser):
     """Well-formedness (every element closed in order), text, titles,
     attributes of interest."""
-    VOID = {"meta", "br", "img", "hr", "input", "link", "rect", "circle", "line", "path"}
+    VOID = {"meta", "br", "wbr", "img", "hr", "input", "link", "rect", "circle", "line", "path"}
 
     def __init__(self):
         super().__init__(convert_charrefs=True)
