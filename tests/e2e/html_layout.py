@@ -16,7 +16,9 @@ compared as pixels:
     text, hovering a frame shows its figures, clicking it zooms it to the
     full width and Escape undoes it;
   - with JavaScript off, the tables and the flame graph are there and laid
-    out the same.
+    out the same;
+  - a name of 64 characters without a break in every text cell wraps
+    inside it at 900 px.
 
 Screenshots of every width and mode go to OUTDIR (build/report-html/) for
 a person to look at. check(...) returns a list of problems."""
@@ -60,6 +62,11 @@ out.swatches={};
 A.forEach.call(d.querySelectorAll('#component-table tbody tr'),function(r){
  out.swatches[r.cells[0].textContent]=bg(r.cells[0].querySelector('.sw'));});
 return out;})()"""
+
+# every text cell of every table made one 64-character word
+LONG_NAMES = r"""Array.prototype.forEach.call(document.querySelectorAll('td:not(.n)'),function(c){
+ var w=c.querySelector('.cn')||c;
+ if(w.lastChild&&!c.querySelector('svg'))w.lastChild.textContent='x'.repeat(64);})"""
 
 
 def pct_of(label):
@@ -248,6 +255,13 @@ def check(chromium, pages, outdir, reports):
             bad.append("%s: the script ran (%r, %d filters)" % (where, m["js"], m["filters"]))
         bad += page_facts(m, where, False)
         b.screenshot(os.path.join(outdir, "%s-900-nojs.png" % names[0]), full=True)
+        # names as long as real ones get (a C++ start routine, a library
+        # named without dots or dashes) wrap inside their cells
+        where = "%s 900px, every name 64 characters without a break" % names[0]
+        b.eval(LONG_NAMES)
+        scrolled = b.eval(MEASURE)["scrolled"]
+        if scrolled:
+            bad.append("%s: tables wider than the page: %s" % (where, ", ".join(scrolled)))
         # a component in two programs' reports: one colour
         common = set.intersection(*(set(s) for s in swatches.values()))
         if not common:
