@@ -13,12 +13,13 @@
 #include <string.h>
 
 #include "cli.h"
+#include "report.h"
 #include "version.h"
 
 /* name, one-line summary */
 #define COMMANDS(X)                                                                    \
 	X(record, "run a command with the profiler; write its profile directory")     \
-	X(report, "show a profile: component and API views (text, json, csv, html)")  \
+	X(report, "show a profile (component and API views) or export it")            \
 	X(help, "show the help of scaler or of a command")                            \
 	X(version, "print scaler's version")
 
@@ -53,13 +54,34 @@ static const char *command_name(size_t i, const char **help)
 	return commands[i].name;
 }
 
+/* report's formats, from its table of writers, wrapped under its summary */
+static void formats(FILE *f)
+{
+	const char *name;
+	int col = fprintf(f, "%12s--format", "");
+
+	for (size_t i = 0; (name = report_writer_choice(i, NULL)); i++) {
+		const char *sep = i ? "," : "";
+
+		if (col + 2 + (int)strlen(name) > 79)
+			col = fprintf(f, "%s\n%21s", sep, "") - 1 - (int)strlen(sep);
+		else
+			col += fprintf(f, "%s ", sep);
+		col += fprintf(f, "%s", name);
+	}
+	fputc('\n', f);
+}
+
 static void usage(FILE *f)
 {
 	fputs("usage: scaler [--version] [--help] COMMAND [ARGS]\n\n"
 	      "scaler counts and times every call between the components of a program\n"
 	      "(its executable and shared libraries), unmodified.\n\ncommands:\n", f);
-	for (size_t i = 0; i < NCOMMANDS; i++)
+	for (size_t i = 0; i < NCOMMANDS; i++) {
 		fprintf(f, "  %-9s %s\n", commands[i].name, commands[i].summary);
+		if (commands[i].run == cmd_report)
+			formats(f);
+	}
 	fputs("\n'scaler help COMMAND' or 'scaler COMMAND --help' shows a command's options;\n"
 	      "man scaler-COMMAND tells more.\n", f);
 }

@@ -46,9 +46,14 @@ def check_help(scaler):
                 bad.append("%s help line over 79 columns: %r" % (c, line))
     # the values come from the tables: every format, sort key and timing mode
     _, report_help, _ = run([scaler, "report", "--help"])
-    for f in ("text", "json", "csv", "html"):
+    formats = list_opts(scaler, "report")[0]["--format"][3]
+    for f in ("text", "json", "csv", "html", "folded", "speedscope", "chrome", "pprof"):
         if not re.search(r"^ +%s +\S" % f, report_help, re.M):
             bad.append("report help lacks the format %s" % f)
+    # and the top-level usage names each of them (it once listed text|json)
+    for f in formats:
+        if not re.search(r"\b%s\b" % f, top):
+            bad.append("top-level usage lacks the format %s" % f)
     if "(default: scaler.data)" not in report_help or "(default: text)" not in report_help:
         bad.append("report help lacks the defaults")
     bad += usage_error(*run([scaler, "help", "recrod"]), "did you mean 'record'")
