@@ -86,7 +86,9 @@ static const struct cli_cmd report_cmd = {
 	.about = "Prints the profile in DIR: the component view (each component's total and "
 		 "self time, the time it spends in each other component, its Wait), the API "
 		 "view (each API's calls, times and latency percentiles, per calling "
-		 "component), the processes, and thread imbalance.",
+		 "component), the processes, and thread imbalance. --sort, --min-percent "
+		 "and --component choose the rows of text, json, csv and html; the exports "
+		 "(folded, speedscope, chrome, pprof) are the whole profile, or one --pid.",
 	.operands = CLI_NONE,
 	.opts = report_opts,
 };

@@ -121,6 +121,11 @@ def check_folded(scaler, prof, rep, tmp, tools):
     if sum(n for _, n in t) != threads_ns(rep, pid):
         bad.append("folded time %d ns, threads %d ns" % (sum(n for _, n in t),
                                                           threads_ns(rep, pid)))
+    # the row options leave an export whole, as the help and man page say
+    sel = export(scaler, prof, os.path.join(tmp, "s.folded"), "folded", "--weight=count",
+                 "--component", "libsc_a", "--sort", "name", "--min-percent", "50")
+    if parse_folded(sel.decode()) != lines:
+        bad.append("--component/--sort/--min-percent changed the folded export")
     if tools.speedscope:
         ss = tool_json(tools.speedscope, os.path.join(tmp, "c.folded"))
         prof0 = ss["profiles"][0] if ss["profiles"] else {}
