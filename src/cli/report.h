@@ -192,6 +192,9 @@ size_t report_stack_path(const struct stack_tree *t, size_t i, size_t *path);
 /* A node's frame name: "cmd[pid]" (".gen" after an exec), the component,
  * or "callee:api". */
 void report_stack_label(const struct stack_node *n, char *buf, size_t len);
+/* The label as the exports show it: an API's C++ name demangled, as in the
+ * text and HTML views ("libstdc++.so.6:operator new(unsigned long)"). */
+void report_stack_title(const struct stack_node *n, char *buf, size_t len);
 
 /* ---- the writers ---- */
 void report_text(const struct report *r);

@@ -231,7 +231,10 @@ static void slice_event(struct sc_json *j, const struct slice *c)
 	if (c->l) {
 		const struct sc_entry *e = &im->entries[c->l->entry];
 
-		snprintf(name, sizeof(name), "%s:%s", object_name(im, e->callee), e->api);
+		char dem[512];
+
+		snprintf(name, sizeof(name), "%s:%s", object_name(im, e->callee),
+			 report_pretty(e->api, dem, sizeof(dem)));
 		event_head(j, "X", name, im->pid, tid);
 		sc_json_key(j, "cat");
 		sc_json_string(j, e->flags & SC_ENT_WAIT ? "wait" : "call");

@@ -6,6 +6,7 @@
  *
  *   process[pid];component;callee:api;callee:api ... N
  *
+ * with C++ names demangled, as in the text view (report_stack_title), and
  * N its own time in ns (--weight=time, the default) or its own calls
  * (--weight=count; a component has none of its own). Summing the lines
  * under a prefix gives that node's inclusive figure. Frames never hold
@@ -36,7 +37,7 @@ void report_folded(const struct report *r)
 			continue;
 		n = report_stack_path(&t, i, path);
 		for (k = 0; k < n; k++) {
-			report_stack_label(&t.nodes[path[k]], label, sizeof(label));
+			report_stack_title(&t.nodes[path[k]], label, sizeof(label));
 			if (k)
 				fputc(';', r->out);
 			frame(r->out, label);

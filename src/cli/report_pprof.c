@@ -7,8 +7,9 @@
  *   - sample types calls/count and time/nanoseconds (default_sample_type
  *     by --weight); a sample per tree node with calls or time of its own,
  *     its stack leaf first down to the process;
- *   - one function and one location per frame ("callee:api", the
- *     component, the process "cmd[pid]"); a mapping per component, the
+ *   - one function and one location per frame ("callee:api", C++ names
+ *     demangled, the symbol as linked its system_name; the component; the
+ *     process "cmd[pid]"); a mapping per component, the
  *     location's address a made-up one inside it (the profile has no
  *     addresses); has_functions set, so nothing tries to symbolize;
  *   - time_nanos and duration_nanos from the first process's start and
@@ -212,7 +213,7 @@ static void strings(struct pprof *w)
 	for (k = 0; k < S_FIXED; k++)
 		pb_bytes(&w->out, PROFILE_STRING_TABLE, fixed_strings[k], strlen(fixed_strings[k]));
 	for (k = 0; k < t->nframes; k++) {
-		report_stack_label(&t->nodes[t->frames[k]], label, sizeof(label));
+		report_stack_title(&t->nodes[t->frames[k]], label, sizeof(label));
 		pb_bytes(&w->out, PROFILE_STRING_TABLE, label, strlen(label));
 	}
 	for (k = 0; k < w->nmaps; k++)

@@ -25,7 +25,7 @@ static void frames(struct sc_json *j, const struct stack_tree *t)
 
 		sc_json_begin_object(j);
 		sc_json_key(j, "name");
-		report_stack_label(n, label, sizeof(label));
+		report_stack_title(n, label, sizeof(label));
 		sc_json_string(j, label);
 		if (n->component) {
 			sc_json_key(j, "file");

@@ -421,3 +421,13 @@ void report_stack_label(const struct stack_node *n, char *buf, size_t len)
 		break;
 	}
 }
+
+void report_stack_title(const struct stack_node *n, char *buf, size_t len)
+{
+	char dem[1024];
+
+	if (n->kind == STACK_API)
+		snprintf(buf, len, "%s:%s", n->component, report_pretty(n->name, dem, sizeof(dem)));
+	else
+		report_stack_label(n, buf, len);
+}

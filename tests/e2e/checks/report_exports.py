@@ -1,8 +1,9 @@
 """report_exports.py - `scaler report --format folded|speedscope|chrome|
 pprof` on the profile of sc_basic (known calls): each export is fed to the
 real tool it is for and what the tool makes of it is held against
-`--format json`. Checks: report-folded, report-speedscope, report-chrome,
-report-pprof (lazy).
+`--format json`; and sc_nest's C++ names demangled in each. Checks:
+report-folded, report-speedscope, report-chrome, report-pprof,
+report-exports-demangled (lazy).
 
     speedscope's importers   npm speedscope, its browser bundle run in node
                              (tools/speedscope_import.mjs): folded, speedscope
@@ -15,6 +16,7 @@ line and the checks go on without it.
 """
 import glob
 import gzip
+import html
 import json
 import os
 import re
@@ -287,6 +289,41 @@ def check_pprof(scaler, prof, rep, tmp, tools):
     return bad
 
 
+def check_demangled(scaler, prof, rep, tmp, tools):
+    """sc_nest's C++ APIs (_ZNSolsEi...) appear in every export demangled
+    as the HTML view shows them; pprof keeps the linked symbol as
+    system_name."""
+    page = export(scaler, prof, os.path.join(tmp, "n.html"), "html").decode()
+    shown = {html.unescape(m): html.unescape(d) for m, d in
+             re.findall(r'<td class="api" title="([^"]*)">([^<]*)', page)}
+    want = {(c["callee"], c["api"]): shown.get(c["api"]) for c in rep["calls"]
+            if c["api"].startswith("_Z")}
+    if not want or None in want.values() or any(k[1] == v for k, v in want.items()):
+        return ["sc_nest's C++ calls not demangled in the HTML: %r" % (want,)]
+    bad = []
+    folded = {f for frames, _ in parse_folded(export(scaler, prof, os.path.join(tmp, "n.folded"),
+                                                     "folded").decode()) for f in frames}
+    ss = json.loads(export(scaler, prof, os.path.join(tmp, "n.speedscope"), "speedscope"))
+    ss_names = {f["name"] for f in ss["shared"]["frames"]}
+    chrome = json.loads(export(scaler, prof, os.path.join(tmp, "n.chrome"), "chrome"))
+    slices = {e["name"] for e in chrome["traceEvents"] if e.get("cat") == "call"}
+    export(scaler, prof, os.path.join(tmp, "n.pb.gz"), "pprof")
+    funcs = tool_json(tools.pprof_format, os.path.join(tmp, "n.pb.gz"))["functions"] \
+        if tools.pprof_format else None
+    for (callee, api), dem in sorted(want.items()):
+        frame, raw = "%s:%s" % (callee, dem), "%s:%s" % (callee, api)
+        for what, names in (("folded", folded), ("speedscope", ss_names)):
+            if frame not in names or raw in names:
+                bad.append("%s: %r %s, %r %s" % (what, frame, "present" if frame in names
+                                                 else "missing", raw, "present" if raw in names
+                                                 else "absent"))
+        if raw in slices:
+            bad.append("chrome: slice named %r" % raw)
+        if funcs is not None and (funcs.get(frame) or {}).get("system") != api:
+            bad.append("pprof: function %r: %r" % (frame, funcs.get(frame)))
+    return bad
+
+
 def checks(t):
     tools = Tools(os.path.dirname(os.path.dirname(t.scaler)))
     for name, have in (("speedscope", tools.speedscope), ("pprof-format", tools.pprof_format),
@@ -299,3 +336,5 @@ def checks(t):
             prof = t.profile("basic")
             return fn(t.scaler, prof, report_json_of(t.scaler, prof), t.tmp, tools)
         guarded(name, t.variant, one)
+    guarded("report-exports-demangled", t.variant, lambda: check_demangled(
+        t.scaler, t.profile("nest"), report_json_of(t.scaler, t.profile("nest")), t.tmp, tools))

@@ -2,7 +2,7 @@
 // pprof-format decoder and prints it as JSON: sample types, default
 // sample type, and per function (by name) the sum of each value over the
 // samples whose leaf it is (flat) and over the samples it appears in
-// (cum), with the mapping file of its location. Usage:
+// (cum), with the mapping file of its location and its system_name. Usage:
 //   node pprof_decode.mjs NODE_MODULES FILE
 import fs from 'fs';
 import path from 'path';
@@ -26,7 +26,7 @@ for (const s of p.sample) {
     const name = str(f.name);
     const m = map.get(String(l.mappingId));
     const e = funcs[name] ??= { flat: Array(nvals).fill(0), cum: Array(nvals).fill(0),
-                                file: m ? str(m.filename) : null };
+                                file: m ? str(m.filename) : null, system: str(f.systemName) };
     for (let v = 0; v < nvals; v++) {
       if (k === 0) e.flat[v] += Number(s.value[v]);
       if (!seen.has(name)) e.cum[v] += Number(s.value[v]);
