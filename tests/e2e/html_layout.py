@@ -27,6 +27,7 @@ import os
 import re
 
 import browser
+from harness import report_cmd, report_json_of
 
 WIDTHS = (900, 1440, 2560)
 
@@ -272,3 +273,21 @@ def check(chromium, pages, outdir, reports):
     finally:
         b.close()
     return bad
+
+
+def check_profiles(chromium, scaler, profiles, tmp, outdir):
+    """check() on the HTML and JSON reports of profiles ({name: profile
+    directory}, the first one getting every width and mode)."""
+    pages, reports, bad = {}, {}, []
+    for name, prof in profiles.items():
+        out = os.path.join(tmp, name + ".html")
+        rc, _, err = report_cmd(scaler, prof, "--format", "html", "-o", out)
+        if rc != 0:
+            bad.append("html of %s exited %d: %s" % (name, rc, err[:200]))
+        pages[name], reports[name] = out, report_json_of(scaler, prof)
+    if bad:
+        return bad
+    try:
+        return check(chromium, pages, outdir, reports)
+    except (KeyError, TypeError, IndexError, AttributeError) as e:
+        return ["the page lacks what the check measures: %r" % e]

@@ -7,7 +7,7 @@ import os
 
 import browser
 import html_layout
-from harness import guarded, report_cmd, report_json_of, skip
+from harness import guarded, skip
 
 MODE = "e2e"
 VARIANTS = ("lazy",)
@@ -22,20 +22,8 @@ def check_report_browser(t):
     def one():
         # sc_nest's nesting first (every width and mode, the zoom), then
         # two other programs for the colours
-        pages, reports, bad = {}, {}, []
-        for name in ("nest", "imbalance", "fork"):
-            prof = t.profile(name)
-            out = os.path.join(t.tmp, name + ".html")
-            rc, _, err = report_cmd(t.scaler, prof, "--format", "html", "-o", out)
-            if rc != 0:
-                bad.append("html of sc_%s exited %d: %s" % (name, rc, err[:200]))
-            pages[name], reports[name] = out, report_json_of(t.scaler, prof)
-        if bad:
-            return bad
-        try:
-            return html_layout.check(chromium, pages, outdir, reports)
-        except (KeyError, TypeError, IndexError, AttributeError) as e:
-            return ["the page lacks what the check measures: %r" % e]
+        return html_layout.check_profiles(chromium, t.scaler, {
+            name: t.profile(name) for name in ("nest", "imbalance", "fork")}, t.tmp, outdir)
     guarded("report-html-browser", None, one)
 
 

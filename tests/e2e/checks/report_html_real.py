@@ -11,7 +11,7 @@ import shutil
 
 import browser
 import html_layout
-from harness import HERE, guarded, report_cmd, report_json_of, run, skip
+from harness import HERE, guarded, run, skip
 
 MODE = "real"
 
@@ -27,24 +27,14 @@ def check_report_real(t):
             "sqlite3": ([sq, ":memory:"], os.path.join(HERE, "real", "sqlite_workload.sql")),
             "python3": ([py, os.path.join(HERE, "real", "py_workload.py")], None),
         }
-        pages, reports, bad = {}, {}, []
+        profiles, bad = {}, []
         for name, (argv, stdin) in workloads.items():
             prof = os.path.join(t.tmp, name + ".data")
             rc, _, err = run([t.scaler, "record", "-o", prof, "--"] + argv, cwd=t.tmp, stdin=stdin)
             if rc != 0:
                 bad.append("%s under scaler exited %d: %s" % (name, rc, err[-200:]))
-                continue
-            out = os.path.join(t.tmp, name + ".html")
-            rc, _, err = report_cmd(t.scaler, prof, "--format", "html", "-o", out)
-            if rc != 0:
-                bad.append("html of %s exited %d: %s" % (name, rc, err[:200]))
-            pages[name], reports[name] = out, report_json_of(t.scaler, prof)
-        if bad:
-            return bad
-        try:
-            return html_layout.check(chromium, pages, outdir, reports)
-        except (KeyError, TypeError, IndexError, AttributeError) as e:
-            return ["the page lacks what the check measures: %r" % e]
+            profiles[name] = prof
+        return bad or html_layout.check_profiles(chromium, t.scaler, profiles, t.tmp, outdir)
     guarded("report-html-real", None, one)
 
 
