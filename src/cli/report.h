@@ -199,6 +199,9 @@ void report_stack_title(const struct stack_node *n, char *buf, size_t len);
 /* ---- the writers ---- */
 void report_text(const struct report *r);
 void report_json(const struct report *r);
+/* One call as an object of the report's "calls" (also `scaler live`'s). */
+struct sc_json;
+void report_json_call(struct sc_json *j, const struct sc_call *c);
 void report_csv(const struct report *r);
 void report_html(const struct report *r);
 void report_folded(const struct report *r);

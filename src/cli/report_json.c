@@ -34,7 +34,7 @@ static void json_hist(struct sc_json *j, const struct sc_call *c)
 	sc_json_end_array(j);
 }
 
-static void json_call(struct sc_json *j, const struct sc_call *c)
+void report_json_call(struct sc_json *j, const struct sc_call *c)
 {
 	sc_json_begin_object(j);
 	sc_json_key(j, "caller");
@@ -109,11 +109,11 @@ static void json_agg(struct sc_json *j, const struct report *r, const struct sc_
 	sc_json_begin_array(j);
 	if (a == r->agg)
 		for (i = 0; i < r->ncalls; i++)
-			json_call(j, r->calls[i]);
+			report_json_call(j, r->calls[i]);
 	else
 		for (i = 0; i < a->ncalls; i++)
 			if (report_call_shown(r, &a->calls[i]))
-				json_call(j, &a->calls[i]);
+				report_json_call(j, &a->calls[i]);
 	sc_json_end_array(j);
 }
 

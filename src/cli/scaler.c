@@ -20,6 +20,7 @@
 #define COMMANDS(X)                                                                    \
 	X(record, "run a command with the profiler; write its profile directory")     \
 	X(report, "show a profile (component and API views) or export it")            \
+	X(live, "watch a running profile: calls and time per second, like top")      \
 	X(help, "show the help of scaler or of a command")                            \
 	X(version, "print scaler's version")
 
