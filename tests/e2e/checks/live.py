@@ -1,0 +1,265 @@
+"""live.py - `scaler live` on a running program (sc_live, which waits for a
+line on stdin between phases of known calls).
+
+live-once: at each pause, `live --once --format json` has exactly the
+b_mul calls made so far (1000, 3500 with a thread, 7200 with a child
+process) and no count smaller than at the previous pause; at the last
+pause its calls equal `scaler report --format json`'s, `-p` with the
+program's pid or scaler record's finds the same profile, and the text
+snapshot has the b_mul row; the program's output is that of a native run.
+live-pid-owner: -p on another user's process is refused in one line.
+live-screen: the full-screen view under tmux: rows appear, a sort key
+reorders them, a resize redraws at the new width, q exits 0 and the
+terminal is back in its normal mode. Checks: live-once, live-pid-owner,
+live-screen (lazy)."""
+import json
+import os
+import shutil
+import signal
+import subprocess
+import tempfile
+import threading
+import time
+
+from harness import TIMEOUT, guarded, run, skip
+
+MODE = "e2e"
+VARIANTS = ("lazy",)
+PHASES = {1: 1000, 2: 3500, 3: 7200}
+
+
+class Running:
+    """sc_live under scaler record, stopped at its first pause."""
+
+    def __init__(self, t, out):
+        self.p = subprocess.Popen([t.scaler, "record", "-o", out, "--", t.exe("live")],
+                                  stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                  stderr=subprocess.PIPE, start_new_session=True)
+        self.dog = threading.Timer(TIMEOUT, lambda: os.killpg(self.p.pid, signal.SIGKILL))
+        self.dog.start()
+        self.out = b""
+
+    def wait_phase(self, k):
+        line = self.p.stdout.readline()
+        self.out += line
+        if not line.startswith(b"phase %d " % k):
+            raise RuntimeError("phase %d: program said %r" % (k, line))
+
+    def go(self):
+        self.p.stdin.write(b"go\n")
+        self.p.stdin.flush()
+
+    def finish(self):
+        out, err = self.p.communicate(timeout=TIMEOUT)
+        self.out += out
+        return self.p.returncode, err
+
+    def close(self):
+        self.dog.cancel()
+        if self.p.poll() is None:
+            os.killpg(self.p.pid, signal.SIGKILL)
+            self.p.wait()
+
+
+def live_json(t, *args):
+    rc, out, err = run([t.scaler, "live", "--once", "--format", "json"] + list(args))
+    if rc != 0:
+        raise RuntimeError("live %s exited %d: %s" % (" ".join(args), rc, err[-300:]))
+    return json.loads(out)
+
+
+def counts(calls):
+    return {(c["caller"], c["callee"], c["api"]): c["count"] for c in calls}
+
+
+def check_once(t):
+    tmp = tempfile.mkdtemp(prefix="scaler-e2e-")
+    d = os.path.join(tmp, "d")
+    r = Running(t, d)
+    bad, before = [], {}
+    try:
+        for k, want in sorted(PHASES.items()):
+            r.wait_phase(k)
+            snap = live_json(t, "-i", d)
+            now = counts(snap["calls"])
+            got = sum(n for key, n in now.items() if key[2] == "b_mul")
+            if got != want:
+                bad.append("phase %d: %d b_mul calls, want %d" % (k, got, want))
+            less = [key for key, n in before.items() if now.get(key, 0) < n]
+            if less:
+                bad.append("phase %d: counts went down: %r" % (k, less[:3]))
+            before = now
+            if k == 3:
+                bad += same_state(t, d, snap, r.p.pid)
+            r.go()
+        rc, err = r.finish()
+        if rc != 0:
+            bad.append("scaler record exited %d: %s" % (rc, err[-200:]))
+        nrc, nout, _ = run_native(t, tmp)
+        if nout != r.out or nrc != 0:
+            bad.append("output under scaler %r, without %r" % (r.out, nout))
+        return bad
+    finally:
+        r.close()
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def same_state(t, d, snap, record_pid):
+    """At the last pause: the report's calls, -p and the text agree."""
+    bad = []
+    rc, out, err = run([t.scaler, "report", "-i", d, "--format", "json"])
+    rep = json.loads(out)
+    if snap["calls"] != rep["calls"]:
+        bad.append("live --once calls differ from the report's: %r vs %r"
+                   % (snap["calls"][:2], rep["calls"][:2]))
+    if [p["running"] for p in snap["processes"]] != [True, False]:
+        bad.append("processes %r: want the program running, its child ended" % snap["processes"])
+    root = [p["pid"] for p in snap["processes"] if p["running"]][0]
+    for pid in (root, record_pid):
+        viap = live_json(t, "-p", str(pid))
+        if counts(viap["calls"]) != counts(rep["calls"]):
+            bad.append("live -p %d: calls differ from the report's" % pid)
+    rc, out, err = run([t.scaler, "live", "--once", "-i", d])
+    rows = [l for l in out.decode().splitlines() if "libsc_b.so  b_mul" in l]
+    if rc != 0 or len(rows) != 1 or "7,200" not in rows[0].split():
+        bad.append("text snapshot (exit %d): b_mul rows %r" % (rc, rows))
+    return bad
+
+
+def run_native(t, tmp):
+    feed = os.path.join(tmp, "feed")
+    with open(feed, "w") as f:
+        f.write("go\n" * 3)
+    return run([t.exe("live")], stdin=feed)
+
+
+def check_owner(t):
+    if os.geteuid() != 0:
+        return skip("live-pid-owner", "not root")
+    tmp = tempfile.mkdtemp(prefix="scaler-e2e-")
+    d = os.path.join(tmp, "d")
+    r = Running(t, d)
+    try:
+        r.wait_phase(1)
+
+        def nobody():
+            os.setgid(65534)
+            os.setuid(65534)
+        try:
+            p = subprocess.run([t.scaler, "live", "--once", "-p", str(r.p.pid)],
+                               preexec_fn=nobody, capture_output=True, timeout=TIMEOUT)
+        except PermissionError:
+            return skip("live-pid-owner", "scaler is not executable by nobody")
+        err = p.stderr.decode()
+        if p.returncode != 1 or "belongs to user root" not in err or len(err.splitlines()) != 1:
+            return ["as nobody: exit %d, %r" % (p.returncode, err)]
+        return []
+    finally:
+        r.close()
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+class Tmux:
+    """A tmux server of our own (-L) with one window of cols x rows."""
+
+    def __init__(self, tmp, cmd, cols, rows):
+        self.sock = "scaler-live-%d" % os.getpid()
+        self.base = ["tmux", "-L", self.sock, "-f", "/dev/null"]
+        self.tmux("new-session", "-d", "-x", str(cols), "-y", str(rows), cmd)
+
+    def tmux(self, *args):
+        rc, out, err = run(self.base + list(args), timeout=20)
+        if rc != 0:
+            raise RuntimeError("tmux %s: %s" % (args[0], err.decode(errors="replace")))
+        return out.decode(errors="replace")
+
+    def pane(self):
+        return self.tmux("capture-pane", "-p").splitlines()
+
+    def wait_for(self, pred, what, limit=15):
+        end = time.time() + limit
+        while time.time() < end:
+            lines = self.pane()
+            if pred(lines):
+                return lines
+            time.sleep(0.1)
+        raise RuntimeError("tmux: %s never showed; pane: %r" % (what, self.pane()[:8]))
+
+    def close(self):
+        run(self.base + ["kill-server"], timeout=20)
+
+
+UNITS = {"ns": 1, "µs": 1e3, "ms": 1e6, "s": 1e9}
+
+
+def table(lines):
+    """The table rows under the column titles: (api, total ns) each; the
+    total is the fourth number column (11 characters each)."""
+    rows = []
+    for i, l in enumerate(lines):
+        if l.lstrip().startswith("calls/s") and "time/s" in l:
+            for row in lines[i + 1:]:
+                if not row.strip():
+                    break
+                num, unit = row[33:44].split()
+                rows.append((row.split()[-1], float(num) * UNITS[unit]))
+    return rows
+
+
+def check_screen(t):
+    if not shutil.which("tmux"):
+        return skip("live-screen", "tmux not installed (Debian: tmux)")
+    tmp = tempfile.mkdtemp(prefix="scaler-e2e-")
+    d = os.path.join(tmp, "d")
+    r = Running(t, d)
+    tm = None
+    try:
+        for k in (1, 2, 3):
+            r.wait_phase(k)
+            if k < 3:
+                r.go()
+        cmd = ("%s live -i %s --interval 0.2 --sort calls; echo exit=$?; stty -a; sleep 60"
+               % (t.scaler, d))
+        tm = Tmux(tmp, cmd, 140, 30)
+        lines = tm.wait_for(lambda ls: any("b_mul" in l for l in ls), "the b_mul row")
+        bad = []
+        by_calls = table(lines)
+        if not by_calls or by_calls[0][0] != "b_mul":
+            bad.append("sorted by calls, rows %r, want b_mul first" % by_calls[:3])
+        tm.tmux("send-keys", "t")
+        lines = tm.wait_for(lambda ls: any("sort total" in l for l in ls), "sort total")
+        by_total = table(lines)
+        totals = [ns for _, ns in by_total]
+        if totals != sorted(totals, reverse=True) or by_total[0][0] == "b_mul":
+            bad.append("sorted by total, rows %r" % by_total[:4])
+        if sorted(by_total) != sorted(by_calls):
+            bad.append("the rows changed with the order: %r vs %r" % (by_total, by_calls))
+        keys = [l for l in lines if l.startswith("keys:")]
+        if not keys or keys[0].endswith("…"):
+            bad.append("at 140 columns the keys line is cut: %r" % keys)
+        tm.tmux("resize-window", "-x", "60", "-y", "20")
+        lines = tm.wait_for(lambda ls: any(l.startswith("keys:") and l.endswith("…")
+                                           for l in ls), "the keys line cut at 60 columns")
+        if any(len(l) > 60 for l in lines):
+            bad.append("a line wider than 60 columns after the resize")
+        tm.tmux("send-keys", "q")
+        lines = tm.wait_for(lambda ls: any("icanon" in l for l in ls), "the exit and stty")
+        text = " ".join(lines)
+        if "exit=0" not in text:
+            bad.append("live exited: %r" % [l for l in lines if l.startswith("exit=")])
+        if " icanon" not in text or " echo" not in text or "b_mul" in text:
+            bad.append("terminal not restored (icanon, echo, main screen): %r" % lines[:6])
+        r.go()
+        r.finish()
+        return bad
+    finally:
+        if tm:
+            tm.close()
+        r.close()
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def checks(t):
+    guarded("live-once", t.variant, lambda: check_once(t))
+    guarded("live-pid-owner", t.variant, lambda: check_owner(t))
+    guarded("live-screen", t.variant, lambda: check_screen(t))
