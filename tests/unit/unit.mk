@@ -54,6 +54,18 @@ $(BUILD)/tests/test_profile: tests/unit/test_profile.c tests/unit/check.h $(COMM
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -Itests/unit -Isrc/cli -o $@ $< $(MODEL_SRC) $(COMMON_SRC) -lm
 
+# scaler live's snapshots and table (src/cli/live_*.c) on in-memory snapshots.
+LIVE_SRC := src/cli/live_snap.c src/cli/live_view.c $(REPORT_SRC)
+$(BUILD)/tests/test_live: tests/unit/test_live.c tests/unit/check.h $(COMMON_SRC) \
+		$(LIVE_SRC) src/cli/live.h src/cli/report.h src/cli/model.h $(wildcard src/common/*.h)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -Itests/unit -Isrc/cli -o $@ $< $(LIVE_SRC) $(COMMON_SRC) -ldl -lm
+
+$(BUILD)/tests/asan/test_live: tests/unit/test_live.c tests/unit/check.h $(COMMON_SRC) \
+		$(LIVE_SRC) src/cli/live.h src/cli/report.h src/cli/model.h $(wildcard src/common/*.h)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(ASAN_FLAGS) -Itests/unit -Isrc/cli -o $@ $< $(LIVE_SRC) $(COMMON_SRC) -ldl -lm
+
 # The option tables and --component's matching (src/cli/cli.c, report_match.c).
 CLI_UNIT_SRC := src/cli/cli.c src/cli/report_match.c
 $(BUILD)/tests/test_cli: tests/unit/test_cli.c tests/unit/check.h $(CLI_UNIT_SRC) src/cli/cli.h \
