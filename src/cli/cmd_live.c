@@ -9,7 +9,7 @@
  *
  * The screen is drawn with plain ANSI (VT100) escapes on the alternate
  * screen, not curses: a table redrawn whole once a second needs no
- * optimised updates, and the CLI keeps linking only libc and libm. The
+ * optimised updates, and scaler gains no dependency on a curses library. The
  * terminal's mode is restored on every way out (q, ^C, SIGTERM, SIGHUP).
  */
 #include <errno.h>

@@ -59,12 +59,12 @@ LIVE_SRC := src/cli/live_snap.c src/cli/live_view.c $(REPORT_SRC)
 $(BUILD)/tests/test_live: tests/unit/test_live.c tests/unit/check.h $(COMMON_SRC) \
 		$(LIVE_SRC) src/cli/live.h src/cli/report.h src/cli/model.h $(wildcard src/common/*.h)
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) -Itests/unit -Isrc/cli -o $@ $< $(LIVE_SRC) $(COMMON_SRC) -ldl -lm
+	$(CC) $(CFLAGS) -Itests/unit -Isrc/cli -o $@ $< $(LIVE_SRC) $(COMMON_SRC) -ldl -lm -lz
 
 $(BUILD)/tests/asan/test_live: tests/unit/test_live.c tests/unit/check.h $(COMMON_SRC) \
 		$(LIVE_SRC) src/cli/live.h src/cli/report.h src/cli/model.h $(wildcard src/common/*.h)
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) $(ASAN_FLAGS) -Itests/unit -Isrc/cli -o $@ $< $(LIVE_SRC) $(COMMON_SRC) -ldl -lm
+	$(CC) $(CFLAGS) $(ASAN_FLAGS) -Itests/unit -Isrc/cli -o $@ $< $(LIVE_SRC) $(COMMON_SRC) -ldl -lm -lz
 
 # The option tables and --component's matching (src/cli/cli.c, report_match.c).
 CLI_UNIT_SRC := src/cli/cli.c src/cli/report_match.c
