@@ -156,8 +156,41 @@ static void not_yours(uint32_t pid, uid_t uid)
 		pw ? " " : "", (unsigned)uid);
 }
 
-/* The SCALER_DIR of process pid's environment into dir, resolved against
- * its working directory. 0; 1 when it has none; -1 after the message. */
+/* The directory of a counter file the process pid maps (its threads'
+ * p<pid>-<gen>-t<seq>.thr, format.h) into dir: the profile it writes,
+ * named by the kernel whatever the program did to its environment. 0, or
+ * 1 when it maps none. */
+static int maps_dir(uint32_t pid, char *dir, size_t n)
+{
+	char path[64], line[4096 + 128];
+	int found = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%u/maps", pid);
+	if (!(f = fopen(path, "re")))
+		return 1;
+	while (!found && fgets(line, sizeof(line), f)) {
+		char *file = strchr(line, '/'), *base;
+		unsigned p, g, t;
+		int end = 0;
+
+		if (!file)
+			continue;
+		file[strcspn(file, "\n")] = 0;
+		base = strrchr(file, '/');
+		if (sscanf(base, "/p%u-%u-t%u.thr%n", &p, &g, &t, &end) != 3 || base[end])
+			continue;
+		*base = 0;
+		found = (size_t)snprintf(dir, n, "%s", base == file ? "/" : file) < n;
+	}
+	fclose(f);
+	return !found;
+}
+
+/* The profile directory of process pid: the one its counter files are in,
+ * else the SCALER_DIR of its environment resolved against its working
+ * directory (a process that has not counted a call yet). 0; 1 when it has
+ * neither; -1 after the message. */
 static int env_dir(uint32_t pid, char *dir, size_t n)
 {
 	char path[64], *buf;
@@ -175,6 +208,8 @@ static int env_dir(uint32_t pid, char *dir, size_t n)
 		not_yours(pid, st.st_uid);
 		return -1;
 	}
+	if (maps_dir(pid, dir, n) == 0)
+		return 0;
 	snprintf(path, sizeof(path), "/proc/%u/environ", pid);
 	if (!(f = fopen(path, "re"))) {
 		if (errno == EACCES || errno == EPERM)

@@ -40,10 +40,22 @@ class Running:
         self.out = b""
 
     def wait_phase(self, k):
+        """Until the program has said "phase k" and sits in read(2): its
+        line is out before fflush returns, and a snapshot taken then
+        would race with fflush's end and fgets's start."""
         line = self.p.stdout.readline()
         self.out += line
         if not line.startswith(b"phase %d " % k):
             raise RuntimeError("phase %d: program said %r" % (k, line))
+        with open("/proc/%d/task/%d/children" % (self.p.pid, self.p.pid)) as f:
+            prog = int(f.read().split()[0])
+        end = time.time() + TIMEOUT
+        while time.time() < end:
+            with open("/proc/%d/syscall" % prog) as f:
+                if f.read().split()[0] == "0":      # read, on x86-64
+                    return
+            time.sleep(0.01)
+        raise RuntimeError("phase %d: the program never blocked in read" % k)
 
     def go(self):
         self.p.stdin.write(b"go\n")

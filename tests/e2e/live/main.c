@@ -4,15 +4,20 @@
  * `scaler live --once` can read its running profile at a known state.
  * Phase 1: 1000 b_mul; phase 2: 2000 more and a thread that makes 500;
  * phase 3: 3000 more and a child process that makes 700. Each phase ends
- * with "phase N SUM" on stdout; then "done".
+ * with "phase N SUM" on stdout; then "done". First it blanks its
+ * environment's strings, as setproctitle does (redis, nginx): -p must find
+ * the profile without SCALER_DIR in /proc/PID/environ.
  */
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 int b_mul(int x, int y);
+
+extern char **environ;
 
 static long muls(int n)
 {
@@ -47,6 +52,8 @@ int main(void)
 	pid_t pid;
 	int st;
 
+	for (char **e = environ; *e; e++)
+		memset(*e, 0, strlen(*e));
 	phase_end(1, muls(1000));
 
 	long sum = muls(2000);
