@@ -483,8 +483,13 @@ static void draw(struct state *st, struct live_snap *cur, const struct live_snap
 	live_rows_build(&r, cur, prev, &sel, st->view, st->sort);
 	localtime_r(&now, &tm);
 	fputs("\033[H", f);
-	snprintf(line, sizeof(line), "scaler live  %s  every %g s  %02d:%02d:%02d", st->dir,
-		 st->interval, tm.tm_hour, tm.tm_min, tm.tm_sec);
+	const struct sc_image *root = report_root_image(&cur->p);
+	char cmd[256] = "";
+
+	if (root)
+		report_fmt_command(cmd, sizeof(cmd), root);
+	snprintf(line, sizeof(line), "scaler live  %s  (%s)  every %g s  %02d:%02d:%02d", cmd,
+		 st->dir, st->interval, tm.tm_hour, tm.tm_min, tm.tm_sec);
 	put_line(f, line, cols, 0);
 	report_fmt_count(a, sizeof(a), r.count);
 	report_fmt_count(b, sizeof(b), r.dt_ns > 0 ? (uint64_t)((long double)r.dcount * 1e9L /

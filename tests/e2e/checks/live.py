@@ -9,7 +9,8 @@ program's pid or scaler record's finds the same profile, and the text
 snapshot has the b_mul row; the program's output is that of a native run.
 live-pid-owner: -p on another user's process is refused in one line.
 live-screen: the full-screen view under tmux: rows appear, a sort key
-reorders them, a resize redraws at the new width, q exits 0 and the
+reorders them, c shows component pairs, p picks each process and back to
+all, a resize redraws at the new width, q exits 0 and the
 terminal is back in its normal mode. Checks: live-once, live-pid-owner,
 live-screen (lazy)."""
 import json
@@ -249,6 +250,23 @@ def check_screen(t):
         keys = [l for l in lines if l.startswith("keys:")]
         if not keys or keys[0].endswith("…"):
             bad.append("at 140 columns the keys line is cut: %r" % keys)
+        tm.tmux("send-keys", "c")
+        lines = tm.wait_for(lambda ls: any("view component" in l for l in ls), "view component")
+        pairs = [l.split("  ")[-1].strip() for l in lines[5:] if "→" in l]
+        if sorted(pairs) != ["libc.so.6 → ld-linux-x86-64.so.2", "sc_live → libc.so.6",
+                             "sc_live → libsc_b.so"]:
+            bad.append("component view rows %r" % pairs)
+        tm.tmux("send-keys", "a", "p")
+        lines = tm.wait_for(lambda ls: any("process " in l and "sc_live" in l for l in ls),
+                            "the first process picked")
+        tm.tmux("send-keys", "p")
+        lines = tm.wait_for(lambda ls: any("processes 1 (0 running)" in l for l in ls),
+                            "the second process (the child, ended) picked")
+        b_mul = [l for l in lines if l.endswith("b_mul")]
+        if len(b_mul) != 1 or "700" not in b_mul[0].split():
+            bad.append("the child's b_mul row %r, want 700 calls" % b_mul)
+        tm.tmux("send-keys", "p")
+        tm.wait_for(lambda ls: any("process all" in l for l in ls), "back to all processes")
         tm.tmux("resize-window", "-x", "60", "-y", "20")
         lines = tm.wait_for(lambda ls: any(l.startswith("keys:") and l.endswith("…")
                                            for l in ls), "the keys line cut at 60 columns")
