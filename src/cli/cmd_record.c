@@ -26,6 +26,7 @@
 #include "cli.h"
 #include "format.h"
 #include "record_functions.h"
+#include "series.h"
 
 /* one "scaler: ..." line on stderr; returns the exit status 2 */
 __attribute__((format(printf, 1, 2)))
@@ -110,11 +111,11 @@ static int is_use_cache(const char *name)
 
 /*
  * A profile directory holds nothing but p<pid>-<gen>.meta,
- * p<pid>-<gen>-t<seq>.thr and g<build-id>.use files (format.h). Only
- * such a directory (or an empty one) is ever moved aside or removed: `-o
- * src` given by mistake must not cost anyone their sources. Returns 1 if
- * dir is one, 0 if not (*what names the first thing that is not), -1 if
- * it cannot be read.
+ * p<pid>-<gen>-t<seq>.thr and g<build-id>.use files and its series
+ * (format.h). Only such a directory (or an empty one) is ever moved aside
+ * or removed: `-o src` given by mistake must not cost anyone their
+ * sources. Returns 1 if dir is one, 0 if not (*what names the first thing
+ * that is not), -1 if it cannot be read.
  */
 static int is_profile_dir(const char *dir, char *what, size_t n)
 {
@@ -127,7 +128,8 @@ static int is_profile_dir(const char *dir, char *what, size_t n)
 		unsigned pid, gen, seq;
 		char tail[8];
 		int end = 0;
-		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..") ||
+		    !strcmp(e->d_name, SC_SERIES_FILE))
 			continue;
 		if (sscanf(e->d_name, "p%u-%u.met%1[a]%n", &pid, &gen, tail, &end) == 3 &&
 		    end && !e->d_name[end])
@@ -281,7 +283,7 @@ static const char *timing_choice(size_t i, const char **help)
 	return cli_choice_at(timing_modes, sizeof(timing_modes) / sizeof(timing_modes[0]), i, help);
 }
 
-enum { OPT_TIMING = 256, OPT_FUNCTIONS };
+enum { OPT_TIMING = 256, OPT_FUNCTIONS, OPT_INTERVAL, OPT_INTERVAL_SLOTS };
 
 static const struct cli_opt record_opts[] = {
 	{ 'o', "output", required_argument, "DIR", CLI_DIR, NULL, "scaler.data",
@@ -292,12 +294,18 @@ static const struct cli_opt record_opts[] = {
 	{ OPT_FUNCTIONS, "functions", required_argument, "PATTERN,...", CLI_WORD, NULL, NULL,
 	  "also count the functions matched by PATTERN = [COMPONENT:]GLOB (no COMPONENT: "
 	  "the executable), exported or not, patched at their entries" },
+	{ OPT_INTERVAL, "interval", required_argument, "MS", CLI_WORD, NULL, NULL,
+	  "also keep calls and time over the run: every MS milliseconds (10 to "
+	  "60000) a sample of each caller, callee and API, in a ring of "
+	  "--interval-slots samples (the report's series)" },
+	{ OPT_INTERVAL_SLOTS, "interval-slots", required_argument, "N", CLI_WORD, NULL, "512",
+	  "samples the ring keeps (2 to 65536); older ones are overwritten" },
 	{ 0, NULL, 0, NULL, 0, NULL, NULL, NULL },
 };
 
 static const struct cli_cmd record_cmd = {
 	.name = "record",
-	.synopsis = "[-o DIR] [--timing MODE] [--] CMD [ARG...]",
+	.synopsis = "[-o DIR] [--timing MODE] [--interval MS] [--] CMD [ARG...]",
 	.about = "Runs CMD with the runtime (libscaler.so) preloaded: every call between the "
 		 "executable and its shared libraries is counted, and timed as --timing says, "
 		 "into DIR. Child processes (fork, exec) are profiled into the same DIR. "
@@ -310,11 +318,26 @@ static const struct cli_cmd record_cmd = {
 	.opts = record_opts,
 };
 
+/* A decimal number from lo to hi into *v; 0, or -1 if s is not one. */
+static int parse_uint(const char *s, unsigned lo, unsigned hi, unsigned *v)
+{
+	char *end;
+	unsigned long x;
+
+	errno = 0;
+	x = strtoul(s, &end, 10);
+	if (errno || end == s || *end || *s == '-' || x < lo || x > hi)
+		return -1;
+	*v = (unsigned)x;
+	return 0;
+}
+
 int cmd_record(int argc, char **argv)
 {
 	const char *dir = "scaler.data";
 	const char *timing = "adaptive";
 	const char *functions = NULL;
+	unsigned interval = 0, slots = SERIES_SLOTS_DEFAULT;
 	int c;
 
 	optind = 0;     /* getopt starts afresh (and reads the "+" again) */
@@ -327,6 +350,16 @@ int cmd_record(int argc, char **argv)
 			timing = optarg;
 			break;
 		case OPT_FUNCTIONS: functions = optarg; break;
+		case OPT_INTERVAL:
+			if (parse_uint(optarg, 10, 60000, &interval))
+				return cli_usage_error(&record_cmd, "--interval wants milliseconds "
+						       "from 10 to 60000, not '%s'", optarg);
+			break;
+		case OPT_INTERVAL_SLOTS:
+			if (parse_uint(optarg, 2, 65536, &slots))
+				return cli_usage_error(&record_cmd, "--interval-slots wants a number "
+						       "from 2 to 65536, not '%s'", optarg);
+			break;
 		case CLI_EXIT: return 0;
 		default: return 2;
 		}
@@ -399,9 +432,14 @@ int cmd_record(int argc, char **argv)
 	child_pid = pid;
 	sigprocmask(SIG_SETMASK, &oldmask, NULL);
 	int status;
-	while (waitpid(pid, &status, 0) < 0) {
-		if (errno != EINTR)
+	if (interval) {
+		if (series_wait(absdir, pid, interval, slots, t0, &status) < 0)
 			return fail("waitpid: %s", strerror(errno));
+	} else {
+		while (waitpid(pid, &status, 0) < 0) {
+			if (errno != EINTR)
+				return fail("waitpid: %s", strerror(errno));
+		}
 	}
 	uint64_t wall = mono_ns() - t0;
 	write_exit(absdir, pid, status, wall);

@@ -18,6 +18,7 @@
 #include "model.h"
 #include "profile.h"
 #include "report.h"
+#include "series.h"
 
 /* Codes of the options with a long name only (cli.h). */
 enum {
@@ -263,6 +264,7 @@ int cmd_report(int argc, char **argv)
 	struct report r = { 0 };
 	struct sc_profile prof;
 	struct sc_model model;
+	struct series series = { 0 };
 	char err[1024];
 	int rc, status = 0, to_stdout;
 
@@ -273,9 +275,18 @@ int cmd_report(int argc, char **argv)
 		return rc == CLI_EXIT ? 0 : 2;
 	if (sc_profile_load(o.input, &prof, err, sizeof(err)) < 0) {
 		fprintf(stderr, "scaler: %s\n", err);
+		series_free(&series);
 		sc_profile_free(&prof);
 		return 1;
 	}
+	int has_series = series_load(o.input, &series, err, sizeof(err));
+	if (has_series < 0) {
+		fprintf(stderr, "scaler: report: %s\n", err);
+		series_free(&series);
+		sc_profile_free(&prof);
+		return 1;
+	}
+	r.series = has_series ? &series : NULL;
 	sc_model_build(&model, &prof);
 	r.p = &prof;
 	r.model = &model;
@@ -284,6 +295,7 @@ int cmd_report(int argc, char **argv)
 		r.only = select_pid(&prof, o.pid);
 		if (!r.only) {
 			sc_model_free(&model);
+			series_free(&series);
 			sc_profile_free(&prof);
 			return 2;
 		}
@@ -293,11 +305,13 @@ int cmd_report(int argc, char **argv)
 		for (size_t i = 0; i < r.agg->ncomp; i++)
 			puts(r.agg->comp[i].name);
 		sc_model_free(&model);
+		series_free(&series);
 		sc_profile_free(&prof);
 		return 0;
 	}
 	if (o.component && check_component(r.agg, o.component) < 0) {
 		sc_model_free(&model);
+		series_free(&series);
 		sc_profile_free(&prof);
 		return 2;
 	}
@@ -306,6 +320,7 @@ int cmd_report(int argc, char **argv)
 	if (!to_stdout && !(r.out = fopen(o.output, "w"))) {
 		fprintf(stderr, "scaler: report: cannot write %s: %s\n", o.output, strerror(errno));
 		sc_model_free(&model);
+		series_free(&series);
 		sc_profile_free(&prof);
 		return 1;
 	}
@@ -327,6 +342,7 @@ int cmd_report(int argc, char **argv)
 		status = 1;
 	}
 	sc_model_free(&model);
+	series_free(&series);
 	sc_profile_free(&prof);
 	return status;
 }

@@ -60,6 +60,8 @@ struct report {
 	const struct sc_component **comp;
 	size_t ngroups;
 	struct report_group *groups;    /* of the selected images */
+	/* calls over time (record --interval; series.h), or NULL */
+	const struct series *series;
 };
 
 /* ---- report_model.c ---- */

@@ -10,6 +10,7 @@
 
 #include "json.h"
 #include "report.h"
+#include "series.h"
 
 /* Latency histogram: [lo_ns, hi_ns, count] per non-empty bucket, hi_ns
  * null for the open-ended last one. */
@@ -287,6 +288,10 @@ void report_json(const struct report *r)
 		sc_json_end_object(&j);
 	}
 	sc_json_end_array(&j);
+	if (r->series) {
+		sc_json_key(&j, "series");
+		series_json(&j, r->series);
+	}
 	sc_json_end_object(&j);
 	fputc('\n', r->out);
 }

@@ -259,4 +259,50 @@ struct sc_rec {
 	uint32_t hist[SC_REC_HIST]; /* 128: log2 latency histogram */
 };
 
+/* ---- series: calls over time (scaler record --interval) ----------------- */
+
+/*
+ * `scaler record --interval MS` samples the profile every MS while the
+ * command runs and keeps the samples in the file "series": a ring of
+ * nslots samples of nkeys_max (caller, callee, api) keys, its size fixed
+ * when the run starts. Sample i is in slot i % nslots; a slot holds each
+ * key's calls and time so far (cumulative: the figures per interval are
+ * the differences of consecutive samples). A key is given the next free
+ * column when first seen; keys past nkeys_max are not kept (keys_dropped).
+ * The writer fills a slot, then raises nsamples.
+ */
+#define SC_SERIES_FILE "series"
+#define SC_SERIES_MAGIC "SCALERS1"
+#define SC_SERIES_VERSION 1u
+
+struct sc_series_header {
+	char magic[8];          /* SC_SERIES_MAGIC */
+	uint32_t version;       /* SC_SERIES_VERSION */
+	uint32_t nkeys_max;     /* columns of a slot */
+	uint32_t nslots;        /* slots of the ring */
+	uint32_t nkeys;         /* columns in use */
+	uint64_t interval_ns;
+	uint64_t nsamples;      /* samples written so far */
+	uint64_t keys_dropped;  /* keys seen that had no free column */
+	uint64_t start_mono_ns; /* CLOCK_MONOTONIC when the command started */
+	uint64_t reserved;
+};
+_Static_assert(sizeof(struct sc_series_header) == 64, "series header");
+
+/* After the header: nkeys_max keys, then nslots slots. */
+struct sc_series_key {
+	char caller[64], callee[64], api[128];  /* NUL-terminated, cut to fit */
+};
+
+struct sc_series_cell {
+	uint64_t count;
+	int64_t total_ns;
+};
+
+/* A slot: this, then nkeys_max cells. */
+struct sc_series_slot {
+	uint64_t mono_ns;       /* when the sample was read */
+	uint64_t reserved;
+};
+
 #endif

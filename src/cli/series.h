@@ -1,0 +1,55 @@
+/*
+ * series.h - calls over time (format.h, "series"): `scaler record
+ * --interval MS` samples the profile while it waits for its command
+ * (series_wait), and `scaler report` reads the samples back (series_load)
+ * as calls and time per interval.
+ */
+#ifndef SCALER_SERIES_H
+#define SCALER_SERIES_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "format.h"
+
+#define SERIES_SLOTS_DEFAULT 512
+#define SERIES_KEYS 256
+
+/*
+ * Waits for pid like waitpid (its status in *status; 0, or -1 with errno)
+ * while sampling the profile in dir every interval_ms into dir/series, a
+ * ring of nslots samples made full size before the first. The last sample
+ * is taken after pid ended. A sample that cannot be read is skipped; a
+ * series file that cannot be made is one `scaler:` line and no series.
+ */
+int series_wait(const char *dir, pid_t pid, unsigned interval_ms, unsigned nslots,
+		uint64_t start_mono_ns, int *status);
+
+/* The samples kept, oldest first; calls[s * nkeys + k] is key k's calls in
+ * the interval that ends at sample s (time in ns[]), t_ns[s] its time since
+ * the start. The oldest sample kept is the base of the next one and not
+ * itself listed when older ones were overwritten. */
+struct series {
+	uint64_t interval_ns;
+	uint64_t dropped;       /* samples overwritten, or the base */
+	uint64_t keys_dropped;
+	size_t nkeys, nsamples;
+	struct sc_series_key *keys;
+	uint64_t *t_ns;
+	uint64_t *calls;
+	int64_t *ns;
+};
+
+/* Reads dir/series: 1 when read, 0 when there is none, -1 with the
+ * message (naming the file) in err when it is not one. */
+int series_load(const char *dir, struct series *s, char *err, size_t errlen);
+void series_free(struct series *s);
+
+/* The report's "series" object (doc/report.md): interval_ns, dropped,
+ * keys_dropped, keys ([caller, callee, api]), t_ns, and per sample the
+ * calls and ns of each key in its interval. */
+struct sc_json;
+void series_json(struct sc_json *j, const struct series *s);
+
+#endif

@@ -1,0 +1,128 @@
+"""series.py - `scaler record --interval MS`: calls over time, sampled by
+scaler record while sc_live pauses 250 ms between its phases.
+
+series-phases: the running sum of b_mul's calls per interval passes
+through exactly 1000, 3500 and 7200 (every pause is seen, the last
+sample has every call), no interval is negative, the samples' times
+grow, and the program's output is that of a native run.
+series-ring: with --interval-slots 4 the file has the size fixed at the
+start (256 keys by 4 slots), older samples are dropped and the 3 newest
+intervals listed; a profile directory holding a series is still one
+that the next record moves aside; a series cut short is refused by the
+report in one line. Checks: series-phases, series-ring
+(lazy)."""
+import json
+import os
+import shutil
+import signal
+import struct
+import subprocess
+import tempfile
+import time
+
+from harness import TIMEOUT, guarded, run
+
+MODE = "e2e"
+VARIANTS = ("lazy",)
+
+
+def record_paced(t, out, *opts):
+    """sc_live under record --interval, a line every 250 ms on its stdin."""
+    with tempfile.TemporaryFile() as o, tempfile.TemporaryFile() as e:
+        p = subprocess.Popen([t.scaler, "record", "-o", out] + list(opts) +
+                             ["--", t.exe("live")], stdin=subprocess.PIPE, stdout=o,
+                             stderr=e, start_new_session=True)
+        try:
+            for _ in range(3):
+                time.sleep(0.25)
+                p.stdin.write(b"go\n")
+                p.stdin.flush()
+            p.stdin.close()
+            p.wait(timeout=TIMEOUT)
+        finally:
+            if p.poll() is None:
+                os.killpg(p.pid, signal.SIGKILL)
+                p.wait()
+        o.seek(0)
+        e.seek(0)
+        return p.returncode, o.read(), e.read()
+
+
+def series_of(t, d):
+    rc, out, err = run([t.scaler, "report", "-i", d, "--format", "json"])
+    if rc != 0:
+        raise RuntimeError("report exited %d: %s" % (rc, err[-200:]))
+    return json.loads(out).get("series")
+
+
+def check_phases(t):
+    tmp = tempfile.mkdtemp(prefix="scaler-e2e-")
+    try:
+        d = os.path.join(tmp, "d")
+        rc, out, err = record_paced(t, d, "--interval", "20")
+        bad = [] if rc == 0 else ["record exited %d: %s" % (rc, err[-200:])]
+        feed = os.path.join(tmp, "feed")
+        with open(feed, "w") as f:
+            f.write("go\n" * 3)
+        nrc, nout, _ = run([t.exe("live")], stdin=feed)
+        if nout != out:
+            bad.append("output under scaler %r, without %r" % (out, nout))
+        s = series_of(t, d)
+        if not s:
+            return bad + ["no series in the report"]
+        if s["interval_ns"] != 20000000 or s["dropped"] != 0:
+            bad.append("interval_ns %r, dropped %r" % (s["interval_ns"], s["dropped"]))
+        k = [i for i, key in enumerate(s["keys"]) if key == ["sc_live", "libsc_b.so", "b_mul"]]
+        if len(k) != 1:
+            return bad + ["keys %r" % s["keys"]]
+        sums, total = [], 0
+        for row in s["calls"]:
+            total += row[k[0]]
+            sums.append(total)
+        for want in (1000, 3500, 7200):
+            if want not in sums:
+                bad.append("b_mul's running sum never %d: %r" % (want, sorted(set(sums))))
+        if sums[-1] != 7200:
+            bad.append("b_mul's calls in all intervals %d, want 7200" % sums[-1])
+        if any(x < 0 for row in s["calls"] + s["ns"] for x in row):
+            bad.append("a negative interval")
+        if any(b <= a for a, b in zip(s["t_ns"], s["t_ns"][1:])) or len(s["t_ns"]) < 10:
+            bad.append("sample times %r" % s["t_ns"][:12])
+        return bad
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def check_ring(t):
+    tmp = tempfile.mkdtemp(prefix="scaler-e2e-")
+    try:
+        d = os.path.join(tmp, "d")
+        rc, _, err = record_paced(t, d, "--interval", "10", "--interval-slots", "4")
+        bad = [] if rc == 0 else ["record exited %d: %s" % (rc, err[-200:])]
+        path = os.path.join(d, "series")
+        # header 64, 256 keys of 256 bytes, 4 slots of 16 + 256 cells of 16
+        want = 64 + 256 * 256 + 4 * (16 + 256 * 16)
+        if os.path.getsize(path) != want:
+            bad.append("series is %d bytes, want %d" % (os.path.getsize(path), want))
+        with open(path, "rb") as f:
+            nsamples = struct.unpack_from("<Q", f.read(64), 32)[0]
+        s = series_of(t, d)
+        if len(s["t_ns"]) != 3 or s["dropped"] != nsamples - 3 or nsamples < 20:
+            bad.append("%d samples listed, %d dropped, %d written" %
+                       (len(s["t_ns"]), s["dropped"], nsamples))
+        rc, _, err = run([t.scaler, "record", "-o", d, "--", "true"])
+        if rc != 0 or not os.path.exists(os.path.join(d + ".old", "series")):
+            bad.append("a second record into the directory: exit %d, %s" % (rc, err[-200:]))
+        old = os.path.join(d + ".old", "series")
+        os.truncate(old, 1000)          # the keys cut short
+        rc, _, err = run([t.scaler, "report", "-i", d + ".old", "--format", "json"])
+        if rc != 1 or err.decode().count("\n") != 1 or old.encode() not in err:
+            bad.append("a cut series: report exit %d, %r" % (rc, err))
+        return bad
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def checks(t):
+    guarded("series-phases", t.variant, lambda: check_phases(t))
+    guarded("series-ring", t.variant, lambda: check_ring(t))
