@@ -1,8 +1,8 @@
 /*
  * series.h - calls over time (format.h, "series"): `scaler record
  * --interval MS` samples the profile while it waits for its command
- * (series_wait), and `scaler report` reads the samples back (series_load)
- * as calls and time per interval.
+ * (series_wait, record_series.c), and `scaler report` reads the samples
+ * back (series_load, report_series.c) as calls and time per interval.
  */
 #ifndef SCALER_SERIES_H
 #define SCALER_SERIES_H
@@ -12,6 +12,18 @@
 #include <sys/types.h>
 
 #include "format.h"
+
+/* The size of a slot, and where sample i is in the file. */
+static inline size_t series_slot_size(uint32_t nkeys_max)
+{
+	return sizeof(struct sc_series_slot) + (size_t)nkeys_max * sizeof(struct sc_series_cell);
+}
+
+static inline off_t series_slot_off(const struct sc_series_header *h, uint64_t i)
+{
+	return (off_t)(sizeof(*h) + (size_t)h->nkeys_max * sizeof(struct sc_series_key) +
+		       (size_t)(i % h->nslots) * series_slot_size(h->nkeys_max));
+}
 
 #define SERIES_SLOTS_DEFAULT 512
 #define SERIES_KEYS 256

@@ -190,11 +190,14 @@ class Tmux:
         return self.tmux("capture-pane", "-p").splitlines()
 
     def wait_for(self, pred, what, limit=15):
-        end = time.time() + limit
+        """The pane once pred holds and it is the same 0.1 s later (a frame
+        may be caught half drawn)."""
+        end, last = time.time() + limit, None
         while time.time() < end:
             lines = self.pane()
-            if pred(lines):
+            if pred(lines) and lines == last:
                 return lines
+            last = lines
             time.sleep(0.1)
         raise RuntimeError("tmux: %s never showed; pane: %r" % (what, self.pane()[:8]))
 

@@ -1,7 +1,7 @@
 /*
- * series.c - the series file (format.h): written by `scaler record
- * --interval MS` while it waits for its command, read by `scaler report`
- * (series.h).
+ * record_series.c - the series file (format.h, series.h) written by
+ * `scaler record --interval MS` while it waits for its command
+ * (report_series.c reads it).
  *
  * The sampler is scaler record itself, not the runtime: it reads the
  * profile directory as `scaler live` does (the counters are MAP_SHARED
@@ -22,7 +22,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "json.h"
 #include "live.h"
 #include "xalloc.h"
 
@@ -32,17 +31,6 @@ static uint64_t now_ns(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
-static size_t slot_size(uint32_t nkeys_max)
-{
-	return sizeof(struct sc_series_slot) + (size_t)nkeys_max * sizeof(struct sc_series_cell);
-}
-
-static off_t slot_off(const struct sc_series_header *h, uint64_t i)
-{
-	return (off_t)(sizeof(*h) + (size_t)h->nkeys_max * sizeof(struct sc_series_key) +
-		       (size_t)(i % h->nslots) * slot_size(h->nkeys_max));
 }
 
 /* ---- writing ------------------------------------------------------------ */
@@ -106,7 +94,7 @@ static void sample(struct writer *w)
 		w->cells[k].total_ns += c->total_ns;
 	}
 	live_snap_free(&s);
-	off_t at = slot_off(&w->h, w->h.nsamples);
+	off_t at = series_slot_off(&w->h, w->h.nsamples);
 	if (pwrite(w->fd, &slot, sizeof(slot), at) != (ssize_t)sizeof(slot) ||
 	    pwrite(w->fd, w->cells, w->h.nkeys_max * sizeof(*w->cells), at + (off_t)sizeof(slot)) !=
 	    (ssize_t)(w->h.nkeys_max * sizeof(*w->cells)))
@@ -134,7 +122,7 @@ static int writer_open(struct writer *w, const char *dir, unsigned interval_ms, 
 	memset(w, 0, sizeof(*w));
 	w->dir = dir;
 	w->h = h;
-	size = slot_off(&h, 0) + (off_t)nslots * (off_t)slot_size(SERIES_KEYS);
+	size = series_slot_off(&h, 0) + (off_t)nslots * (off_t)series_slot_size(SERIES_KEYS);
 	snprintf(path, sizeof(path), "%s/%s", dir, SC_SERIES_FILE);
 	w->fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	if (w->fd < 0 || ftruncate(w->fd, size) != 0 ||
@@ -200,146 +188,4 @@ int series_wait(const char *dir, pid_t pid, unsigned interval_ms, unsigned nslot
 		free(w.cells);
 	}
 	return r == pid ? 0 : -1;
-}
-
-/* ---- reading ------------------------------------------------------------ */
-
-static void json_row_u(struct sc_json *j, const uint64_t *v, size_t n)
-{
-	sc_json_begin_array(j);
-	for (size_t i = 0; i < n; i++)
-		sc_json_uint(j, v[i]);
-	sc_json_end_array(j);
-}
-
-void series_json(struct sc_json *j, const struct series *s)
-{
-	sc_json_begin_object(j);
-	sc_json_key(j, "interval_ns");
-	sc_json_uint(j, s->interval_ns);
-	sc_json_key(j, "dropped");
-	sc_json_uint(j, s->dropped);
-	sc_json_key(j, "keys_dropped");
-	sc_json_uint(j, s->keys_dropped);
-	sc_json_key(j, "keys");
-	sc_json_begin_array(j);
-	for (size_t k = 0; k < s->nkeys; k++) {
-		sc_json_begin_array(j);
-		sc_json_string(j, s->keys[k].caller);
-		sc_json_string(j, s->keys[k].callee);
-		sc_json_string(j, s->keys[k].api);
-		sc_json_end_array(j);
-	}
-	sc_json_end_array(j);
-	sc_json_key(j, "t_ns");
-	json_row_u(j, s->t_ns, s->nsamples);
-	sc_json_key(j, "calls");
-	sc_json_begin_array(j);
-	for (size_t i = 0; i < s->nsamples; i++)
-		json_row_u(j, s->calls + i * s->nkeys, s->nkeys);
-	sc_json_end_array(j);
-	sc_json_key(j, "ns");
-	sc_json_begin_array(j);
-	for (size_t i = 0; i < s->nsamples; i++) {
-		sc_json_begin_array(j);
-		for (size_t k = 0; k < s->nkeys; k++)
-			sc_json_int(j, s->ns[i * s->nkeys + k]);
-		sc_json_end_array(j);
-	}
-	sc_json_end_array(j);
-	sc_json_end_object(j);
-}
-
-void series_free(struct series *s)
-{
-	free(s->keys);
-	free(s->t_ns);
-	free(s->calls);
-	free(s->ns);
-	memset(s, 0, sizeof(*s));
-}
-
-int series_load(const char *dir, struct series *s, char *err, size_t errlen)
-{
-	char path[4096];
-	struct sc_series_header h;
-	struct sc_series_slot slot;
-	struct sc_series_cell *prev, *cur;
-	uint64_t first, have;
-	int fd;
-
-	memset(s, 0, sizeof(*s));
-	snprintf(path, sizeof(path), "%s/%s", dir, SC_SERIES_FILE);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return errno == ENOENT ? 0 : (snprintf(err, errlen, "cannot open %s: %s", path,
-						       strerror(errno)), -1);
-	if (pread(fd, &h, sizeof(h), 0) != (ssize_t)sizeof(h) ||
-	    memcmp(h.magic, SC_SERIES_MAGIC, 8) || h.version != SC_SERIES_VERSION ||
-	    !h.nslots || h.nslots > 1u << 20 || !h.nkeys_max || h.nkeys_max > 1u << 16 ||
-	    h.nkeys > h.nkeys_max) {
-		snprintf(err, errlen, "%s: not a series file of this scaler (version %u)", path,
-			 SC_SERIES_VERSION);
-		close(fd);
-		return -1;
-	}
-	s->interval_ns = h.interval_ns;
-	s->keys_dropped = h.keys_dropped;
-	s->nkeys = h.nkeys;
-	s->keys = sc_xcalloc(h.nkeys, sizeof(*s->keys));
-	if (pread(fd, s->keys, h.nkeys * sizeof(*s->keys), (off_t)sizeof(h)) !=
-	    (ssize_t)(h.nkeys * sizeof(*s->keys)))
-		goto short_file;
-	for (size_t k = 0; k < h.nkeys; k++) {
-		s->keys[k].caller[sizeof(s->keys[k].caller) - 1] = 0;
-		s->keys[k].callee[sizeof(s->keys[k].callee) - 1] = 0;
-		s->keys[k].api[sizeof(s->keys[k].api) - 1] = 0;
-	}
-	/* the samples still in the ring; when the oldest were overwritten,
-	 * the first one left is only the base of the next */
-	have = h.nsamples < h.nslots ? h.nsamples : h.nslots;
-	first = h.nsamples - have;
-	if (first > 0 && have > 0) {
-		first++;
-		have--;
-	}
-	s->dropped = first;
-	s->t_ns = sc_xcalloc(have, sizeof(*s->t_ns));
-	s->calls = sc_xcalloc(have * h.nkeys, sizeof(*s->calls));
-	s->ns = sc_xcalloc(have * h.nkeys, sizeof(*s->ns));
-	prev = sc_xcalloc(h.nkeys_max, sizeof(*prev));
-	cur = sc_xcalloc(h.nkeys_max, sizeof(*cur));
-	for (uint64_t i = first ? first - 1 : 0; i < first + have; i++) {
-		off_t at = slot_off(&h, i);
-
-		if (pread(fd, &slot, sizeof(slot), at) != (ssize_t)sizeof(slot) ||
-		    pread(fd, cur, h.nkeys_max * sizeof(*cur), at + (off_t)sizeof(slot)) !=
-		    (ssize_t)(h.nkeys_max * sizeof(*cur))) {
-			free(prev);
-			free(cur);
-			goto short_file;
-		}
-		if (i >= first) {
-			size_t n = s->nsamples++;
-
-			s->t_ns[n] = slot.mono_ns > h.start_mono_ns ? slot.mono_ns - h.start_mono_ns : 0;
-			for (size_t k = 0; k < h.nkeys; k++) {
-				/* counts only grow; an estimate may come out lower */
-				s->calls[n * h.nkeys + k] = cur[k].count > prev[k].count
-							    ? cur[k].count - prev[k].count : 0;
-				s->ns[n * h.nkeys + k] = cur[k].total_ns > prev[k].total_ns
-							 ? cur[k].total_ns - prev[k].total_ns : 0;
-			}
-		}
-		memcpy(prev, cur, h.nkeys_max * sizeof(*cur));
-	}
-	free(prev);
-	free(cur);
-	close(fd);
-	return 1;
-short_file:
-	snprintf(err, errlen, "%s: cut short", path);
-	close(fd);
-	series_free(s);
-	return -1;
 }
