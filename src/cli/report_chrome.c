@@ -25,6 +25,7 @@
 
 #include "json.h"
 #include "report.h"
+#include "series.h"
 
 #define MAX_CALL_SLICES 10000
 
@@ -303,8 +304,9 @@ void report_chrome(const struct report *r)
 		if (s[i].dur_ns > 0)
 			slice_event(&j, &s[i]);
 	free(s);
-	/* Counter tracks ("ph":"C", one per series and process) of the
-	 * time series go here once the profile records them. */
+	/* counter tracks of the time series (record --interval) */
+	if (r->series)
+		series_chrome(&j, r->series, report_root_image(p), origin);
 	sc_json_end_array(&j);
 	sc_json_key(&j, "otherData");
 	sc_json_begin_object(&j);

@@ -13,7 +13,10 @@
 #include <unistd.h>
 
 #include "json.h"
+#include "profile.h"
 #include "xalloc.h"
+
+#define CHROME_KEYS 8   /* the keys a counter track shows */
 
 static void json_row_u(struct sc_json *j, const uint64_t *v, size_t n)
 {
@@ -61,6 +64,92 @@ void series_json(struct sc_json *j, const struct series *s)
 	sc_json_end_object(j);
 }
 
+static uint64_t key_calls(const struct series *s, size_t k)
+{
+	uint64_t n = 0;
+
+	for (size_t i = 0; i < s->nsamples; i++)
+		n += s->calls[i * s->nkeys + k];
+	return n;
+}
+
+static const struct series *by_calls_of;       /* what by_calls compares */
+
+static int by_calls(const void *a, const void *b)
+{
+	uint64_t x = key_calls(by_calls_of, *(const size_t *)a);
+	uint64_t y = key_calls(by_calls_of, *(const size_t *)b);
+
+	if (x != y)
+		return x > y ? -1 : 1;
+	return *(const size_t *)a < *(const size_t *)b ? -1 : 1;
+}
+
+void series_chrome(struct sc_json *j, const struct series *s, const struct sc_image *root,
+		   uint64_t origin)
+{
+	size_t *top, ntop = 0;
+	char name[CHROME_KEYS][320];
+
+	if (!root || root->tsc_hz <= 0 || !s->nsamples)
+		return;
+	/* the keys with the most calls, most first */
+	top = sc_xcalloc(s->nkeys, sizeof(*top));
+	for (size_t k = 0; k < s->nkeys; k++)
+		if (key_calls(s, k))
+			top[ntop++] = k;
+	by_calls_of = s;
+	sc_sort(top, ntop, sizeof(*top), by_calls);
+	if (ntop > CHROME_KEYS)
+		ntop = CHROME_KEYS;
+	for (size_t i = 0; i < ntop; i++)
+		snprintf(name[i], sizeof(name[i]), "%s -> %s:%s", s->keys[top[i]].caller,
+			 s->keys[top[i]].callee, s->keys[top[i]].api);
+	/* the series' zero (CLOCK_MONOTONIC) on the trace's (TSC origin) */
+	long double origin_mono = (long double)root->hdr.start_mono_ns -
+		((long double)root->hdr.start_tsc - (long double)origin) * 1e9L / root->tsc_hz;
+	long double shift = (long double)s->start_mono_ns - origin_mono;
+
+	for (size_t i = 0; i < s->nsamples; i++) {
+		uint64_t from = i ? s->t_ns[i - 1]
+			      : s->dropped ? s->t_ns[0] - s->interval_ns : 0;
+		long double dur = (long double)(s->t_ns[i] - from) / 1e9L;
+
+		if (dur <= 0)
+			continue;
+		for (int what = 0; what < 2; what++) {
+			sc_json_begin_object(j);
+			sc_json_key(j, "ph");
+			sc_json_string(j, "C");
+			sc_json_key(j, "name");
+			sc_json_string(j, what ? "time ms/s" : "calls/s");
+			sc_json_key(j, "pid");
+			sc_json_uint(j, root->pid);
+			sc_json_key(j, "tid");
+			sc_json_uint(j, 0);
+			sc_json_key(j, "ts");
+			/* the series starts before the runtime does (exec) */
+			sc_json_thousandths(j, shift + (long double)from > 0
+					    ? (int64_t)(shift + (long double)from) : 0);
+			sc_json_key(j, "args");
+			sc_json_begin_object(j);
+			for (size_t t = 0; t < ntop; t++) {
+				size_t at = i * s->nkeys + top[t];
+
+				sc_json_key(j, name[t]);
+				/* three decimals: ms/s, calls/s */
+				if (what)
+					sc_json_thousandths(j, (int64_t)((long double)s->ns[at] / 1e3L / dur));
+				else
+					sc_json_thousandths(j, (int64_t)((long double)s->calls[at] * 1e3L / dur));
+			}
+			sc_json_end_object(j);
+			sc_json_end_object(j);
+		}
+	}
+	free(top);
+}
+
 void series_free(struct series *s)
 {
 	free(s->keys);
@@ -95,6 +184,7 @@ int series_load(const char *dir, struct series *s, char *err, size_t errlen)
 		return -1;
 	}
 	s->interval_ns = h.interval_ns;
+	s->start_mono_ns = h.start_mono_ns;
 	s->keys_dropped = h.keys_dropped;
 	s->nkeys = h.nkeys;
 	s->keys = sc_xcalloc(h.nkeys, sizeof(*s->keys));

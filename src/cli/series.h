@@ -44,6 +44,7 @@ int series_wait(const char *dir, pid_t pid, unsigned interval_ms, unsigned nslot
  * itself listed when older ones were overwritten. */
 struct series {
 	uint64_t interval_ns;
+	uint64_t start_mono_ns; /* CLOCK_MONOTONIC when the command started */
 	uint64_t dropped;       /* samples overwritten, or the base */
 	uint64_t keys_dropped;
 	size_t nkeys, nsamples;
@@ -63,5 +64,13 @@ void series_free(struct series *s);
  * calls and ns of each key in its interval. */
 struct sc_json;
 void series_json(struct sc_json *j, const struct series *s);
+
+/* Chrome trace counter events ("ph":"C") of the keys with the most calls:
+ * "calls/s" and "time ms/s", one series per key, as the process root's
+ * tracks; root's clocks place them on the trace's time line, whose zero
+ * is the TSC reading origin. Nothing when root has no clock rate. */
+struct sc_image;
+void series_chrome(struct sc_json *j, const struct series *s, const struct sc_image *root,
+		   uint64_t origin);
 
 #endif

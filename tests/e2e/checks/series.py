@@ -4,7 +4,8 @@ scaler record while sc_live pauses 250 ms between its phases.
 series-phases: the running sum of b_mul's calls per interval passes
 through exactly 1000, 3500 and 7200 (every pause is seen, the last
 sample has every call), no interval is negative, the samples' times
-grow, and the program's output is that of a native run.
+grow, and the program's output is that of a native run; the chrome
+export's counter tracks (calls/s, time ms/s) add up to the same calls.
 series-ring: with --interval-slots 4 the file has the size fixed at the
 start (256 keys by 4 slots), older samples are dropped and the 3 newest
 intervals listed; a profile directory holding a series is still one
@@ -88,9 +89,35 @@ def check_phases(t):
             bad.append("a negative interval")
         if any(b <= a for a, b in zip(s["t_ns"], s["t_ns"][1:])) or len(s["t_ns"]) < 10:
             bad.append("sample times %r" % s["t_ns"][:12])
-        return bad
+        return bad + check_chrome(t, d, s)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
+
+
+def check_chrome(t, d, s):
+    """--format chrome: a "calls/s" and a "time ms/s" counter per sample,
+    on the root process, in time order; b_mul's rates times the
+    intervals make its 7200 calls (rates have three decimals)."""
+    rc, out, err = run([t.scaler, "report", "-i", d, "--format", "chrome"])
+    if rc != 0:
+        return ["chrome export exited %d: %s" % (rc, err[-200:])]
+    ev = [e for e in json.loads(out)["traceEvents"] if e["ph"] == "C"]
+    rates = [e for e in ev if e["name"] == "calls/s"]
+    times = [e for e in ev if e["name"] == "time ms/s"]
+    if len(rates) != len(s["t_ns"]) or len(times) != len(rates):
+        return ["%d calls/s and %d time counters for %d samples" %
+                (len(rates), len(times), len(s["t_ns"]))]
+    bad = []
+    ts = [e["ts"] for e in rates]
+    if ts != sorted(ts) or ts[0] < 0 or len({e["pid"] for e in ev}) != 1:
+        bad.append("counter times or pids: %r" % [(e["ts"], e["pid"]) for e in rates[:4]])
+    key = "sc_live -> libsc_b.so:b_mul"
+    ends = s["t_ns"]
+    total = sum(e["args"][key] * (b - a) / 1e9
+                for e, a, b in zip(rates, [0] + ends[:-1], ends))
+    if abs(total - 7200) > 1:
+        bad.append("b_mul's rates make %.3f calls, want 7200" % total)
+    return bad
 
 
 def check_ring(t):
