@@ -60,6 +60,11 @@ static void html_text(FILE *f, const char *s)
 	sc_write_escaped(f, s, html_esc);
 }
 
+void report_html_text(FILE *f, const char *s)
+{
+	html_text(f, s);
+}
+
 /* ---- colours ----------------------------------------------------------- */
 
 struct colour {
@@ -843,6 +848,8 @@ void report_html(const struct report *r)
 	html_flame(r);
 	html_components(r);
 	html_calls(r);
+	if (r->series)
+		report_html_series(r);
 	html_threads(r);
 	html_processes(r);
 	fprintf(r->out, "<script>\n%s</script>\n</body>\n</html>\n", report_html_js);

@@ -8,4 +8,12 @@
 extern const char report_html_css[];
 extern const char report_html_js[];
 
+#include <stdio.h>
+
+struct report;
+/* A string from the profile as HTML text (report_html.c's escaping). */
+void report_html_text(FILE *f, const char *s);
+/* The "Over time" section of a profile with a series (report_html_series.c). */
+void report_html_series(const struct report *r);
+
 #endif

@@ -85,23 +85,49 @@ static int by_calls(const void *a, const void *b)
 	return *(const size_t *)a < *(const size_t *)b ? -1 : 1;
 }
 
+size_t series_top(const struct series *s, size_t *top, size_t max)
+{
+	size_t *all = sc_xcalloc(s->nkeys + 1, sizeof(*all)), n = 0;
+
+	for (size_t k = 0; k < s->nkeys; k++)
+		if (key_calls(s, k))
+			all[n++] = k;
+	by_calls_of = s;
+	sc_sort(all, n, sizeof(*all), by_calls);
+	if (n > max)
+		n = max;
+	memcpy(top, all, n * sizeof(*top));
+	free(all);
+	return n;
+}
+
+/* The length of the interval that ends at sample i, in seconds. */
+static double interval_s(const struct series *s, size_t i)
+{
+	uint64_t from = i ? s->t_ns[i - 1] : s->dropped ? s->t_ns[0] - s->interval_ns : 0;
+
+	return (double)(s->t_ns[i] - from) / 1e9;
+}
+
+double series_rate(const struct series *s, size_t i, size_t k, int ns)
+{
+	double dur = interval_s(s, i);
+	size_t at = i * s->nkeys + k;
+
+	if (dur <= 0)
+		return 0;
+	return (ns ? (double)s->ns[at] : (double)s->calls[at]) / dur;
+}
+
 void series_chrome(struct sc_json *j, const struct series *s, const struct sc_image *root,
 		   uint64_t origin)
 {
-	size_t *top, ntop = 0;
+	size_t top[CHROME_KEYS], ntop;
 	char name[CHROME_KEYS][320];
 
 	if (!root || root->tsc_hz <= 0 || !s->nsamples)
 		return;
-	/* the keys with the most calls, most first */
-	top = sc_xcalloc(s->nkeys, sizeof(*top));
-	for (size_t k = 0; k < s->nkeys; k++)
-		if (key_calls(s, k))
-			top[ntop++] = k;
-	by_calls_of = s;
-	sc_sort(top, ntop, sizeof(*top), by_calls);
-	if (ntop > CHROME_KEYS)
-		ntop = CHROME_KEYS;
+	ntop = series_top(s, top, CHROME_KEYS);
 	for (size_t i = 0; i < ntop; i++)
 		snprintf(name[i], sizeof(name[i]), "%s -> %s:%s", s->keys[top[i]].caller,
 			 s->keys[top[i]].callee, s->keys[top[i]].api);
@@ -113,9 +139,8 @@ void series_chrome(struct sc_json *j, const struct series *s, const struct sc_im
 	for (size_t i = 0; i < s->nsamples; i++) {
 		uint64_t from = i ? s->t_ns[i - 1]
 			      : s->dropped ? s->t_ns[0] - s->interval_ns : 0;
-		long double dur = (long double)(s->t_ns[i] - from) / 1e9L;
 
-		if (dur <= 0)
+		if (interval_s(s, i) <= 0)
 			continue;
 		for (int what = 0; what < 2; what++) {
 			sc_json_begin_object(j);
@@ -134,20 +159,15 @@ void series_chrome(struct sc_json *j, const struct series *s, const struct sc_im
 			sc_json_key(j, "args");
 			sc_json_begin_object(j);
 			for (size_t t = 0; t < ntop; t++) {
-				size_t at = i * s->nkeys + top[t];
-
 				sc_json_key(j, name[t]);
 				/* three decimals: ms/s, calls/s */
-				if (what)
-					sc_json_thousandths(j, (int64_t)((long double)s->ns[at] / 1e3L / dur));
-				else
-					sc_json_thousandths(j, (int64_t)((long double)s->calls[at] * 1e3L / dur));
+				sc_json_thousandths(j, (int64_t)(series_rate(s, i, top[t], what) *
+								 (what ? 1e-3 : 1e3)));
 			}
 			sc_json_end_object(j);
 			sc_json_end_object(j);
 		}
 	}
-	free(top);
 }
 
 void series_free(struct series *s)

@@ -62,6 +62,13 @@ void series_free(struct series *s);
 /* The report's "series" object (doc/report.md): interval_ns, dropped,
  * keys_dropped, keys ([caller, callee, api]), t_ns, and per sample the
  * calls and ns of each key in its interval. */
+/* The keys with any calls, most calls first, at most max of them, into
+ * top (room for max); returns how many. */
+size_t series_top(const struct series *s, size_t *top, size_t max);
+/* Key k's calls (ns == 0) or time in ns (ns == 1) per second in the
+ * interval that ends at sample i. */
+double series_rate(const struct series *s, size_t i, size_t k, int ns);
+
 struct sc_json;
 void series_json(struct sc_json *j, const struct series *s);
 

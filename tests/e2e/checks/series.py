@@ -5,7 +5,8 @@ series-phases: the running sum of b_mul's calls per interval passes
 through exactly 1000, 3500 and 7200 (every pause is seen, the last
 sample has every call), no interval is negative, the samples' times
 grow, and the program's output is that of a native run; the chrome
-export's counter tracks (calls/s, time ms/s) add up to the same calls.
+export's counter tracks (calls/s, time ms/s) add up to the same calls;
+the HTML report's "Over time" charts have a line per busy API.
 series-ring: with --interval-slots 4 the file has the size fixed at the
 start (256 keys by 4 slots), older samples are dropped and the 3 newest
 intervals listed; a profile directory holding a series is still one
@@ -13,6 +14,7 @@ that the next record moves aside; a series cut short is refused by the
 report in one line. Checks: series-phases, series-ring
 (lazy)."""
 import json
+import re
 import os
 import shutil
 import signal
@@ -22,6 +24,7 @@ import tempfile
 import time
 
 from harness import TIMEOUT, guarded, run
+from htmlpage import parse_html
 
 MODE = "e2e"
 VARIANTS = ("lazy",)
@@ -89,7 +92,7 @@ def check_phases(t):
             bad.append("a negative interval")
         if any(b <= a for a, b in zip(s["t_ns"], s["t_ns"][1:])) or len(s["t_ns"]) < 10:
             bad.append("sample times %r" % s["t_ns"][:12])
-        return bad + check_chrome(t, d, s)
+        return bad + check_chrome(t, d, s) + check_html(t, d, s, tmp)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
 
@@ -117,6 +120,31 @@ def check_chrome(t, d, s):
                 for e, a, b in zip(rates, [0] + ends[:-1], ends))
     if abs(total - 7200) > 1:
         bad.append("b_mul's rates make %.3f calls, want 7200" % total)
+    return bad
+
+
+def check_html(t, d, s, tmp):
+    """--format html: an "Over time" section, well-formed, with a line per
+    busy API in each of its two charts; b_mul's has a point per sample
+    and, busiest of all, reaches the top of the calls chart."""
+    out = os.path.join(tmp, "r.html")
+    rc, _, err = run([t.scaler, "report", "-i", d, "--format", "html", "-o", out])
+    if rc != 0:
+        return ["html exited %d: %s" % (rc, err[-200:])]
+    page = open(out, encoding="utf-8").read()
+    h = parse_html(page)
+    bad = list(h.errors[:3])
+    if not {"series", "series-calls", "series-time"} <= set(h.ids):
+        return bad + ["no series section or charts"]
+    busy = sum(1 for k in range(len(s["keys"])) if any(row[k] for row in s["calls"]))
+    charts = re.findall(r'<svg class="series" id="series-(\w+)".*?</svg>', page, re.S)
+    lines = re.findall(r'<polyline[^>]*points="([^"]*)"><title>([^<]*)</title>', page)
+    if len(charts) != 2 or len(lines) != 2 * min(8, busy):
+        bad.append("%d charts, %d lines for %d busy APIs" % (len(charts), len(lines), busy))
+    b_mul = [pts.split() for pts, api in lines if api == "b_mul"]
+    if len(b_mul) != 2 or len(b_mul[0]) != len(s["t_ns"]) or \
+            min(float(p.split(",")[1]) for p in b_mul[0]) != 4.0:
+        bad.append("b_mul's line %r" % (b_mul[:1],))
     return bad
 
 
