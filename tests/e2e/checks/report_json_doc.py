@@ -1,12 +1,12 @@
 """report_json_doc.py - doc/report.md's JSON schema against the JSON
 report of real profiles (sc_fork: processes; sc_imbalance: threads and
-groups): every key the report writes is in the schema's tables (an
+groups; sc_basic recorded with --interval: the series): every key the report writes is in the schema's tables (an
 object's members named in its row's meaning), and every key of the tables
 is written. Check: report-json-doc (lazy)."""
 import os
 import re
 
-from harness import ROOT, guarded, report_json_of
+from harness import ROOT, guarded, report_json_of, run
 
 MODE = "e2e"
 VARIANTS = ("lazy",)
@@ -40,6 +40,12 @@ def check_json_doc(t):
     documented, written = schema_keys(), set()
     for prog in ("fork", "imbalance"):
         report_keys(report_json_of(t.scaler, t.profile(prog)), written)
+    series = os.path.join(t.top, "profile-json-doc-series")
+    rc, _, err = run([t.scaler, "record", "--interval", "20", "-o", series, "--",
+                      t.exe("basic")])
+    if rc != 0:
+        return ["record --interval exited %d: %s" % (rc, err[-200:])]
+    report_keys(report_json_of(t.scaler, series), written)
     bad = ["the report writes %r, doc/report.md's schema lacks it" % k
            for k in sorted(written - documented)]
     bad += ["doc/report.md's schema has %r, the report never writes it" % k
