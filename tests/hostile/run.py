@@ -1,0 +1,346 @@
+#!/usr/bin/env python3
+"""run.py - scaler against a local attacker and a hostile environment
+(issue 20): planted links and files in the profile directory, a user
+truncating a file a root program has mapped, a full disk, a program that
+starts thousands of threads, drops privileges and closes every descriptor,
+a directory scaler did not make, world-readable command lines and a
+command line over 8 KB.
+
+    run.py --scaler BIN [--only NAME...]
+
+The attacker tests need root (they run the attacker as `nobody` with
+setpriv) and are skipped with a SKIP line otherwise; the full-disk test
+mounts a small tmpfs. Prints "PASS name" / "FAIL name: reason" /
+"SKIP name: reason" lines; exits 1 if any failed. Only stdlib.
+"""
+import argparse
+import json
+import os
+import shutil
+import stat
+import subprocess
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+TIMEOUT = 120
+failures = 0
+ROOT = os.geteuid() == 0
+NOBODY = ["setpriv", "--reuid=nobody", "--regid=nogroup", "--clear-groups"]
+
+
+def line(ok, name, reason=""):
+    global failures
+    if ok:
+        print("PASS %s" % name, flush=True)
+    else:
+        failures += 1
+        print("FAIL %s: %s" % (name, " ".join(reason.split())[:600]), flush=True)
+
+
+def skip(name, reason):
+    print("SKIP %s: %s" % (name, reason), flush=True)
+
+
+def run(argv, **kw):
+    p = subprocess.run(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                       timeout=TIMEOUT, **kw)
+    return p.returncode, p.stdout.decode(errors="replace"), p.stderr.decode(errors="replace")
+
+
+def report(scaler, prof):
+    """The profile as JSON, or raises with the report's error."""
+    rc, out, err = run([scaler, "report", "-i", prof, "--format", "json"])
+    if rc != 0:
+        raise RuntimeError("report exited %d: %s" % (rc, err[-300:]))
+    return json.loads(out)
+
+
+def getppid_calls(rep):
+    return sum(c["count"] for c in rep["calls"] if c["api"] == "getppid")
+
+
+def as_nobody(script):
+    """Runs a shell script as the attacker; returns its stderr."""
+    rc, _, err = run(NOBODY + ["sh", "-c", script])
+    return "" if rc == 0 else "attacker script exited %d: %s" % (rc, err)
+
+
+def guarded(name, fn, need_root=False):
+    if need_root and not ROOT:
+        return skip(name, "needs root (an unprivileged attacker user is made for it)")
+    if need_root and not shutil.which("setpriv"):
+        return skip(name, "setpriv not installed")
+    try:
+        bad = fn()
+    except Exception as e:          # a test that breaks is a failure
+        bad = ["%s: %s" % (type(e).__name__, e)]
+    if bad is None:
+        return
+    line(not bad, name, "; ".join(bad))
+
+
+def test_planted(a, tmp):
+    """Items 1 and 2: as root, every name a thread or the recorder might
+    write is planted beforehand by another user: links to root's files
+    and files of the attacker's own that it truncates while the program
+    runs. Root's files stay unchanged, the program runs to its end, and
+    every thread and call is in the profile."""
+    os.chmod(tmp, 0o755)
+    prof = os.path.join(tmp, "planted")
+    secret = os.path.join(tmp, "secret")
+    with open(secret, "w") as f:
+        f.write("root's own data\n" * 8)
+    os.chmod(secret, 0o600)
+    before = open(secret, "rb").read()
+    p = subprocess.Popen([a.scaler, "record", "-o", prof, "--", a.victim, "attack", "4"],
+                         stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                         text=True)
+    bad = []
+    try:
+        first = p.stdout.readline().split()
+        pid = int(first[1])
+        plant = ["cd %s" % prof]
+        for seq in (1, 2):
+            plant.append("ln -s %s p%d-0-t%d.thr" % (secret, pid, seq))
+        plant.append("ln -s %s p%d-1.meta" % (secret, pid))
+        plant.append("umask 0")
+        for seq in (3, 4, 5, 6):
+            plant.append(": > p%d-0-t%d.thr" % (pid, seq))
+        err = as_nobody("; ".join(plant))
+        if err:
+            bad.append(err)
+        p.stdin.write("go\n")
+        p.stdin.flush()
+        out = [first]
+        for i in range(1, 5):
+            got = p.stdout.readline()
+            out.append(got.split())
+            if got != "T%d\n" % i:
+                break
+            # the attacker takes back the room of every file it owns
+            as_nobody("cd %s && for f in p%d-0-t*.thr; do [ -O \"$f\" ] && "
+                      "truncate -s 0 \"$f\"; done; true" % (prof, pid))
+            p.stdin.write("next\n")
+            p.stdin.flush()
+        rest, errs = p.communicate(timeout=TIMEOUT)
+    finally:
+        if p.poll() is None:
+            p.kill()
+            p.wait()
+    if p.returncode != 0:
+        bad.append("program exited %d (stderr %r)" % (p.returncode, errs[-300:]))
+    want = [["T%d" % i] for i in range(1, 5)]
+    if out[1:] != want or rest != "ok\n":
+        bad.append("program output %r %r, want T1..T4 and ok" % (out[1:], rest))
+    if open(secret, "rb").read() != before:
+        bad.append("root's file was written through a planted link")
+    if errs.strip():
+        bad.append("stderr %r" % errs[-300:])
+    if bad:
+        return bad
+    rep = report(a.scaler, prof)
+    proc = [q for q in rep["processes"] if q["pid"] == pid]
+    if not proc or len(proc[0]["threads"]) != 5:
+        bad.append("threads %r, want 5" % ([len(q["threads"]) for q in proc],))
+    if getppid_calls(rep) != 800:
+        bad.append("getppid calls %d, want 800" % getppid_calls(rep))
+    if not proc or proc[0]["exit_status"] != 0:
+        bad.append("exit status %r" % [q["exit_status"] for q in proc])
+    return bad
+
+
+def test_fds(a, tmp):
+    """Item 4: 2000 threads created and joined one at a time under
+    ulimit -n 1024 leave the program its own descriptors (a bounded few
+    more) and every thread is profiled."""
+    cmd = ["sh", "-c", 'ulimit -n 1024 && exec "$0" threads 2000', a.victim]
+    rc0, bare, _ = run(cmd)
+    prof = os.path.join(tmp, "fds")
+    rc1, out, err = run([a.scaler, "record", "-o", prof, "--"] + cmd)
+    bad = []
+    if rc0 != 0 or rc1 != 0:
+        return ["exit status %d bare, %d profiled: %s" % (rc0, rc1, err[-300:])]
+    n0, n1 = int(bare.split()[1]), int(out.split()[1])
+    if not out.endswith("open ok\n") or n1 > n0 + 3:
+        bad.append("profiled: %r, bare: %r (want at most 3 more descriptors)" % (out, bare))
+    rep = report(a.scaler, prof)
+    nthr = sum(len(q["threads"]) for q in rep["processes"])
+    if nthr != 2001 or getppid_calls(rep) != 2000:
+        bad.append("%d threads and %d getppid calls, want 2001 and 2000"
+                   % (nthr, getppid_calls(rep)))
+    return bad
+
+
+def test_full_disk(a, tmp):
+    """Item 3: the profile directory is on a file system that fills up
+    during the run: the program runs to its end with its own output and
+    status, and scaler says so once on stderr."""
+    mnt = os.path.join(tmp, "small")
+    os.mkdir(mnt)
+    rc, _, err = run(["mount", "-t", "tmpfs", "-o", "size=512k", "tmpfs", mnt])
+    if rc != 0:
+        return skip("hostile-full-disk", "cannot mount a tmpfs: %s" % err.strip())
+    try:
+        cmd = [a.victim, "fill", "200"]
+        rc0, bare, _ = run(cmd)
+        prof = os.path.join(mnt, "prof")
+        rc1, out, err = run([a.scaler, "record", "-o", prof, "--"] + cmd)
+        bad = []
+        if (rc0, bare) != (rc1, out) or rc1 != 3:
+            bad.append("profiled: status %d output %r; bare: %d %r" % (rc1, out, rc0, bare))
+        lines = err.splitlines()
+        if len(lines) != 1 or not lines[0].startswith("scaler:"):
+            bad.append("stderr is not one scaler: line: %r" % lines[:4])
+        if not bad:
+            rep = report(a.scaler, prof)
+            if not rep["processes"]:
+                bad.append("no process in the profile")
+        return bad
+    finally:
+        run(["umount", mnt])
+
+
+def test_drop(a, tmp):
+    """Item 5: a root program drops to nobody and closes every descriptor,
+    then calls, starts a thread and exits: all of it is in the profile.
+    Item 8: the finished profile is root's alone."""
+    os.chmod(tmp, 0o755)
+    prof = os.path.join(tmp, "drop")
+    rc, out, err = run([a.scaler, "record", "-o", prof, "--", a.victim, "drop"])
+    bad = []
+    if rc != 4 or out != "dropped\n":
+        return ["exit %d output %r stderr %r" % (rc, out, err[-300:])]
+    rep = report(a.scaler, prof)
+    proc = rep["processes"]
+    if len(proc) != 1 or len(proc[0]["threads"]) != 2:
+        bad.append("threads %r, want 2" % [len(q["threads"]) for q in proc])
+    if getppid_calls(rep) != 57:
+        bad.append("getppid calls %d, want 57" % getppid_calls(rep))
+    ended = [t for t in proc[0]["threads"] if t["wall_ns"] > 0] if proc else []
+    if len(ended) != 2:
+        bad.append("threads without an end: %r" % proc[0]["threads"] if proc else [])
+    st = os.lstat(prof)
+    if st.st_uid != 0 or stat.S_IMODE(st.st_mode) != 0o700:
+        bad.append("%s: uid %d mode %o, want root 0700" % (prof, st.st_uid, st.st_mode))
+    for name in os.listdir(prof):
+        st = os.lstat(os.path.join(prof, name))
+        if st.st_uid != 0 or stat.S_IMODE(st.st_mode) & 0o077:
+            bad.append("%s: uid %d mode %o, want root's alone" % (name, st.st_uid, st.st_mode))
+    return bad
+
+
+def test_private(a, tmp):
+    """Item 8: while a root program runs, another user cannot read its
+    command line (--db-password=...) in the profile; a user's own profile
+    is the user's alone."""
+    os.chmod(tmp, 0o755)
+    prof = os.path.join(tmp, "private")
+    p = subprocess.Popen([a.scaler, "record", "-o", prof, "--", a.victim, "wait",
+                          "--db-password=hunter2"],
+                         stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                         text=True)
+    bad = []
+    try:
+        pid = int(p.stdout.readline().split()[1])
+        rc, out, _ = run(NOBODY + ["sh", "-c", "cat %s/p%d-0.meta %s/*.thr" % (prof, pid, prof)])
+        if "hunter2" in out or rc == 0:
+            bad.append("another user read the profile while it was written")
+        p.communicate("go\n", timeout=TIMEOUT)
+    finally:
+        if p.poll() is None:
+            p.kill()
+            p.wait()
+    user = os.path.join(tmp, "user")
+    os.mkdir(user)
+    os.chown(user, 65534, 65534)
+    rc, _, err = run(NOBODY + [a.scaler, "record", "-o", os.path.join(user, "prof"), "--",
+                               "/bin/true"])
+    if rc != 0:
+        return bad + ["record as nobody: exit %d %s" % (rc, err)]
+    for path in [os.path.join(user, "prof")] + [
+            os.path.join(user, "prof", n) for n in os.listdir(os.path.join(user, "prof"))]:
+        st = os.lstat(path)
+        if stat.S_IMODE(st.st_mode) & 0o077 or st.st_uid != 65534:
+            bad.append("%s: uid %d mode %o, want the user's alone" % (path, st.st_uid, st.st_mode))
+    return bad
+
+
+def test_not_ours(a, tmp):
+    """Item 6: an empty directory scaler did not make is never moved aside
+    or removed; one it made is kept as DIR.old."""
+    bad = []
+    empty = os.path.join(tmp, "media")
+    os.mkdir(empty)
+    for _ in range(2):
+        rc, _, err = run([a.scaler, "record", "-o", empty, "--", "/bin/true"])
+        if rc == 0 or len(err.splitlines()) != 1 or not err.startswith("scaler:"):
+            bad.append("record into an empty directory: exit %d %r" % (rc, err))
+    if not os.path.isdir(empty) or os.listdir(empty) or os.path.exists(empty + ".old"):
+        bad.append("the empty directory was touched")
+    ours = os.path.join(tmp, "ours")
+    for _ in range(2):
+        rc, _, err = run([a.scaler, "record", "-o", ours, "--", "/bin/true"])
+        if rc != 0:
+            bad.append("record into its own profile: exit %d %r" % (rc, err))
+    if not os.path.isdir(ours + ".old"):
+        bad.append("the first profile was not kept as .old")
+    return bad
+
+
+def test_long_cmdline(a, tmp):
+    """Item 9: a command line over 8 KB is kept whole or cut with a mark,
+    never the process's record lost."""
+    args = ["arg%04d-%s" % (i, "x" * 10) for i in range(1500)]     # 24 KB
+    prof = os.path.join(tmp, "long")
+    rc, _, err = run([a.scaler, "record", "-o", prof, "--", "/bin/true"] + args)
+    if rc != 0:
+        return ["record exited %d: %s" % (rc, err)]
+    rep = report(a.scaler, prof)
+    if len(rep["processes"]) != 1:
+        return ["%d processes" % len(rep["processes"])]
+    got = rep["processes"][0]["command"]
+    whole = ["/bin/true"] + args
+    if got == whole:
+        return []
+    n = len(got) - 1
+    if n < 100 or got[:n] != whole[:n] or "cut" not in got[-1]:
+        return ["command line %r...%r (%d words), want it whole or cut with a mark"
+                % (got[:2], got[-2:], len(got))]
+    return []
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--scaler", required=True)
+    ap.add_argument("--only", nargs="*")
+    a = ap.parse_args()
+    a.scaler = os.path.abspath(a.scaler)
+    tmp = tempfile.mkdtemp(prefix="scaler-hostile-")
+    try:
+        a.victim = os.path.join(tmp, "victim")
+        rc, _, err = run(["gcc", "-O1", "-pthread", "-o", a.victim,
+                          os.path.join(HERE, "victim.c")])
+        if rc != 0:
+            line(False, "hostile-build", err)
+            sys.exit(1)
+        os.chmod(tmp, 0o755)
+        tests = [("hostile-planted-links", test_planted, True),
+                 ("hostile-fd-per-thread", test_fds, False),
+                 ("hostile-full-disk", test_full_disk, True),
+                 ("hostile-drop-closeall", test_drop, True),
+                 ("hostile-private-files", test_private, True),
+                 ("hostile-not-our-dir", test_not_ours, False),
+                 ("hostile-long-cmdline", test_long_cmdline, False)]
+        for name, fn, root in tests:
+            if not a.only or name in a.only:
+                d = os.path.join(tmp, name)
+                os.mkdir(d)
+                guarded(name, lambda: fn(a, d), root)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    sys.exit(1 if failures else 0)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,125 @@
+/*
+ * victim.c - the program tests/hostile/run.py profiles while it plays a
+ * local attacker or a hostile environment. One mode per run:
+ *
+ *   attack N     prints "pid P", waits for a line on stdin, then starts N
+ *                threads one at a time; each calls getppid 100 times,
+ *                prints "T<i>", waits for a line, calls getppid 100 more
+ *                times. Ends with "ok".
+ *   threads N    N threads created and joined one at a time, each calling
+ *                getppid once; then prints "fds <open descriptors>" and
+ *                whether open() still works ("open ok" / "open <errno>").
+ *   drop         as root: drops to nobody, closes every descriptor above 2,
+ *                then calls getppid 7 times, starts a thread that calls it
+ *                50 times, and exits with status 4.
+ *   fill N       N threads one at a time, each calling getppid 10 times
+ *                (the profile directory fills up meanwhile); prints "done"
+ *                and exits with status 3.
+ *   wait         prints "pid P", waits for a line on stdin, exits 0.
+ */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <grp.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static int calls_before = 100, calls_after = 100;
+
+static void wait_line(void)
+{
+	char buf[64];
+	if (!fgets(buf, sizeof(buf), stdin))
+		exit(9);
+}
+
+static void *attacked(void *arg)
+{
+	for (int i = 0; i < calls_before; i++)
+		getppid();
+	printf("T%ld\n", (long)(intptr_t)arg);
+	fflush(stdout);
+	wait_line();
+	for (int i = 0; i < calls_after; i++)
+		getppid();
+	return NULL;
+}
+
+static void *calls(void *arg)
+{
+	long n = (long)(intptr_t)arg;
+	for (long i = 0; i < n; i++)
+		getppid();
+	return NULL;
+}
+
+static void run_threads(long n, void *(*fn)(void *), long arg, int number)
+{
+	for (long i = 1; i <= n; i++) {
+		pthread_t t;
+		if (pthread_create(&t, NULL, fn, (void *)(intptr_t)(number ? i : arg)) != 0) {
+			printf("pthread_create failed at %ld\n", i);
+			exit(8);
+		}
+		pthread_join(t, NULL);
+	}
+}
+
+static int count_fds(void)
+{
+	DIR *d = opendir("/proc/self/fd");
+	int n = 0;
+	struct dirent *e;
+	while (d && (e = readdir(d)))
+		if (e->d_name[0] != '.')
+			n++;
+	if (d)
+		closedir(d);
+	return n - 1;   /* the DIR's own */
+}
+
+int main(int argc, char **argv)
+{
+	const char *mode = argc > 1 ? argv[1] : "";
+	long n = argc > 2 ? atol(argv[2]) : 0;
+	if (!strcmp(mode, "attack") || !strcmp(mode, "wait")) {
+		printf("pid %d\n", (int)getpid());
+		fflush(stdout);
+		wait_line();
+		if (!strcmp(mode, "attack"))
+			run_threads(n, attacked, 0, 1);
+		printf("ok\n");
+		return 0;
+	}
+	if (!strcmp(mode, "threads")) {
+		run_threads(n, calls, 1, 0);
+		int fds = count_fds();
+		int fd = open("/dev/null", O_RDONLY);
+		printf("fds %d open %s\n", fds, fd >= 0 ? "ok" : strerror(errno));
+		return 0;
+	}
+	if (!strcmp(mode, "drop")) {
+		if (setgroups(0, NULL) || setgid(65534) || setuid(65534)) {
+			perror("drop");
+			return 8;
+		}
+		for (int fd = 3; fd < 1024; fd++)
+			close(fd);
+		for (int i = 0; i < 7; i++)
+			getppid();
+		run_threads(1, calls, 50, 0);
+		printf("dropped\n");
+		exit(4);
+	}
+	if (!strcmp(mode, "fill")) {
+		run_threads(n, calls, 10, 0);
+		printf("done\n");
+		return 3;
+	}
+	fprintf(stderr, "usage: victim attack|threads|drop|fill|wait [N]\n");
+	return 2;
+}
