@@ -251,6 +251,35 @@ static int read_file(int dirfd, const char *name, unsigned char **buf, size_t *l
 	return 0;
 }
 
+/*
+ * A process that dropped privileges and closed its descriptors goes on in
+ * continuation files p<pid>-<gen>-c<k>.meta (runtime meta.c): each that
+ * starts with this image's very header has its records appended to
+ * *buf. A name taken by someone else was skipped by the runtime, and a
+ * file with another header is not this image's.
+ */
+static void append_continuations(int dirfd, const struct dirfile *f, unsigned char **buf,
+				 size_t *size)
+{
+	const size_t hsz = sizeof(struct sc_meta_header);
+	char name[64];
+
+	for (uint32_t k = 1; *size >= hsz; k++) {
+		unsigned char *c;
+		size_t n;
+
+		snprintf(name, sizeof(name), "p%u-%u-c%u.meta", f->pid, f->gen, k);
+		if (read_file(dirfd, name, &c, &n) < 0)
+			break;
+		if (n >= hsz && memcmp(c, *buf, hsz) == 0) {
+			*buf = sc_xrealloc(*buf, *size + n - hsz);
+			memcpy(*buf + *size, c + hsz, n - hsz);
+			*size += n - hsz;
+		}
+		free(c);
+	}
+}
+
 static const char *meta_type_name(uint32_t type)
 {
 	switch (type) {
@@ -1016,6 +1045,7 @@ int sc_profile_load(const char *dir, struct sc_profile *out, char *err, size_t e
 			out->nimages--;
 			continue;
 		}
+		append_continuations(dfd, &files[i], &buf, &size);
 		memset(&ms, 0, sizeof(ms));
 		r = load_meta(out, im, &ms, buf, size, files[i].name, err, errlen);
 		if (r == 0)

@@ -110,19 +110,40 @@ static uint64_t quick_tsc_hz(void)
 	return (t1 - t0) * 1000000000ull / (m1 - m0);
 }
 
+/*
+ * The command line, whole when it fits in a record; else cut after the
+ * last argument that fits, with a last argument saying how many bytes
+ * were cut (a build's compiler line can be 100 KB).
+ */
 static void write_cmdline(void)
 {
-	char buf[8192];
+	char buf[SC_META_ROOM], rest[4096];
 	int fd = open("/proc/self/cmdline", O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return;
-	ssize_t n = read(fd, buf, sizeof(buf) - 1);
+	size_t n = 0, more = 0;
+	ssize_t r;
+	while (n < sizeof(buf) && (r = read(fd, buf + n, sizeof(buf) - n)) > 0)
+		n += (size_t)r;
+	while (n == sizeof(buf) && (r = read(fd, rest, sizeof(rest))) > 0)
+		more += (size_t)r;
 	close(fd);
-	if (n <= 0)
+	if (n == sizeof(buf) && more == 0 && buf[n - 1] == 0) {
+		sc_meta_add(SC_M_CMDLINE, buf, n, NULL);
 		return;
-	struct sc_meta_rec dummy;
-	(void)dummy;
-	sc_meta_add(SC_M_CMDLINE, buf, (size_t)n, NULL);
+	}
+	if (n == sizeof(buf)) {
+		char mark[64];
+		size_t mlen = 0, keep = n - sizeof(mark);
+		while (keep && buf[keep - 1] != 0)
+			keep--;                         /* whole arguments only */
+		mlen = (size_t)snprintf(mark, sizeof(mark), "[scaler: %zu bytes of the command "
+					"line cut]", n - keep + more) + 1;
+		memcpy(buf + keep, mark, mlen);
+		n = keep + mlen;
+	}
+	if (n)
+		sc_meta_add(SC_M_CMDLINE, buf, n, NULL);
 }
 
 /* both locks across fork, in their order: the child's copies are free */
@@ -177,7 +198,7 @@ __attribute__((constructor(101))) static void sc_init(void)
 	}
 	/* after the mode is set: the measured calls take its paths */
 	uint64_t overhead = sc_calibrate_start(hz, inherited ? &in.cal : NULL);
-	if (sc_meta_open() != 0)
+	if (sc_files_init() != 0 || sc_meta_open() != 0)
 		return;
 	uint64_t tsc0 = sc_rdtsc(), mono0 = sc_mono_ns();
 	sc_meta_set_clock(tsc0, mono0, hz, overhead);

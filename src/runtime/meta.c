@@ -5,6 +5,15 @@
  * thing they describe exists, so the file is complete whenever the process
  * dies.
  *
+ * The file is 0600 and the descriptor is kept (files.c). A program that
+ * drops privileges and then closes every descriptor cannot reopen it
+ * (root's file): the stream then goes on in a continuation file,
+ * p<pid>-<gen>-c<k>.meta, which starts with a copy of the header (the
+ * reader checks it is the same, which no one who cannot read the first
+ * file can forge) and holds the records that follow. A write that fails
+ * (a full disk) ends the stream: a record after a torn one would be
+ * misread.
+ *
  * A forked child starts its own file with the objects and entries it
  * inherited: it copies the parent's records, up to the length the file
  * had at the fork, from the file itself (sc_meta_reopen_child), rather
@@ -35,7 +44,8 @@
 
 SC_HIDDEN uint32_t sc_gen;
 static int meta_fd = -1;
-static const char *meta_path = "";   /* mem.c */
+static char meta_name[48];      /* the file written now, in the directory */
+static uint32_t meta_cont;      /* its continuation number, 0 for the first */
 static dev_t meta_dev;
 static ino_t meta_ino;
 static struct sc_meta_header meta_hdr;
@@ -57,6 +67,8 @@ static int writev_all(int fd, struct iovec *iov, int n)
 		ssize_t w = writev(fd, iov, n);
 		if (w < 0 && errno == EINTR)
 			continue;
+		if (w == 0)
+			errno = ENOSPC;
 		if (w <= 0)
 			return -1;
 		for (; n && (size_t)w >= iov->iov_len; iov++, n--)
@@ -69,30 +81,29 @@ static int writev_all(int fd, struct iovec *iov, int n)
 	return 0;
 }
 
-static int write_all(int fd, const void *p, size_t n)
+/* A new file, p<pid>-<gen>.meta for the first gen whose name is free
+ * (a new image), or the next continuation of this one (cont). */
+static int open_new(bool cont)
 {
-	struct iovec iov = {(void *)p, n};
-	return writev_all(fd, &iov, 1);
-}
-
-static int open_new(void)
-{
-	char path[4200];
 	pid_t pid = getpid();
-	for (uint32_t gen = 0; gen < 10000; gen++) {
-		snprintf(path, sizeof(path), "%s/p%d-%u.meta", sc_dir, (int)pid, gen);
-		int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_APPEND | O_CLOEXEC, 0644);
-		struct stat st;
-		if (fd >= 0 && fstat(fd, &st) == 0) {
-			sc_gen = gen;
-			const char *p = sc_mem_strdup(path);
-			meta_path = p ? p : "";
-			meta_dev = st.st_dev;
-			meta_ino = st.st_ino;
+	for (uint32_t k = 0; k < 10000; k++) {
+		if (cont)
+			snprintf(meta_name, sizeof(meta_name), "p%d-%u-c%u.meta", (int)pid, sc_gen,
+				 meta_cont + 1 + k);
+		else
+			snprintf(meta_name, sizeof(meta_name), "p%d-%u.meta", (int)pid, k);
+		int fd = sc_file_create(meta_name, O_RDWR | O_APPEND, &meta_dev, &meta_ino);
+		if (fd >= 0) {
+			if (cont)
+				meta_cont += 1 + k;
+			else {
+				sc_gen = k;
+				meta_cont = 0;
+			}
 			return fd;
 		}
 		if (errno != EEXIST) {
-			sc_warn("cannot create %s: %s", path, strerror(errno));
+			sc_warn("cannot create %s/%s: %s", sc_dir, meta_name, strerror(errno));
 			return -1;
 		}
 	}
@@ -101,7 +112,7 @@ static int open_new(void)
 
 int sc_meta_open(void)
 {
-	meta_fd = open_new();
+	meta_fd = open_new(false);
 	if (meta_fd < 0)
 		return -1;
 	struct timespec rt;
@@ -117,24 +128,29 @@ int sc_meta_open(void)
 	return 0;
 }
 
-/*
- * Daemons close every descriptor and then open files of their own, which
- * may get our old number: never write through a descriptor that is no
- * longer our file. Reopen it by its (absolute) path instead.
- */
-SC_HIDDEN int sc_fd_still(int fd, const char *path, dev_t dev, ino_t ino, int flags)
+/* n bytes to the file, or the stream ends here (said once). */
+static void write_or_end(struct iovec *iov, int n, size_t total)
 {
-	struct stat st;
-	if (fd >= 0 && fstat(fd, &st) == 0 && st.st_dev == dev && st.st_ino == ino)
-		return fd;
-	int nfd = open(path, flags | O_CLOEXEC);
-	if (nfd < 0)
-		return -1;
-	if (fstat(nfd, &st) != 0 || st.st_dev != dev || st.st_ino != ino) {
-		close(nfd);
-		return -1;
+	if (meta_fd < 0)
+		return;
+	if (writev_all(meta_fd, iov, n) == 0) {
+		file_len += total;
+		return;
 	}
-	return nfd;
+	int e = errno;
+	if (e == ENOSPC || e == EDQUOT || e == EFBIG)
+		sc_file_full(meta_name, e);
+	else
+		sc_warn("cannot write %s/%s: %s; this process's profile ends here", sc_dir,
+			meta_name, strerror(e));
+	close(meta_fd);
+	meta_fd = -1;
+}
+
+static void write_all(const void *p, size_t n)
+{
+	struct iovec iov = {(void *)p, n};
+	write_or_end(&iov, 1, n);
 }
 
 /* Header fields known only after calibration; written once, first. */
@@ -145,15 +161,23 @@ SC_HIDDEN void sc_meta_set_clock(uint64_t tsc, uint64_t mono, uint64_t hz, uint6
 	meta_hdr.start_mono_ns = mono;
 	meta_hdr.tsc_hz = hz;
 	meta_hdr.overhead_ticks = overhead;
-	if (meta_fd >= 0 && write_all(meta_fd, &meta_hdr, sizeof(meta_hdr)) == 0)
-		file_len = sizeof(meta_hdr);
+	write_all(&meta_hdr, sizeof(meta_hdr));
 }
 
-/* Our descriptor, reopened if the program closed it (sc_fd_still). */
+/* Our descriptor, reopened if the program closed it, or a continuation
+ * file if it cannot be reopened (a privilege drop: the file is 0600). */
 static void check_fd(void)
 {
-	if (meta_fd >= 0)
-		meta_fd = sc_fd_still(meta_fd, meta_path, meta_dev, meta_ino, O_WRONLY | O_APPEND);
+	if (meta_fd < 0)
+		return;
+	int fd = sc_file_still(meta_fd, meta_name, meta_dev, meta_ino, O_RDWR | O_APPEND);
+	if (fd >= 0) {
+		meta_fd = fd;
+		return;
+	}
+	meta_fd = open_new(true);
+	file_len = 0;
+	write_all(&meta_hdr, sizeof(meta_hdr));
 }
 
 /* Appends n bytes of whole records to the file. The descriptor is
@@ -162,8 +186,7 @@ static void check_fd(void)
 static void put(const void *p, size_t n)
 {
 	check_fd();
-	if (meta_fd >= 0 && write_all(meta_fd, p, n) == 0)
-		file_len += n;
+	write_all(p, n);
 }
 
 /* Writes the records held by a batch. */
@@ -190,18 +213,21 @@ void sc_meta_batch(bool on)
 /*
  * Appends one record: fixed part a (alen bytes) then str with its NUL. A
  * record is at most SC_META_MAX bytes (copy_inherited reads through a
- * buffer of that size); a longer string is cut. The record is put
+ * buffer of that size): a longer string is cut, and so is a longer a,
+ * which only a byte string can be (callers cut theirs with a mark: the
+ * command line, init.c). The record is put
  * together in place (in the batch buffer, or a small buffer on the stack)
  * and only a long one is written in pieces: this runs on the first call of
  * every thread, and an 8 KB buffer on the stack would cost each thread
  * two more pages of stack.
  */
-#define SC_META_MAX 8192u
 void sc_meta_add(uint32_t type, const void *a, size_t alen, const char *str)
 {
+	if (alen > SC_META_ROOM - 1)
+		alen = SC_META_ROOM - 1;
 	size_t slen = str ? strlen(str) + 1 : 0;
-	if (sizeof(struct sc_meta_rec) + alen + slen + 8 > SC_META_MAX)
-		slen = SC_META_MAX - sizeof(struct sc_meta_rec) - alen - 16;
+	if (alen + slen > SC_META_ROOM)
+		slen = SC_META_ROOM - alen;
 	size_t len = alen + slen;
 	struct sc_meta_rec r = {.type = type, .len = (uint32_t)len};
 	size_t total = sizeof(r) + ((len + 7) & ~(size_t)7);
@@ -238,8 +264,7 @@ void sc_meta_add(uint32_t type, const void *a, size_t alen, const char *str)
 		for (int i = 0; i < 4; i++)
 			iov[i] = (struct iovec){(void *)part[i].p, part[i].n};
 		check_fd();
-		if (meta_fd >= 0 && writev_all(meta_fd, iov, 4) == 0)
-			file_len += total;
+		write_or_end(iov, 4, total);
 	}
 	if (!sig)
 		sc_leaf_unlock();
@@ -286,13 +311,15 @@ static void copy_inherited(int in, uint64_t end)
 void sc_meta_reopen_child(void)
 {
 	uint64_t end = file_len;                /* the parent's file at the fork */
-	int in = sc_fd_still(-1, meta_path, meta_dev, meta_ino, O_RDONLY);
-	if (in < 0)
-		sc_warn("cannot read %s; a forked child's profile lacks its objects", meta_path);
-	if (meta_fd >= 0 && sc_fd_still(meta_fd, meta_path, meta_dev, meta_ino,
-					   O_WRONLY | O_APPEND) == meta_fd)
-		close(meta_fd);
-	meta_fd = open_new();
+	/* read through the descriptor the parent left us, if it is still
+	 * the file: a file of a user we no longer are cannot be reopened */
+	int in = meta_fd >= 0 ? sc_file_still(meta_fd, meta_name, meta_dev, meta_ino, O_RDONLY) : -1;
+	if (in < 0 || meta_cont)
+		sc_warn("cannot read %s/%s; a forked child's profile lacks its objects", sc_dir,
+			meta_name);
+	if (meta_cont)
+		end = 0;        /* the objects are in the first file */
+	meta_fd = open_new(false);
 	held_len = 0;
 	batch = 0;
 	file_len = 0;

@@ -21,6 +21,7 @@
  *   exec.c     wrappers of exec* and posix_spawn: the runtime's variables
  *              follow into a new image whatever environment it is given
  *   meta.c     the append-only metadata stream (format.h)
+ *   files.c    the runtime's files in the profile directory, safe from others
  *   mem.c      the runtime's own memory, from mmap
  */
 #ifndef SCALER_RUNTIME_H
@@ -97,8 +98,8 @@ struct sc_thread {
 	uint32_t cal_n;
 	uint64_t real_cap;      /* cap while not busy */
 	int busy;               /* nesting depth of runtime code on this thread */
-	int fd;                 /* the .thr file (checked before use: daemons) */
-	dev_t dev;
+	bool stuck;             /* its file cannot grow (sc_thread_grow) */
+	dev_t dev;              /* its file, to reopen it by name */
 	ino_t ino;
 	uint32_t pid, gen;      /* with seq, the file's name (thread.c) */
 	uint32_t seq;
@@ -214,10 +215,19 @@ uint64_t sc_mono_ns(void) SC_HIDDEN;
 /* meta.c */
 int sc_meta_open(void) SC_HIDDEN;
 void sc_meta_add(uint32_t type, const void *a, size_t alen, const char *str) SC_HIDDEN;
+/* the longest record, and the most payload it holds (with padding) */
+#define SC_META_MAX 8192u
+#define SC_META_ROOM (SC_META_MAX - sizeof(struct sc_meta_rec) - 8)
 void sc_meta_batch(bool on) SC_HIDDEN;
 void sc_meta_reopen_child(void) SC_HIDDEN;
 uint32_t sc_meta_pid(void) SC_HIDDEN;
-int sc_fd_still(int fd, const char *path, dev_t dev, ino_t ino, int flags) SC_HIDDEN;
+/* files.c: the runtime's files in the profile directory, by name */
+int sc_files_init(void) SC_HIDDEN;
+int sc_file_create(const char *name, int flags, dev_t *dev, ino_t *ino) SC_HIDDEN;
+int sc_file_still(int fd, const char *name, dev_t dev, ino_t ino, int flags) SC_HIDDEN;
+int sc_file_reserve(int fd, const char *name, size_t len) SC_HIDDEN;
+void sc_file_remove(const char *name) SC_HIDDEN;
+void sc_file_full(const char *name, int err) SC_HIDDEN;
 extern SC_HIDDEN uint32_t sc_gen;
 
 /* mem.c: the runtime's memory (not the program's malloc) */

@@ -6,9 +6,13 @@
  * wrapper). The counters are a MAP_SHARED mapping of its own file in the
  * profile directory, so they are in the kernel's page cache the moment
  * they change and survive any way the process ends. The mapping reserves
- * room for every possible entry but the file only grows (ftruncate) to
- * cover the entries that exist; pages are committed when first touched, so
- * memory grows with (caller, API) pairs, never with calls.
+ * address space for every possible entry; the file covers the entries
+ * that exist plus GROW_STEP, with its disk space reserved (files.c) so
+ * that no page of it can fault on a full disk. Pages are committed when
+ * first touched, so memory grows with (caller, API) pairs, never with
+ * calls. The descriptor is closed once the file is mapped (the mapping
+ * stays): a program that starts thousands of threads keeps its own
+ * descriptors; the file is reopened by name to grow it.
  *
  * While runtime code runs on a thread, cap is 0: every call it makes
  * through a shadow entry takes the slow path and is passed through
@@ -52,21 +56,16 @@ static uint32_t next_seq;
 static pthread_key_t exit_key;
 static pthread_once_t key_once = PTHREAD_ONCE_INIT;
 
-#define GROW_STEP 4096u
+/* Entries of room beyond those that exist: every GROW_STEP new entries a
+ * thread calls cost it one grow (two system calls), and each thread's
+ * file holds GROW_STEP * 256 bytes of disk it may never use. */
+#define GROW_STEP 256u
 
-/* The path of t's file, in one buffer for all threads (mem.c, made at
- * the first use): under the leaf lock. */
-static const char *thr_path(const struct sc_thread *t)
+/* The name of t's file in the profile directory. */
+#define THR_NAME_MAX 48
+static const char *thr_name(const struct sc_thread *t, char buf[THR_NAME_MAX])
 {
-	static char *buf;
-	static size_t len;
-	if (!buf) {
-		len = strlen(sc_dir) + 64;
-		buf = sc_mem_grow(NULL, len);
-		if (!buf)
-			return "/nonexistent";
-	}
-	snprintf(buf, len, "%s/p%u-%u-t%u.thr", sc_dir, t->pid, t->gen, t->seq);
+	snprintf(buf, THR_NAME_MAX, "p%u-%u-t%u.thr", t->pid, t->gen, t->seq);
 	return buf;
 }
 
@@ -131,19 +130,25 @@ static struct sc_thread *thread_new(void)
 				   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (t == MAP_FAILED)
 		return NULL;
-	/* the path is made in a shared buffer: 4 KB on this thread's stack
-	 * would be a page of RSS it may never use again */
+	/* a name someone else planted is skipped: it costs a number */
+	char name[THR_NAME_MAX];
+	int fd = -1;
 	sc_leaf_lock();
-	uint32_t seq = next_seq++;
-	t->seq = seq;
 	t->pid = (uint32_t)getpid();
 	t->gen = sc_gen;
-	const char *path = thr_path(t);
-	int fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	for (int tries = 0; fd < 0 && tries < 1000; tries++) {
+		t->seq = next_seq++;
+		fd = sc_file_create(thr_name(t, name), O_RDWR, &t->dev, &t->ino);
+		if (fd < 0 && errno != EEXIST)
+			break;
+	}
+	uint32_t seq = t->seq;
 	uint64_t cap = cap_for(sc_entry_count());
 	size_t reserve = file_size_for(SC_MAX_ENTRIES);
 	void *m = MAP_FAILED;
-	if (fd >= 0 && ftruncate(fd, (off_t)file_size_for(cap)) == 0)
+	if (fd < 0)
+		sc_warn("cannot create %s/%s: %s; thread not profiled", sc_dir, name, strerror(errno));
+	else if (sc_file_reserve(fd, name, file_size_for(cap)) == 0)
 		m = mmap(NULL, reserve, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 	/* The file is a hole that each first touch of a page fills with
 	 * zeros; without this the kernel's read-ahead would zero many pages
@@ -151,21 +156,16 @@ static struct sc_thread *thread_new(void)
 	 * start for records most threads never reach */
 	if (m != MAP_FAILED)
 		madvise(m, reserve, MADV_RANDOM);
+	if (fd >= 0)
+		close(fd);
 	if (m == MAP_FAILED) {
-		sc_warn("cannot create %s: %s; thread not profiled", path, strerror(errno));
-		sc_leaf_unlock();
 		if (fd >= 0)
-			close(fd);
+			sc_file_remove(name);   /* an empty file is not a thread */
+		sc_leaf_unlock();
 		munmap(t, sizeof(*t));
 		return NULL;
 	}
 	sc_leaf_unlock();
-	struct stat st;
-	t->fd = fd;
-	if (fstat(fd, &st) == 0) {
-		t->dev = st.st_dev;
-		t->ino = st.st_ino;
-	}
 	t->hdr = m;
 	t->map_len = reserve;
 	t->tid = (uint32_t)syscall(SYS_gettid);
@@ -238,11 +238,30 @@ int sc_thread_grow(struct sc_thread *t)
 		cap = SC_MAX_ENTRIES;
 	if (cap <= t->real_cap)
 		return 0;
-	sc_leaf_lock();
-	t->fd = sc_fd_still(t->fd, thr_path(t), t->dev, t->ino, O_RDWR);
-	sc_leaf_unlock();
-	if (t->fd < 0 || ftruncate(t->fd, (off_t)file_size_for(cap)) != 0)
+	if (t->stuck)
 		return -1;
+	/* its descriptor was closed at its start: reopened by name, which
+	 * fails after a privilege drop (the file is 0600, the old user's):
+	 * the thread then keeps the room it has, said once */
+	char name[THR_NAME_MAX];
+	sc_leaf_lock();
+	int fd = sc_file_still(-1, thr_name(t, name), t->dev, t->ino, O_RDWR);
+	int e = errno;
+	int r = fd >= 0 ? sc_file_reserve(fd, name, file_size_for(cap)) : -1;
+	if (fd >= 0)
+		close(fd);
+	else {
+		static bool said;
+		if (!said)
+			sc_warn("cannot reopen %s/%s: %s; calls to APIs bound later on threads "
+				"started before are not counted", sc_dir, name, strerror(e));
+		said = true;
+	}
+	sc_leaf_unlock();
+	if (r != 0) {
+		t->stuck = true;
+		return -1;
+	}
 	t->real_cap = cap;
 	if (!t->busy)
 		set_cap(t, cap);
@@ -372,8 +391,6 @@ void sc_thread_after_fork(void)
 	n->busy = t->busy;
 	n->cap = n->busy ? 0 : n->real_cap;
 	munmap(t->hdr, t->map_len);
-	if (sc_fd_still(t->fd, thr_path(t), t->dev, t->ino, O_RDWR) == t->fd)
-		close(t->fd);
 	munmap(t, sizeof(*t));
 	sc_thread_set_current(n);
 }

@@ -1,0 +1,155 @@
+/*
+ * files.c - the runtime's files in the profile directory, made so that no
+ * other user on the machine can redirect, read or pull them away.
+ *
+ * Run as root, `scaler record` makes the directory like /tmp (1777) so that
+ * a server dropping privileges can still add files; anyone else may then
+ * plant names in it. So every file is created here with O_CREAT|O_EXCL|
+ * O_NOFOLLOW (a planted name or link is never written through: the caller
+ * takes the next name), mode 0600, relative to one descriptor of the
+ * directory that is checked to still be the directory first seen. A
+ * mapped region is reserved (fallocate) before it is mapped: a full disk
+ * then refuses the region, once said on stderr, instead of killing the
+ * program with SIGBUS on a page it cannot back. Callers hold the leaf lock
+ * (or run alone: start-up, a fork child); the runtime keeps at most two
+ * descriptors open, this one and the meta file's.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdbool.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "runtime.h"
+
+static int dir_fd = -1;
+static dev_t dir_dev;
+static ino_t dir_ino;
+
+/*
+ * The directory, once at start-up: a directory, ours or root's, and not
+ * open to others' renames (writable by others only with the sticky bit).
+ * Otherwise another user could swap our files for theirs.
+ */
+int sc_files_init(void)
+{
+	int fd = open(sc_dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	struct stat st;
+	if (fd < 0 || fstat(fd, &st) != 0) {
+		sc_warn("cannot open %s: %s; not profiling", sc_dir, strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	const char *why = NULL;
+	if (st.st_uid != geteuid() && st.st_uid != 0)
+		why = "is another user's";
+	else if ((st.st_mode & (S_IWGRP | S_IWOTH)) && !(st.st_mode & S_ISVTX))
+		why = "is writable by others and not sticky";
+	if (why) {
+		sc_warn("%s %s; not profiling", sc_dir, why);
+		close(fd);
+		return -1;
+	}
+	dir_fd = fd;
+	dir_dev = st.st_dev;
+	dir_ino = st.st_ino;
+	return 0;
+}
+
+/* Our descriptor of the directory, reopened if the program closed it
+ * (daemons close every descriptor); -1 if it is gone or another. */
+static int dir(void)
+{
+	struct stat st;
+	if (dir_fd >= 0 && fstat(dir_fd, &st) == 0 && st.st_dev == dir_dev && st.st_ino == dir_ino)
+		return dir_fd;
+	dir_fd = open(sc_dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (dir_fd >= 0 && (fstat(dir_fd, &st) != 0 || st.st_dev != dir_dev ||
+			    st.st_ino != dir_ino)) {
+		close(dir_fd);
+		dir_fd = -1;
+	}
+	return dir_fd;
+}
+
+int sc_file_create(const char *name, int flags, dev_t *dev, ino_t *ino)
+{
+	int d = dir();
+	if (d < 0) {
+		errno = ENOENT;
+		return -1;
+	}
+	int fd = openat(d, name, flags | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	struct stat st;
+	if (fd >= 0 && fstat(fd, &st) != 0) {
+		int e = errno;
+		close(fd);
+		errno = e;
+		return -1;
+	}
+	if (fd >= 0) {
+		*dev = st.st_dev;
+		*ino = st.st_ino;
+	}
+	return fd;
+}
+
+void sc_file_remove(const char *name)
+{
+	int d = dir();
+	if (d >= 0)
+		unlinkat(d, name, 0);
+}
+
+/*
+ * fd if it is still the file (dev, ino); else the file reopened by name,
+ * or -1. A daemon closes every descriptor and opens files of its own,
+ * which may get our old number: never write through a descriptor that is
+ * no longer our file.
+ */
+int sc_file_still(int fd, const char *name, dev_t dev, ino_t ino, int flags)
+{
+	struct stat st;
+	if (fd >= 0 && fstat(fd, &st) == 0 && st.st_dev == dev && st.st_ino == ino)
+		return fd;
+	int d = dir();
+	if (d < 0)
+		return -1;
+	int nfd = openat(d, name, flags | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	if (nfd < 0)
+		return -1;
+	if (fstat(nfd, &st) != 0 || st.st_dev != dev || st.st_ino != ino) {
+		close(nfd);
+		return -1;
+	}
+	return nfd;
+}
+
+/* Says once per process that the disk is full: every thread that
+ * starts afterwards would say it again. */
+void sc_file_full(const char *name, int err)
+{
+	static bool said;
+	if (said)
+		return;
+	said = true;
+	sc_warn("%s/%s: %s; recording stops where it needs more room, the program runs on",
+		sc_dir, name, strerror(err));
+}
+
+/* Disk space for the first len bytes of fd (and its size at least len),
+ * so that a mapping of them never faults for want of a block. */
+int sc_file_reserve(int fd, const char *name, size_t len)
+{
+	int e = posix_fallocate(fd, 0, (off_t)len);
+	if (e == 0)
+		return 0;
+	if (e == ENOSPC || e == EDQUOT || e == EFBIG)
+		sc_file_full(name, e);
+	else
+		sc_warn("cannot reserve room in %s/%s: %s", sc_dir, name, strerror(e));
+	errno = e;
+	return -1;
+}
