@@ -12,6 +12,8 @@
 #      (tests/README.md)
 #   4. every relative link and repository path in README.md, tests/README.md
 #      and doc/*.md names a file that exists (tests/doc/links.py)
+#   5. a local attacker and a hostile environment (tests/hostile/run.py;
+#      its attacker cases need root and are skipped otherwise)
 # Prints "PASS name [variant]" / "FAIL name [variant]: reason" /
 # "SKIP name: reason" lines and one final "N passed, M failed[, K skipped]"
 # line; exits 1 if anything failed. Paths derive from this script's place,
@@ -137,6 +139,15 @@ tally "$log/doc"
 case $rc in
 0|1) ;;
 *) fail "doc-links: links.py crashed: $(tail -n 2 "$log/doc" | tr '\n' ' ')" ;;
+esac
+
+# ---- 6. a local attacker, a full disk, thousands of threads -------------------
+$PYTHON tests/hostile/run.py --scaler "$scaler" > "$log/hostile" 2>&1
+rc=$?
+tally "$log/hostile"
+case $rc in
+0|1) ;;
+*) fail "hostile: run.py crashed: $(tail -n 2 "$log/hostile" | tr '\n' ' ')" ;;
 esac
 
 summary

@@ -7,6 +7,13 @@
  * runtime is where it should be), so a mistake costs nothing. The exit
  * status is the command's own (128+N when killed by signal N), and the
  * root process's status and wall time are appended to its meta file.
+ *
+ * The directory is made here, with a marker file (SC_PROFILE_MARKER): only
+ * a directory holding it and nothing but profile files is ever replaced.
+ * It is the user's alone (0700); run as root it is open to all like /tmp
+ * (1777) while the command runs, for a server that drops privileges, and
+ * root's alone once it has ended (finish_dir). What another user can and
+ * cannot do meanwhile: doc/security.md.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -22,6 +29,7 @@
 #include <unistd.h>
 #include <dirent.h>
 #include <stdarg.h>
+#include <stdbool.h>
 
 #include "cli.h"
 #include "format.h"
@@ -109,13 +117,34 @@ static int is_use_cache(const char *name)
 	return n >= 16 && !strcmp(name + 1 + n, ".use");
 }
 
+/* A name the runtime or scaler record gives its files (format.h), or the
+ * marker. */
+static bool profile_name(const char *name)
+{
+	unsigned pid, gen, seq;
+	char tail[8];
+	int end = 0;
+	if (!strcmp(name, SC_PROFILE_MARKER) || !strcmp(name, SC_SERIES_FILE) ||
+	    is_use_cache(name))
+		return true;
+	if (sscanf(name, "p%u-%u.met%1[a]%n", &pid, &gen, tail, &end) == 3 && end && !name[end])
+		return true;
+	end = 0;
+	if (sscanf(name, "p%u-%u-c%u.met%1[a]%n", &pid, &gen, &seq, tail, &end) == 4 && end &&
+	    !name[end])
+		return true;
+	end = 0;
+	return sscanf(name, "p%u-%u-t%u.th%1[r]%n", &pid, &gen, &seq, tail, &end) == 4 && end &&
+	       !name[end];
+}
+
 /*
- * A profile directory holds nothing but p<pid>-<gen>.meta,
- * p<pid>-<gen>-t<seq>.thr and g<build-id>.use files and its series
- * (format.h). Only such a directory (or an empty one) is ever moved aside
- * or removed: `-o src` given by mistake must not cost anyone their
- * sources. Returns 1 if dir is one, 0 if not (*what names the first thing
- * that is not), -1 if it cannot be read.
+ * A profile directory holds its marker and nothing but the runtime's
+ * files (format.h). Only such a directory is ever moved aside or removed:
+ * `-o src` or `-o /media` given by mistake must not cost anyone their
+ * files, even an empty directory. Returns 1 if dir is one, 0 if not
+ * (*what names the first thing that is not, or the missing marker), -1 if
+ * it cannot be read.
  */
 static int is_profile_dir(const char *dir, char *what, size_t n)
 {
@@ -123,28 +152,20 @@ static int is_profile_dir(const char *dir, char *what, size_t n)
 	if (!d)
 		return -1;
 	struct dirent *e;
-	int ok = 1;
+	int ok = 1, marked = 0;
 	while (ok && (e = readdir(d))) {
-		unsigned pid, gen, seq;
-		char tail[8];
-		int end = 0;
-		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..") ||
-		    !strcmp(e->d_name, SC_SERIES_FILE))
+		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
 			continue;
-		if (sscanf(e->d_name, "p%u-%u.met%1[a]%n", &pid, &gen, tail, &end) == 3 &&
-		    end && !e->d_name[end])
+		marked |= !strcmp(e->d_name, SC_PROFILE_MARKER);
+		if (profile_name(e->d_name))
 			continue;
-		end = 0;
-		if (sscanf(e->d_name, "p%u-%u-t%u.th%1[r]%n", &pid, &gen, &seq, tail, &end) == 4 &&
-		    end && !e->d_name[end])
-			continue;
-		if (is_use_cache(e->d_name))
-			continue;
-		snprintf(what, n, "%s", e->d_name);
+		snprintf(what, n, "it holds %.200s", e->d_name);
 		ok = 0;
 	}
 	closedir(d);
-	return ok;
+	if (ok && !marked)
+		snprintf(what, n, "no %s: scaler record did not make it", SC_PROFILE_MARKER);
+	return ok && marked;
 }
 
 /* Removes a profile directory (is_profile_dir said so): files, then it. */
@@ -175,7 +196,7 @@ static int replaceable(const char *dir)
 	if (r < 0)
 		return fail("cannot read %s: %s", dir, strerror(errno));
 	if (!r)
-		return fail("%s exists and is not a scaler profile (it holds %s); not touching it",
+		return fail("%s exists and is not a scaler profile (%s); not touching it",
 			    dir, what);
 	return 0;
 }
@@ -198,22 +219,65 @@ static int prepare_dir(const char *dir)
 		if (rename(dir, old) != 0)
 			return fail("cannot move %s aside: %s", dir, strerror(errno));
 	}
-	if (mkdir(dir, 0755) != 0)
+	if (mkdir(dir, 0700) != 0)
 		return fail("cannot create %s: %s", dir, strerror(errno));
+	/* the marker first, while no one else can add a file */
+	char marker[PATH_MAX];
+	snprintf(marker, sizeof(marker), "%s/%s", dir, SC_PROFILE_MARKER);
+	int fd = open(marker, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return fail("cannot write in %s: %s", dir, strerror(errno));
+	static const char note[] = "a profile directory made by scaler record\n";
+	if (write(fd, note, sizeof(note) - 1) != (ssize_t)sizeof(note) - 1) {
+		close(fd);
+		return fail("cannot write in %s: %s", dir, strerror(errno));
+	}
+	close(fd);
 	/* Servers started as root drop privileges (memcached -u, nginx and
 	 * postgres workers, ...) and then start threads and processes whose
 	 * files they must create here: like /tmp, anyone may add a file, and
-	 * only its owner may remove it. */
+	 * only its owner may remove it. The runtime creates its files so that
+	 * names planted meanwhile are skipped (files.c). */
 	if (geteuid() == 0 && chmod(dir, 01777) != 0)
 		return fail("cannot set the mode of %s: %s", dir, strerror(errno));
-	char probe[PATH_MAX];
-	snprintf(probe, sizeof(probe), "%s/.probe", dir);
-	int fd = open(probe, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-	if (fd < 0)
-		return fail("cannot write in %s: %s", dir, strerror(errno));
-	close(fd);
-	unlink(probe);
 	return 0;
+}
+
+/*
+ * Run as root, once the command has ended: the directory and every file
+ * of the profile become root's alone (files made by a server after it
+ * dropped privileges were its new user's), and what others planted that
+ * is not a regular file (links, fifos) is removed. Files are changed
+ * through descriptors opened without following links, so nothing planted
+ * redirects a chown or chmod. Processes the command left running keep
+ * their mappings; files they start now are refused.
+ */
+static void finish_dir(const char *dir)
+{
+	int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (dfd < 0)
+		return;
+	DIR *d = fdopendir(dup(dfd));
+	struct dirent *e;
+	while (d && (e = readdir(d))) {
+		if (!profile_name(e->d_name))
+			continue;
+		int fd = openat(dfd, e->d_name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+		struct stat st;
+		if (fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode)) {
+			if (fchown(fd, 0, 0) != 0 || fchmod(fd, 0600) != 0)
+				fprintf(stderr, "scaler: cannot make %s/%s root's: %s\n", dir,
+					e->d_name, strerror(errno));
+		} else
+			unlinkat(dfd, e->d_name, 0);
+		if (fd >= 0)
+			close(fd);
+	}
+	if (d)
+		closedir(d);
+	if (fchmod(dfd, 0700) != 0)
+		fprintf(stderr, "scaler: cannot set the mode of %s: %s\n", dir, strerror(errno));
+	close(dfd);
 }
 
 static uint64_t mono_ns(void)
@@ -223,22 +287,53 @@ static uint64_t mono_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
+/*
+ * The newest image of pid whose meta file is its own: a regular file
+ * with one link and the image's header, opened without following links
+ * (another user may have planted any name here while the command ran).
+ * Returns the descriptor, or -1.
+ */
+static int open_last_meta(int dfd, pid_t pid, char *name, size_t n)
+{
+	DIR *d = fdopendir(dup(dfd));
+	if (!d)
+		return -1;
+	int best = -1;
+	unsigned best_gen = 0;
+	struct dirent *e;
+	while ((e = readdir(d))) {
+		unsigned p, gen;
+		char tail[8];
+		int end = 0;
+		if (sscanf(e->d_name, "p%u-%u.met%1[a]%n", &p, &gen, tail, &end) != 3 || !end ||
+		    e->d_name[end] || p != (unsigned)pid || (best >= 0 && gen <= best_gen))
+			continue;
+		int fd = openat(dfd, e->d_name, O_RDWR | O_APPEND | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+		struct stat st;
+		struct sc_meta_header h;
+		if (fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_nlink == 1 &&
+		    pread(fd, &h, sizeof(h), 0) == (ssize_t)sizeof(h) &&
+		    !memcmp(h.magic, SC_META_MAGIC, 8) && h.pid == (uint32_t)pid && h.gen == gen) {
+			if (best >= 0)
+				close(best);
+			best = fd;
+			best_gen = gen;
+			snprintf(name, n, "%s", e->d_name);
+		} else if (fd >= 0)
+			close(fd);
+	}
+	closedir(d);
+	return best;
+}
+
 /* Appends the root's exit record to the newest image of that pid. */
 static void write_exit(const char *dir, pid_t pid, int status, uint64_t wall)
 {
-	char path[PATH_MAX];
-	int last = -1;
-	for (int gen = 0; gen < 10000; gen++) {
-		if (snprintf(path, sizeof(path), "%s/p%d-%d.meta", dir, (int)pid, gen) >=
-		    (int)sizeof(path) || access(path, F_OK) != 0)
-			break;
-		last = gen;
-	}
-	if (last < 0)
-		return;
-	if (snprintf(path, sizeof(path), "%s/p%d-%d.meta", dir, (int)pid, last) >= (int)sizeof(path))
-		return;
-	int fd = open(path, O_WRONLY | O_APPEND);
+	char name[256];
+	int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	int fd = dfd >= 0 ? open_last_meta(dfd, pid, name, sizeof(name)) : -1;
+	if (dfd >= 0)
+		close(dfd);
 	if (fd < 0)
 		return;
 	struct {
@@ -251,8 +346,10 @@ static void write_exit(const char *dir, pid_t pid, int status, uint64_t wall)
 		rec.e.signal = (uint32_t)WTERMSIG(status);
 		rec.e.exit_status = 128 + WTERMSIG(status);
 	}
-	if (write(fd, &rec, sizeof(rec)) != (ssize_t)sizeof(rec))
-		fprintf(stderr, "scaler: cannot append to %s\n", path);
+	/* a full disk: the runtime has said so, on its own last write */
+	if (write(fd, &rec, sizeof(rec)) != (ssize_t)sizeof(rec) && errno != ENOSPC &&
+	    errno != EDQUOT)
+		fprintf(stderr, "scaler: cannot append to %s/%s\n", dir, name);
 	close(fd);
 }
 
@@ -445,6 +542,8 @@ int cmd_record(int argc, char **argv)
 	write_exit(absdir, pid, status, wall);
 	if (functions)
 		record_functions_summary(absdir);
+	if (geteuid() == 0)
+		finish_dir(absdir);
 	if (WIFSIGNALED(status))
 		return 128 + WTERMSIG(status);
 	return WEXITSTATUS(status);

@@ -5,11 +5,19 @@
  * runs with the runtime (each exec of each pid is a new "image") writes:
  *
  *   p<pid>-<gen>.meta          append-only stream: header, then records
+ *   p<pid>-<gen>-c<k>.meta     its continuation, when the image could no
+ *                              longer reopen the first (it dropped its
+ *                              privileges and closed every descriptor): the
+ *                              same header, then the records that follow
  *   p<pid>-<gen>-t<seq>.thr    one per thread: 256-byte header + counter array
  *
  * <gen> starts at 0 and is bumped when a file of that name already exists
  * (the same pid exec'ing a new image). <seq> numbers threads of one image in
  * creation order, so kernel tid reuse never makes two threads share a file.
+ * Files are created exclusively (a name that exists, someone else's, is
+ * skipped: gen, seq and k need not be contiguous) and readable by their
+ * owner only. `scaler record` also writes SC_PROFILE_MARKER, which says the
+ * directory is one it made and may replace.
  *
  * The runtime also keeps g<build-id>.use files, one per object file whose
  * code it read (src/runtime/usecache.c): a cache of its own for the other
@@ -48,6 +56,7 @@
 #define SC_FORMAT_MIN_VERSION 3u
 #define SC_META_MAGIC "SCALERM1"   /* 8 bytes, no NUL needed */
 #define SC_THR_MAGIC "SCALERT1"
+#define SC_PROFILE_MARKER ".scaler-profile"
 
 /* ---- p<pid>-<gen>.meta ------------------------------------------------ */
 
