@@ -314,7 +314,8 @@ void sc_meta_reopen_child(void)
 	/* read through the descriptor the parent left us, if it is still
 	 * the file: a file of a user we no longer are cannot be reopened */
 	int in = meta_fd >= 0 ? sc_file_still(meta_fd, meta_name, meta_dev, meta_ino, O_RDONLY) : -1;
-	if (in < 0 || meta_cont)
+	/* (a stream that ended, on a full disk, has been said already) */
+	if ((meta_fd >= 0 && in < 0) || meta_cont)
 		sc_warn("cannot read %s/%s; a forked child's profile lacks its objects", sc_dir,
 			meta_name);
 	if (meta_cont)

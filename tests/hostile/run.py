@@ -268,6 +268,39 @@ def test_private(a, tmp):
     return bad
 
 
+def test_by_hand(a, tmp):
+    """The runtime preloaded by hand (no scaler record): a directory that
+    another user owns, or that others may write without the sticky bit,
+    is refused with one line and the program runs unprofiled; a /tmp-like
+    one (root's, 1777) is used, its files the program's alone."""
+    os.chmod(tmp, 0o755)
+    lib = os.path.join(os.path.dirname(a.scaler), "..", "lib", "libscaler.so")
+    cmd = [a.victim, "fill", "3"]
+    rc0, bare, _ = run(cmd)
+    bad = []
+    for name, uid, mode, ok in (("theirs", 65534, 0o755, False), ("open", 0, 0o777, False),
+                                ("tmp", 0, 0o1777, True)):
+        d = os.path.join(tmp, name)
+        os.mkdir(d)
+        os.chown(d, uid, uid)
+        os.chmod(d, mode)
+        env = dict(os.environ, LD_PRELOAD=lib, SCALER_DIR=d)
+        rc, out, err = run(cmd, env=env)
+        if (rc, out) != (rc0, bare):
+            bad.append("%s: status %d output %r, bare %d %r" % (name, rc, out, rc0, bare))
+        if ok:
+            files = os.listdir(d)
+            modes = [stat.S_IMODE(os.lstat(os.path.join(d, f)).st_mode) for f in files]
+            if err or len(files) != 5 or any(m != 0o600 for m in modes):
+                bad.append("%s: stderr %r, files %r modes %r" % (name, err, files, modes))
+            elif getppid_calls(report(a.scaler, d)) != 30:
+                bad.append("%s: getppid calls %d, want 30" % (name, getppid_calls(report(a.scaler, d))))
+        elif len(err.splitlines()) != 1 or not err.startswith("scaler:") or os.listdir(d):
+            bad.append("%s: stderr %r, wrote %r; want one scaler: line and nothing written"
+                       % (name, err, os.listdir(d)))
+    return bad
+
+
 def test_not_ours(a, tmp):
     """Item 6: an empty directory scaler did not make is never moved aside
     or removed; one it made is kept as DIR.old."""
@@ -332,6 +365,7 @@ def main():
                  ("hostile-full-disk", test_full_disk, True),
                  ("hostile-drop-closeall", test_drop, True),
                  ("hostile-private-files", test_private, True),
+                 ("hostile-by-hand", test_by_hand, True),
                  ("hostile-not-our-dir", test_not_ours, False),
                  ("hostile-long-cmdline", test_long_cmdline, False)]
         for name, fn, root in tests:
