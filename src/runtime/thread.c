@@ -150,8 +150,8 @@ static struct sc_thread *thread_new(void)
 		sc_warn("cannot create %s/%s: %s; thread not profiled", sc_dir, name, strerror(errno));
 	else if (sc_file_reserve(fd, name, file_size_for(cap)) == 0)
 		m = mmap(NULL, reserve, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-	/* The file is a hole that each first touch of a page fills with
-	 * zeros; without this the kernel's read-ahead would zero many pages
+	/* The file's blocks are reserved but unwritten: each first touch of
+	 * a page fills it with zeros; without this the kernel's read-ahead would zero many pages
 	 * after the header's on the first write, a cost at every thread's
 	 * start for records most threads never reach */
 	if (m != MAP_FAILED)
