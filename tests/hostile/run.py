@@ -18,6 +18,7 @@ import json
 import os
 import shutil
 import stat
+import struct
 import subprocess
 import sys
 import tempfile
@@ -222,6 +223,30 @@ def test_drop(a, tmp):
     ended = [t for t in proc[0]["threads"] if t["wall_ns"] > 0] if proc else []
     if len(ended) != 2:
         bad.append("threads without an end: %r" % proc[0]["threads"] if proc else [])
+    # a continuation is this image's only with its very header: one
+    # planted with another start time adds nothing; the same with the
+    # right one (which only the program's own user could read) is merged
+    pid = proc[0]["pid"] if proc else 0
+    cont = [n for n in os.listdir(prof) if n.startswith("p%d-0-c" % pid)]
+    if len(cont) != 1:
+        bad.append("continuation files %r, want one" % cont)
+    else:
+        hdr = open(os.path.join(prof, cont[0]), "rb").read()[:104]
+        cmd = b"forged\0\0"
+        rec = struct.pack("<II", 1, len(cmd)) + cmd.ljust(16, b"\0")
+        for flip, want in ((1, [a.victim, "drop"]), (0, ["forged"])):
+            forged = hdr[:32] + bytes([hdr[32] ^ flip]) + hdr[33:] + rec
+            with open(os.path.join(prof, "p%d-0-c9.meta" % pid), "wb") as f:
+                f.write(forged)
+            # the reader stops at the first number missing: fill up to 9
+            for k in range(2, 9):
+                open(os.path.join(prof, "p%d-0-c%d.meta" % (pid, k)), "wb").close()
+            got = report(a.scaler, prof)["processes"][0]["command"]
+            if got[:len(want)] != want or (flip and len(got) != 2):
+                bad.append("with a continuation of %s header: command %r, want %r"
+                           % ("another" if flip else "the same", got, want))
+        for k in range(2, 10):
+            os.unlink(os.path.join(prof, "p%d-0-c%d.meta" % (pid, k)))
     st = os.lstat(prof)
     if st.st_uid != 0 or stat.S_IMODE(st.st_mode) != 0o700:
         bad.append("%s: uid %d mode %o, want root 0700" % (prof, st.st_uid, st.st_mode))
