@@ -247,7 +247,8 @@ static int prepare_dir(const char *dir)
  * Run as root, once the command has ended: the directory and every file
  * of the profile become root's alone (files made by a server after it
  * dropped privileges were its new user's), and what others planted that
- * is not a regular file (links, fifos) is removed. Files are changed
+ * is not a regular file of one link (symbolic or hard links to files
+ * elsewhere, fifos) is removed. Files are changed
  * through descriptors opened without following links, so nothing planted
  * redirects a chown or chmod. Processes the command left running keep
  * their mappings; files they start now are refused.
@@ -264,7 +265,7 @@ static void finish_dir(const char *dir)
 			continue;
 		int fd = openat(dfd, e->d_name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
 		struct stat st;
-		if (fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode)) {
+		if (fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_nlink == 1) {
 			if (fchown(fd, 0, 0) != 0 || fchmod(fd, 0600) != 0)
 				fprintf(stderr, "scaler: cannot make %s/%s root's: %s\n", dir,
 					e->d_name, strerror(errno));

@@ -94,6 +94,13 @@ def test_planted(a, tmp):
         f.write("root's own data\n" * 8)
     os.chmod(secret, 0o600)
     before = open(secret, "rb").read()
+    att = os.path.join(tmp, "attacker")
+    os.mkdir(att)
+    os.chown(att, 65534, 65534)
+    theirs = os.path.join(att, "own")
+    err = as_nobody("echo mine > %s && chmod 644 %s" % (theirs, theirs))
+    if err:
+        return [err]
     p = subprocess.Popen([a.scaler, "record", "-o", prof, "--", a.victim, "attack", "4"],
                          stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                          text=True)
@@ -105,6 +112,8 @@ def test_planted(a, tmp):
         for seq in (1, 2):
             plant.append("ln -s %s p%d-0-t%d.thr" % (secret, pid, seq))
         plant.append("ln -s %s p%d-1.meta" % (secret, pid))
+        # a hard link to a file of the attacker's elsewhere: never chown'd
+        plant.append("ln %s p%d-0-t7.thr" % (theirs, pid))
         plant.append("umask 0")
         for seq in (3, 4, 5, 6):
             plant.append(": > p%d-0-t%d.thr" % (pid, seq))
@@ -136,6 +145,10 @@ def test_planted(a, tmp):
         bad.append("program output %r %r, want T1..T4 and ok" % (out[1:], rest))
     if open(secret, "rb").read() != before:
         bad.append("root's file was written through a planted link")
+    st = os.stat(theirs)
+    if (st.st_uid, stat.S_IMODE(st.st_mode)) != (65534, 0o644):
+        bad.append("the attacker's own file was changed through a hard link: uid %d mode %o"
+                   % (st.st_uid, st.st_mode))
     if errs.strip():
         bad.append("stderr %r" % errs[-300:])
     if bad:
