@@ -142,15 +142,17 @@ static bool profile_name(const char *name)
  * A profile directory holds its marker and nothing but the runtime's
  * files (format.h). Only such a directory is ever moved aside or removed:
  * `-o src` or `-o /media` given by mistake must not cost anyone their
- * files, even an empty directory. Returns 1 if dir is one, 0 if not
- * (*what names the first thing that is not, or the missing marker), -1 if
- * it cannot be read.
+ * files, even an empty directory. dfd is the directory, opened without
+ * following a link. Returns 1 if it is one, 0 if not (*what names the
+ * first thing that is not, or the missing marker), -1 if it cannot be
+ * read.
  */
-static int is_profile_dir(const char *dir, char *what, size_t n)
+static int is_profile_dir(int dfd, char *what, size_t n)
 {
-	DIR *d = opendir(dir);
+	DIR *d = fdopendir(dup(dfd));
 	if (!d)
 		return -1;
+	rewinddir(d);           /* the offset is dfd's */
 	struct dirent *e;
 	int ok = 1, marked = 0;
 	while (ok && (e = readdir(d))) {
@@ -168,37 +170,54 @@ static int is_profile_dir(const char *dir, char *what, size_t n)
 	return ok && marked;
 }
 
-/* Removes a profile directory (is_profile_dir said so): files, then it. */
-static int remove_profile(const char *dir)
-{
-	DIR *d = opendir(dir);
-	if (!d)
-		return errno == ENOENT ? 0 : -1;
-	struct dirent *e;
-	while ((e = readdir(d))) {
-		if (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
-			unlinkat(dirfd(d), e->d_name, 0);
-	}
-	closedir(d);
-	return rmdir(dir);
-}
-
-/* dir may be replaced: absent, or a profile directory; else says why not */
-static int replaceable(const char *dir)
+/*
+ * dir may be replaced: absent (*fd -1), or a profile directory (*fd its
+ * descriptor, which the caller closes); else says why not. Everything
+ * done to it afterwards goes through that descriptor: whoever may rename
+ * the path meanwhile (another user's directory in /tmp) cannot make it
+ * point at another directory.
+ */
+static int replaceable(const char *dir, int *fd)
 {
 	struct stat st;
 	char what[256];
+	*fd = -1;
 	if (lstat(dir, &st) != 0)
 		return errno == ENOENT ? 0 : fail("cannot use %s: %s", dir, strerror(errno));
 	if (!S_ISDIR(st.st_mode))
 		return fail("%s exists and is not a profile directory; not touching it", dir);
-	int r = is_profile_dir(dir, what, sizeof(what));
-	if (r < 0)
-		return fail("cannot read %s: %s", dir, strerror(errno));
-	if (!r)
+	int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	int r = dfd >= 0 ? is_profile_dir(dfd, what, sizeof(what)) : -1;
+	if (r < 0) {
+		r = fail("cannot read %s: %s", dir, strerror(errno));
+		if (dfd >= 0)
+			close(dfd);
+		return r;
+	}
+	if (!r) {
+		close(dfd);
 		return fail("%s exists and is not a scaler profile (%s); not touching it",
 			    dir, what);
+	}
+	*fd = dfd;
 	return 0;
+}
+
+/* Removes the profile files of dfd (is_profile_dir said it is one),
+ * then dir itself if it is empty. */
+static int remove_profile(int dfd, const char *dir)
+{
+	DIR *d = fdopendir(dup(dfd));
+	if (!d)
+		return -1;
+	rewinddir(d);
+	struct dirent *e;
+	while ((e = readdir(d))) {
+		if (profile_name(e->d_name))
+			unlinkat(dfd, e->d_name, 0);
+	}
+	closedir(d);
+	return rmdir(dir);
 }
 
 /*
@@ -212,9 +231,17 @@ static int prepare_dir(const char *dir)
 	if (lstat(dir, &st) == 0) {
 		char old[PATH_MAX];
 		snprintf(old, sizeof(old), "%s.old", dir);
-		if (replaceable(dir) || replaceable(old))
+		int dfd, ofd = -1;
+		if (replaceable(dir, &dfd) || replaceable(old, &ofd)) {
+			if (dfd >= 0)
+				close(dfd);
 			return 2;
-		if (remove_profile(old) != 0)
+		}
+		close(dfd);
+		int r = ofd >= 0 ? remove_profile(ofd, old) : 0;
+		if (ofd >= 0)
+			close(ofd);
+		if (r != 0)
 			return fail("cannot remove %s: %s", old, strerror(errno));
 		if (rename(dir, old) != 0)
 			return fail("cannot move %s aside: %s", dir, strerror(errno));
@@ -260,6 +287,8 @@ static void finish_dir(const char *dir)
 		return;
 	DIR *d = fdopendir(dup(dfd));
 	struct dirent *e;
+	if (d)
+		rewinddir(d);   /* the offset is dfd's */
 	while (d && (e = readdir(d))) {
 		if (!profile_name(e->d_name))
 			continue;
