@@ -69,7 +69,7 @@ def as_nobody(script):
 
 def guarded(name, fn, need_root=False):
     if need_root and not ROOT:
-        return skip(name, "needs root (an unprivileged attacker user is made for it)")
+        return skip(name, "needs root (%s)" % need_root)
     if need_root and not shutil.which("setpriv"):
         return skip(name, "setpriv not installed")
     try:
@@ -398,12 +398,12 @@ def main():
             line(False, "hostile-build", err)
             sys.exit(1)
         os.chmod(tmp, 0o755)
-        tests = [("hostile-planted-links", test_planted, True),
+        tests = [("hostile-planted-links", test_planted, "to run the attacker as nobody"),
                  ("hostile-fd-per-thread", test_fds, False),
-                 ("hostile-full-disk", test_full_disk, True),
-                 ("hostile-drop-closeall", test_drop, True),
-                 ("hostile-private-files", test_private, True),
-                 ("hostile-by-hand", test_by_hand, True),
+                 ("hostile-full-disk", test_full_disk, "to mount a small tmpfs"),
+                 ("hostile-drop-closeall", test_drop, "for a program that drops privileges"),
+                 ("hostile-private-files", test_private, "to run the attacker as nobody"),
+                 ("hostile-by-hand", test_by_hand, "to make directories of other users"),
                  ("hostile-not-our-dir", test_not_ours, False),
                  ("hostile-long-cmdline", test_long_cmdline, False)]
         for name, fn, root in tests:
