@@ -11,8 +11,8 @@
  * mapped region is reserved (fallocate) before it is mapped: a full disk
  * then refuses the region, once said on stderr, instead of killing the
  * program with SIGBUS on a page it cannot back. Callers hold the leaf lock
- * (or run alone: start-up, a fork child); the runtime keeps at most two
- * descriptors open, this one and the meta file's.
+ * (or run alone: start-up, a fork child); the runtime keeps at most three
+ * descriptors open: this one, the meta file's and the first thread's.
  */
 #include <errno.h>
 #include <fcntl.h>

@@ -11,8 +11,8 @@
  * that no page of it can fault on a full disk. Pages are committed when
  * first touched, so memory grows with (caller, API) pairs, never with
  * calls. The descriptor is closed once the file is mapped (the mapping
- * stays): a program that starts thousands of threads keeps its own
- * descriptors; the file is reopened by name to grow it.
+ * stays), but for the first thread's: a program that starts thousands of
+ * threads keeps its own descriptors; a file is reopened by name to grow.
  *
  * While runtime code runs on a thread, cap is 0: every call it makes
  * through a shadow entry takes the slow path and is passed through
@@ -53,6 +53,15 @@ SC_HIDDEN __thread struct sc_rec *sc_tls_recs __attribute__((tls_model("initial-
 SC_HIDDEN struct sc_thread sc_idle_thread;
 
 static uint32_t next_seq;
+/*
+ * The image's first thread (its main thread, or a fork child's only one)
+ * keeps its file's descriptor: it is the thread most likely to have
+ * started before the program dropped privileges, after which its file
+ * (0600, the old user's) cannot be reopened to grow. One descriptor per
+ * process, however many threads it starts.
+ */
+static struct sc_thread *kept_for;
+static int kept_fd = -1;
 static pthread_key_t exit_key;
 static pthread_once_t key_once = PTHREAD_ONCE_INIT;
 
@@ -151,12 +160,16 @@ static struct sc_thread *thread_new(void)
 	else if (sc_file_reserve(fd, name, file_size_for(cap)) == 0)
 		m = mmap(NULL, reserve, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 	/* The file's blocks are reserved but unwritten: each first touch of
-	 * a page fills it with zeros; without this the kernel's read-ahead would zero many pages
-	 * after the header's on the first write, a cost at every thread's
-	 * start for records most threads never reach */
+	 * a page fills it with zeros; without this the kernel's read-ahead
+	 * would zero many pages after the header's on the first write, a
+	 * cost at every thread's start for records most threads never
+	 * reach */
 	if (m != MAP_FAILED)
 		madvise(m, reserve, MADV_RANDOM);
-	if (fd >= 0)
+	if (m != MAP_FAILED && !kept_for) {
+		kept_for = t;
+		kept_fd = fd;
+	} else if (fd >= 0)
 		close(fd);
 	if (m == MAP_FAILED) {
 		if (fd >= 0)
@@ -240,17 +253,20 @@ int sc_thread_grow(struct sc_thread *t)
 		return 0;
 	if (t->stuck)
 		return -1;
-	/* its descriptor was closed at its start: reopened by name, which
-	 * fails after a privilege drop (the file is 0600, the old user's):
-	 * the thread then keeps the room it has, said once */
+	/* its descriptor, unless it was closed at its start: reopened by
+	 * name, which fails after a privilege drop (the file is 0600, the
+	 * old user's): the thread then keeps the room it has, said once */
 	char name[THR_NAME_MAX];
 	sc_leaf_lock();
-	int fd = sc_file_still(-1, thr_name(t, name), t->dev, t->ino, O_RDWR);
+	int fd = sc_file_still(t == kept_for ? kept_fd : -1, thr_name(t, name), t->dev, t->ino,
+			       O_RDWR);
 	int e = errno;
 	int r = fd >= 0 ? sc_file_reserve(fd, name, file_size_for(cap)) : -1;
-	if (fd >= 0)
+	if (t == kept_for)
+		kept_fd = fd;
+	else if (fd >= 0)
 		close(fd);
-	else {
+	if (fd < 0) {
 		static bool said;
 		if (!said)
 			sc_warn("cannot reopen %s/%s: %s; calls to APIs bound later on threads "
@@ -378,6 +394,13 @@ void sc_thread_after_fork(void)
 	 * the whole shadow stack, ~0.4 MB) would stay in every child's RSS.
 	 */
 	sc_thread_set_current(&sc_idle_thread);
+	/* the parent's kept descriptor is not for any thread of ours */
+	struct stat st;
+	if (kept_for && kept_fd >= 0 && fstat(kept_fd, &st) == 0 &&
+	    st.st_dev == kept_for->dev && st.st_ino == kept_for->ino)
+		close(kept_fd);
+	kept_for = NULL;
+	kept_fd = -1;
 	struct sc_thread *n = thread_new();
 	if (!n)
 		return;

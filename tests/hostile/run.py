@@ -270,6 +270,29 @@ def test_drop(a, tmp):
     return bad
 
 
+def test_grow_after_drop(a, tmp):
+    """A program started as root drops privileges and then calls more new
+    APIs on its main thread than that thread's file had room for: the
+    file still grows (its descriptor was kept) and every call counts."""
+    os.chmod(tmp, 0o755)
+    src = os.path.join(tmp, "many.c")
+    with open(src, "w") as f:
+        f.write("".join("int f%d(void) { return %d; }\n" % (i, i) for i in range(600)))
+    lib = os.path.join(tmp, "libmany.so")
+    rc, _, err = run(["gcc", "-shared", "-fPIC", "-o", lib, src])
+    if rc != 0:
+        return ["cannot build libmany.so: %s" % err]
+    prof = os.path.join(tmp, "grow")
+    rc, out, err = run([a.scaler, "record", "-o", prof, "--", a.victim, "grow", lib])
+    if rc != 0 or out != "sum %d\n" % sum(range(600)) or err:
+        return ["exit %d output %r stderr %r" % (rc, out, err[-300:])]
+    rep = report(a.scaler, prof)
+    got = sorted(c["api"] for c in rep["calls"] if c["callee"] == "libmany.so" and c["count"] == 1)
+    if got != sorted("f%d" % i for i in range(600)):
+        return ["%d of the 600 calls into libmany.so counted once" % len(got)]
+    return []
+
+
 def test_private(a, tmp):
     """Item 8: while a root program runs, another user cannot read its
     command line (--db-password=...) in the profile; a user's own profile
@@ -402,6 +425,8 @@ def main():
                  ("hostile-fd-per-thread", test_fds, False),
                  ("hostile-full-disk", test_full_disk, "to mount a small tmpfs"),
                  ("hostile-drop-closeall", test_drop, "for a program that drops privileges"),
+                 ("hostile-grow-after-drop", test_grow_after_drop,
+                  "for a program that drops privileges"),
                  ("hostile-private-files", test_private, "to run the attacker as nobody"),
                  ("hostile-by-hand", test_by_hand, "to make directories of other users"),
                  ("hostile-not-our-dir", test_not_ours, False),

@@ -12,6 +12,9 @@
  *   drop         as root: drops to nobody, closes every descriptor above 2,
  *                then calls getppid 7 times, starts a thread that calls it
  *                50 times, and exits with status 4.
+ *   grow LIB     as root: drops to nobody, then calls f0 .. f599 of LIB
+ *                (dlopen, dlsym) once each: 600 new entries on the main
+ *                thread, more than its file had room for. Prints the sum.
  *   fill N       N threads one at a time, each calling getppid 10 times
  *                (the profile directory fills up meanwhile); prints "done"
  *                and exits with status 3.
@@ -19,6 +22,7 @@
  */
 #define _GNU_SOURCE
 #include <dirent.h>
+#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <grp.h>
@@ -114,6 +118,28 @@ int main(int argc, char **argv)
 		run_threads(1, calls, 50, 0);
 		printf("dropped\n");
 		exit(4);
+	}
+	if (!strcmp(mode, "grow") && argc > 2) {
+		if (setgroups(0, NULL) || setgid(65534) || setuid(65534)) {
+			perror("drop");
+			return 8;
+		}
+		void *h = dlopen(argv[2], RTLD_NOW);
+		if (!h) {
+			fprintf(stderr, "%s\n", dlerror());
+			return 8;
+		}
+		long sum = 0;
+		for (int i = 0; i < 600; i++) {
+			char name[16];
+			snprintf(name, sizeof(name), "f%d", i);
+			int (*f)(void) = (int (*)(void))dlsym(h, name);
+			if (!f)
+				return 8;
+			sum += f();
+		}
+		printf("sum %ld\n", sum);
+		return 0;
 	}
 	if (!strcmp(mode, "fill")) {
 		run_threads(n, calls, 10, 0);
