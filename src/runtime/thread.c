@@ -7,8 +7,8 @@
  * profile directory, so they are in the kernel's page cache the moment
  * they change and survive any way the process ends. The mapping reserves
  * address space for every possible entry; the file covers the entries
- * that exist plus GROW_STEP, with its disk space reserved (files.c) so
- * that no page of it can fault on a full disk. Pages are committed when
+ * that exist and some room (cap_for), with its disk space reserved
+ * (files.c) so that no page of it can fault on a full disk. Pages are committed when
  * first touched, so memory grows with (caller, API) pairs, never with
  * calls. The descriptor is closed once the file is mapped (the mapping
  * stays), but for the first thread's: a program that starts thousands of
@@ -65,10 +65,8 @@ static int kept_fd = -1;
 static pthread_key_t exit_key;
 static pthread_once_t key_once = PTHREAD_ONCE_INIT;
 
-/* Entries of room beyond those that exist: every GROW_STEP new entries a
- * thread calls cost it one grow (two system calls), and each thread's
- * file holds GROW_STEP * 256 bytes of disk it may never use. */
-#define GROW_STEP 256u
+/* Files grow by whole steps of this many entries (16 KB). */
+#define GROW_STEP 64u
 
 /* The name of t's file in the profile directory. */
 #define THR_NAME_MAX 48
@@ -127,9 +125,17 @@ static size_t file_size_for(uint64_t cap)
 	return SC_THR_HEADER_SIZE + cap * sizeof(struct sc_rec);
 }
 
+/*
+ * Room for n entries and then some: a quarter more, at least GROW_STEP.
+ * Every thread's file reserves it on disk (in memory on tmpfs) whether
+ * or not the thread calls them, so the room is kept small; growing by a
+ * share of n keeps the grows (a few system calls each) logarithmic in
+ * the entries a long-lived thread comes to call.
+ */
 static uint64_t cap_for(uint32_t n)
 {
-	return ((uint64_t)n + GROW_STEP) / GROW_STEP * GROW_STEP;
+	uint64_t room = n / 4 > GROW_STEP ? n / 4 : GROW_STEP;
+	return ((uint64_t)n + room + GROW_STEP - 1) / GROW_STEP * GROW_STEP;
 }
 
 /* Creates state for the calling thread; NULL (and one warning) on failure. */
