@@ -275,10 +275,10 @@ static int prepare_dir(const char *dir)
  * of the profile become root's alone (files made by a server after it
  * dropped privileges were its new user's), and what others planted that
  * is not a regular file of one link (symbolic or hard links to files
- * elsewhere, fifos) is removed. Files are changed
- * through descriptors opened without following links, so nothing planted
- * redirects a chown or chmod. Processes the command left running keep
- * their mappings; files they start now are refused.
+ * elsewhere, fifos) is removed. Files are changed through descriptors
+ * opened without following links, so nothing planted redirects a chown
+ * or chmod. Processes the command left running keep their mappings;
+ * files they start now, as another user than root, are refused.
  */
 static void finish_dir(const char *dir)
 {
