@@ -8,9 +8,9 @@
  * they change and survive any way the process ends. The mapping reserves
  * address space for every possible entry; the file covers the entries
  * that exist and some room (cap_for), with its disk space reserved
- * (files.c) so that no page of it can fault on a full disk. Pages are committed when
- * first touched, so memory grows with (caller, API) pairs, never with
- * calls. The descriptor is closed once the file is mapped (the mapping
+ * (files.c) so that no page of it can fault on a full disk. Pages are
+ * committed when first touched, so memory grows with (caller, API)
+ * pairs, never with calls. The descriptor is closed once the file is mapped (the mapping
  * stays), but for the first thread's: a program that starts thousands of
  * threads keeps its own descriptors; a file is reopened by name to grow.
  *
@@ -391,6 +391,14 @@ void sc_thread_after_fork(void)
 	struct sc_thread *t = sc_tls_thread;
 	next_seq = 0;
 	n_threads = 0;                  /* the parent's threads are not ours */
+	/* nor is the descriptor it kept (still in memory: no thread state
+	 * of the parent's is unmapped before this) */
+	struct stat st;
+	if (kept_for && kept_fd >= 0 && fstat(kept_fd, &st) == 0 &&
+	    st.st_dev == kept_for->dev && st.st_ino == kept_for->ino)
+		close(kept_fd);
+	kept_for = NULL;
+	kept_fd = -1;
 	sc_meta_reopen_child();
 	if (!t || t == &sc_idle_thread)
 		return;
@@ -400,13 +408,6 @@ void sc_thread_after_fork(void)
 	 * the whole shadow stack, ~0.4 MB) would stay in every child's RSS.
 	 */
 	sc_thread_set_current(&sc_idle_thread);
-	/* the parent's kept descriptor is not for any thread of ours */
-	struct stat st;
-	if (kept_for && kept_fd >= 0 && fstat(kept_fd, &st) == 0 &&
-	    st.st_dev == kept_for->dev && st.st_ino == kept_for->ino)
-		close(kept_fd);
-	kept_for = NULL;
-	kept_fd = -1;
 	struct sc_thread *n = thread_new();
 	if (!n)
 		return;

@@ -178,6 +178,13 @@ def test_fds(a, tmp):
     n0, n1 = int(bare.split()[1]), int(out.split()[1])
     if not out.endswith("open ok\n") or n1 > n0 + 3:
         bad.append("profiled: %r, bare: %r (want at most 3 more descriptors)" % (out, bare))
+    # and a forked child (which inherits the parent's descriptors)
+    rc0, bare, _ = run([a.victim, "forkfds"])
+    rc1, out, err = run([a.scaler, "record", "-o", prof + "-fork", "--", a.victim, "forkfds"])
+    b, o = [int(l.split()[1]) for l in bare.splitlines()], [int(l.split()[1]) for l in out.splitlines()]
+    if rc0 or rc1 or len(b) != 2 or len(o) != 2 or any(y > x + 3 for x, y in zip(b, o)):
+        bad.append("fork: profiled child and parent hold %r descriptors, bare %r (%s)"
+                   % (o, b, err[-200:]))
     rep = report(a.scaler, prof)
     # the image of victim (sh execs it): its threads and their calls
     proc = [q for q in rep["processes"] if q["command"][:1] == [a.victim]]

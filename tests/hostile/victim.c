@@ -9,6 +9,8 @@
  *   threads N    N threads created and joined one at a time, each calling
  *                getppid once; then prints "fds <open descriptors>" and
  *                whether open() still works ("open ok" / "open <errno>").
+ *   forkfds      forks a child that starts a thread; each prints "fds N",
+ *                the child first.
  *   drop         as root: drops to nobody, closes every descriptor above 2,
  *                then calls getppid 7 times, starts a thread that calls it
  *                50 times, and exits with status 4.
@@ -30,6 +32,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 static int calls_before = 100, calls_after = 100;
@@ -104,6 +107,17 @@ int main(int argc, char **argv)
 		int fds = count_fds();
 		int fd = open("/dev/null", O_RDONLY);
 		printf("fds %d open %s\n", fds, fd >= 0 ? "ok" : strerror(errno));
+		return 0;
+	}
+	if (!strcmp(mode, "forkfds")) {
+		pid_t pid = fork();
+		if (pid == 0) {
+			run_threads(1, calls, 1, 0);
+			printf("fds %d\n", count_fds());
+			return 0;
+		}
+		waitpid(pid, NULL, 0);
+		printf("fds %d\n", count_fds());
 		return 0;
 	}
 	if (!strcmp(mode, "drop")) {
