@@ -161,9 +161,13 @@ static struct sc_thread *thread_new(void)
 	uint64_t cap = cap_for(sc_entry_count());
 	size_t reserve = file_size_for(SC_MAX_ENTRIES);
 	void *m = MAP_FAILED;
-	if (fd < 0)
-		sc_warn("cannot create %s/%s: %s; thread not profiled", sc_dir, name, strerror(errno));
-	else if (sc_file_reserve(fd, name, file_size_for(cap)) == 0)
+	/* once: a program out of descriptors would have it for each thread */
+	static bool said;
+	if (fd < 0 && !said) {
+		sc_warn("cannot create %s/%s: %s; thread not profiled (said once)", sc_dir, name,
+			strerror(errno));
+		said = true;
+	} else if (fd >= 0 && sc_file_reserve(fd, name, file_size_for(cap)) == 0)
 		m = mmap(NULL, reserve, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 	/* The file's blocks are reserved but unwritten: each first touch of
 	 * a page fills it with zeros; without this the kernel's read-ahead

@@ -185,6 +185,13 @@ def test_fds(a, tmp):
     if rc0 or rc1 or len(b) != 2 or len(o) != 2 or any(y > x + 3 for x, y in zip(b, o)):
         bad.append("fork: profiled child and parent hold %r descriptors, bare %r (%s)"
                    % (o, b, err[-200:]))
+    # a program that uses up its descriptors itself: its threads are not
+    # profiled, said once, and it runs as it would
+    cmd = ["sh", "-c", 'ulimit -n 64 && exec "$0" exhaust 50', a.victim]
+    rc1, out, err = run([a.scaler, "record", "-o", prof + "-out", "--"] + cmd)
+    if rc1 != 0 or out != "done\n" or len(err.splitlines()) != 1:
+        bad.append("out of descriptors: exit %d output %r stderr %d lines %r"
+                   % (rc1, out, len(err.splitlines()), err[:200]))
     rep = report(a.scaler, prof)
     # the image of victim (sh execs it): its threads and their calls
     proc = [q for q in rep["processes"] if q["command"][:1] == [a.victim]]

@@ -9,6 +9,8 @@
  *   threads N    N threads created and joined one at a time, each calling
  *                getppid once; then prints "fds <open descriptors>" and
  *                whether open() still works ("open ok" / "open <errno>").
+ *   exhaust N    opens /dev/null until it runs out of descriptors, then
+ *                starts N threads one at a time; prints "done".
  *   forkfds      forks a child that starts a thread; each prints "fds N",
  *                the child first.
  *   drop         as root: drops to nobody, closes every descriptor above 2,
@@ -107,6 +109,13 @@ int main(int argc, char **argv)
 		int fds = count_fds();
 		int fd = open("/dev/null", O_RDONLY);
 		printf("fds %d open %s\n", fds, fd >= 0 ? "ok" : strerror(errno));
+		return 0;
+	}
+	if (!strcmp(mode, "exhaust")) {
+		while (open("/dev/null", O_RDONLY) >= 0)
+			;
+		run_threads(n, calls, 1, 0);
+		printf("done\n");
 		return 0;
 	}
 	if (!strcmp(mode, "forkfds")) {
