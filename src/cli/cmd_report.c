@@ -273,7 +273,11 @@ int cmd_report(int argc, char **argv)
 		rc = check_opts(&o, &r);
 	if (rc)
 		return rc == CLI_EXIT ? 0 : 2;
-	if (sc_profile_load(o.input, &prof, err, sizeof(err)) < 0) {
+	rc = sc_profile_load(o.input, &prof, err, sizeof(err));
+	/* not into a shell's completion */
+	if (!o.list_components)
+		sc_profile_print_skipped(&prof, stderr);
+	if (rc < 0) {
 		fprintf(stderr, "scaler: %s\n", err);
 		series_free(&series);
 		sc_profile_free(&prof);

@@ -292,6 +292,18 @@ void report_json(const struct report *r)
 		sc_json_key(&j, "series");
 		series_json(&j, r->series);
 	}
+	/* the files of the directory that were not read, and why */
+	sc_json_key(&j, "skipped_files");
+	sc_json_begin_array(&j);
+	for (i = 0; i < p->nskipped_files; i++) {
+		sc_json_begin_object(&j);
+		sc_json_key(&j, "file");
+		sc_json_string(&j, p->skipped_files[i].file);
+		sc_json_key(&j, "reason");
+		sc_json_string(&j, p->skipped_files[i].reason);
+		sc_json_end_object(&j);
+	}
+	sc_json_end_array(&j);
 	sc_json_end_object(&j);
 	fputc('\n', r->out);
 }

@@ -13,6 +13,41 @@
 
 #include "format.h"
 
+/*
+ * Sums of figures that come from a file, which may hold anything (a
+ * counter near 2^64, a made-up wall time): saturated at the type's
+ * limits, never wrapped (signed overflow is undefined behaviour, and a
+ * wrapped time prints negative).
+ */
+static inline int64_t sc_add_sat(int64_t a, int64_t b)
+{
+	int64_t r;
+
+	if (__builtin_add_overflow(a, b, &r))
+		return a < 0 ? INT64_MIN : INT64_MAX;
+	return r;
+}
+
+static inline int64_t sc_sub_sat(int64_t a, int64_t b)
+{
+	int64_t r;
+
+	if (__builtin_sub_overflow(a, b, &r))
+		return a < 0 ? INT64_MIN : INT64_MAX;
+	return r;
+}
+
+static inline uint64_t sc_addu_sat(uint64_t a, uint64_t b)
+{
+	return a + b < a ? UINT64_MAX : a + b;
+}
+
+/* A uint64 time read from a file as int64, INT64_MAX if it is over. */
+static inline int64_t sc_u64_ns(uint64_t v)
+{
+	return v > (uint64_t)INT64_MAX ? INT64_MAX : (int64_t)v;
+}
+
 /* Latency histograms in the report: bucket i holds [2^i, 2^(i+1)) ns
  * (bucket 0 also everything below 1 ns); the last is open-ended. */
 #define SC_HIST_BUCKETS 40

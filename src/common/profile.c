@@ -11,6 +11,21 @@
  * file is in memory at a time. Later meta records of the same kind and key
  * override earlier ones, as format.h promises.
  *
+ * What it trusts. Anyone may add files to a profile directory open to
+ * all (scaler record run as root makes it 1777 while the command runs),
+ * so a file is read only if it is a regular file (opened without
+ * following a link, and without blocking on a fifo, then checked with
+ * fstat) owned by the directory's owner or by root: another user's file
+ * is not part of the run. Files a program made after dropping root
+ * (memcached -u nobody) are its new user's until scaler record ends and
+ * makes them root's; read before then, they are skipped as another
+ * user's. Nothing read from a file is trusted either: a .meta larger than
+ * SC_META_MAX is not read, record counts come from the file's size, and
+ * a .thr file is read only where bound entries have their records (a
+ * sparse file with one bind near 2^32 costs one read). A file that fails
+ * any of this is skipped and named (sc_profile.skipped_files) with its image's
+ * other files if it is a .meta; the rest is reported.
+ *
  * Out of memory is fatal (message and exit(1)): this runs in the CLI only.
  */
 #include "profile.h"
@@ -33,6 +48,13 @@
 #define FORMAT_OVH_PER_THREAD 4u
 /* the first with sc_rec.max_tsc (reserved, zero, before) */
 #define FORMAT_MAX_TSC 5u
+
+/* The largest .meta read (bytes): some 10 M imports. A larger one is made
+ * up, and reading it would only exhaust memory. */
+#define SC_META_MAX (1ull << 30)
+
+/* Bytes of .thr records read at a time. */
+#define THR_CHUNK (256u << 10)
 
 /* ---- memory ----------------------------------------------------------- */
 
@@ -83,6 +105,36 @@ static void seterr(char *err, size_t errlen, const char *fmt, ...)
 	va_end(ap);
 }
 
+/* Note file `name` as skipped, with its reason (printf-style). */
+static void skip_file(struct sc_profile *p, const char *name, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static void skip_file(struct sc_profile *p, const char *name, const char *fmt, ...)
+{
+	char why[512];
+	va_list ap;
+	size_t cap = p->nskipped_files;
+
+	va_start(ap, fmt);
+	vsnprintf(why, sizeof(why), fmt, ap);
+	va_end(ap);
+	/* capacity: the next power of two at or over the count */
+	if ((cap & (cap - 1)) == 0)
+		p->skipped_files = sc_xrealloc(p->skipped_files, (cap ? cap * 2 : 1) * sizeof(*p->skipped_files));
+	p->skipped_files[p->nskipped_files].file = pool_strdup(p, name);
+	p->skipped_files[p->nskipped_files].reason = pool_strdup(p, why);
+	p->nskipped_files++;
+}
+
+void sc_profile_print_skipped(const struct sc_profile *p, FILE *f)
+{
+	size_t i;
+
+	for (i = 0; i < p->nskipped_files; i++)
+		fprintf(f, "scaler: skipped %s/%s: %s\n", p->dir, p->skipped_files[i].file,
+			p->skipped_files[i].reason);
+}
+
 const char *sc_timing_name(uint32_t mode)
 {
 	switch (mode) {
@@ -102,13 +154,15 @@ struct dirfile {
 	int is_meta;
 };
 
-/* Parse a decimal uint32 at *s, advancing it; 0 on failure. */
+/* Parse a decimal uint32 at *s, advancing it; 0 on failure. Written the
+ * runtime's way only (no leading zero), so that one number has one name:
+ * two files of one thread would count its calls twice. */
 static int parse_u32(const char **s, uint32_t *v)
 {
 	uint64_t x = 0;
 	const char *p = *s;
 
-	if (*p < '0' || *p > '9')
+	if (*p < '0' || *p > '9' || (p[0] == '0' && p[1] >= '0' && p[1] <= '9'))
 		return 0;
 	while (*p >= '0' && *p <= '9') {
 		x = x * 10 + (uint64_t)(*p - '0');
@@ -186,6 +240,15 @@ static int cmp_obj_tmp(const void *a, const void *b)
 	return x->ord < y->ord ? -1 : x->ord > y->ord;
 }
 
+static int cmp_unload_tmp(const void *a, const void *b)
+{
+	const struct unload_tmp *x = a, *y = b;
+
+	if (x->id != y->id)
+		return x->id < y->id ? -1 : 1;
+	return x->ord < y->ord ? -1 : x->ord > y->ord;
+}
+
 static int cmp_ent_tmp(const void *a, const void *b)
 {
 	const struct ent_tmp *x = a, *y = b;
@@ -213,31 +276,61 @@ static int cmp_thr_tmp(const void *a, const void *b)
 	return x->ord < y->ord ? -1 : x->ord > y->ord;
 }
 
-/* Read a whole file relative to dirfd. Returns 0 or -1 with errno. */
-static int read_file(int dirfd, const char *name, unsigned char **buf, size_t *len)
+/*
+ * Open dir's file `name` for reading if the reader trusts it (see the top
+ * of this file): a regular file owned by dir_uid or root. Returns the
+ * descriptor with *st filled in, or -1 with the reason in why.
+ */
+static int open_trusted(int dirfd, uid_t dir_uid, const char *name, struct stat *st,
+			char *why, size_t whylen)
 {
-	int fd = openat(dirfd, name, O_RDONLY | O_CLOEXEC);
-	size_t cap = 65536, n = 0;
-	unsigned char *b;
+	int fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
 
-	if (fd < 0)
+	if (fd < 0) {
+		if (errno == ELOOP)
+			snprintf(why, whylen, "a symbolic link (not followed)");
+		else
+			snprintf(why, whylen, "cannot open: %s", strerror(errno));
 		return -1;
-	b = sc_xrealloc(NULL, cap);
-	for (;;) {
-		ssize_t r;
+	}
+	if (fstat(fd, st) < 0) {
+		snprintf(why, whylen, "cannot stat: %s", strerror(errno));
+		close(fd);
+		return -1;
+	}
+	if (!S_ISREG(st->st_mode)) {
+		snprintf(why, whylen, "not a regular file (%s)",
+			 S_ISDIR(st->st_mode) ? "a directory" : S_ISFIFO(st->st_mode) ? "a fifo" :
+			 S_ISCHR(st->st_mode) || S_ISBLK(st->st_mode) ? "a device" :
+			 S_ISSOCK(st->st_mode) ? "a socket" : "not a file");
+		close(fd);
+		return -1;
+	}
+	if (st->st_uid != dir_uid && st->st_uid != 0) {
+		snprintf(why, whylen, "owned by uid %u, not by the directory's owner (uid %u) "
+			 "or root", (unsigned)st->st_uid, (unsigned)dir_uid);
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
 
-		if (n == cap) {
-			cap *= 2;
-			b = sc_xrealloc(b, cap);
-		}
-		r = read(fd, b + n, cap - n);
+/* Read the first `size` bytes of fd (fewer if it shrank meanwhile; what it
+ * grew by is left). Returns 0, or -1 with errno. */
+static int read_all(int fd, size_t size, unsigned char **buf, size_t *len)
+{
+	unsigned char *b = sc_xrealloc(NULL, size);
+	size_t n = 0;
+
+	while (n < size) {
+		ssize_t r = read(fd, b + n, size - n);
+
+		if (r < 0 && errno == EINTR)
+			continue;
 		if (r < 0) {
 			int e = errno;
 
-			if (e == EINTR)
-				continue;
 			free(b);
-			close(fd);
 			errno = e;
 			return -1;
 		}
@@ -245,10 +338,31 @@ static int read_file(int dirfd, const char *name, unsigned char **buf, size_t *l
 			break;
 		n += (size_t)r;
 	}
-	close(fd);
 	*buf = b;
 	*len = n;
 	return 0;
+}
+
+/* A trusted .meta file's bytes. Returns 0, or -1 with the reason in why. */
+static int read_meta_file(int dirfd, uid_t dir_uid, const char *name, unsigned char **buf,
+			  size_t *len, char *why, size_t whylen)
+{
+	struct stat st;
+	int fd = open_trusted(dirfd, dir_uid, name, &st, why, whylen), rc;
+
+	if (fd < 0)
+		return -1;
+	if ((uint64_t)st.st_size > SC_META_MAX) {
+		snprintf(why, whylen, "%llu bytes, more than a .meta file can hold (%llu)",
+			 (unsigned long long)st.st_size, SC_META_MAX);
+		close(fd);
+		return -1;
+	}
+	rc = read_all(fd, (size_t)st.st_size, buf, len);
+	if (rc < 0)
+		snprintf(why, whylen, "cannot read: %s", strerror(errno));
+	close(fd);
+	return rc;
 }
 
 /*
@@ -256,10 +370,11 @@ static int read_file(int dirfd, const char *name, unsigned char **buf, size_t *l
  * continuation files p<pid>-<gen>-c<k>.meta (runtime meta.c): each that
  * starts with this image's very header has its records appended to
  * *buf. A name taken by someone else was skipped by the runtime, and a
- * file with another header is not this image's.
+ * file with another header is not this image's; one the reader does not
+ * trust (read_meta_file) ends the stream there.
  */
-static void append_continuations(int dirfd, const struct dirfile *f, unsigned char **buf,
-				 size_t *size)
+static void append_continuations(int dirfd, uid_t dir_uid, const struct dirfile *f,
+				 unsigned char **buf, size_t *size)
 {
 	const size_t hsz = sizeof(struct sc_meta_header);
 	char name[64];
@@ -267,9 +382,10 @@ static void append_continuations(int dirfd, const struct dirfile *f, unsigned ch
 	for (uint32_t k = 1; *size >= hsz; k++) {
 		unsigned char *c;
 		size_t n;
+		char why[256];
 
 		snprintf(name, sizeof(name), "p%u-%u-c%u.meta", f->pid, f->gen, k);
-		if (read_file(dirfd, name, &c, &n) < 0)
+		if (read_meta_file(dirfd, dir_uid, name, &c, &n, why, sizeof(why)) < 0)
 			break;
 		if (n >= hsz && memcmp(c, *buf, hsz) == 0) {
 			*buf = sc_xrealloc(*buf, *size + n - hsz);
@@ -331,46 +447,44 @@ static void set_cmdline(struct sc_profile *p, struct sc_image *im,
 	}
 }
 
-/* Is `version` (of file dir/fname) one this reader cannot read? Then a
- * one-line message naming the file and the versions it reads is in err. */
-static int bad_version(char *err, size_t errlen, const char *dir, const char *fname,
-		       uint32_t version)
+/* Is `version` one this reader cannot read? Then why says so, with the
+ * versions it reads. */
+static int bad_version(char *why, size_t whylen, uint32_t version)
 {
 	if (version >= SC_FORMAT_MIN_VERSION && version <= SC_FORMAT_VERSION)
 		return 0;
-	seterr(err, errlen, "%s/%s: format version %u, this scaler reads versions %u to %u",
-	       dir, fname, version, SC_FORMAT_MIN_VERSION, SC_FORMAT_VERSION);
+	seterr(why, whylen, "format version %u, this scaler reads versions %u to %u",
+	       version, SC_FORMAT_MIN_VERSION, SC_FORMAT_VERSION);
 	return 1;
 }
 
+/* Parse a .meta file's bytes into im and ms. Returns 0, or -1 with the
+ * reason in why. */
 static int load_meta(struct sc_profile *p, struct sc_image *im, struct meta_state *ms,
-		     const unsigned char *buf, size_t size, const char *fname,
-		     char *err, size_t errlen)
+		     const unsigned char *buf, size_t size, char *why, size_t whylen)
 {
-	const char *dir = p->dir;
 	size_t off, ord = 0;
 
 	if (size < sizeof(im->hdr.magic) ||
 	    memcmp(buf, SC_META_MAGIC, sizeof(im->hdr.magic)) != 0) {
-		seterr(err, errlen, "%s/%s: bad magic", dir, fname);
+		seterr(why, whylen, "bad magic");
 		return -1;
 	}
 	if (size < offsetof(struct sc_meta_header, header_size)) {
-		seterr(err, errlen, "%s/%s: truncated header", dir, fname);
+		seterr(why, whylen, "truncated header");
 		return -1;
 	}
 	memcpy(&im->hdr.version, buf + offsetof(struct sc_meta_header, version),
 	       sizeof(im->hdr.version));
-	if (bad_version(err, errlen, dir, fname, im->hdr.version))
+	if (bad_version(why, whylen, im->hdr.version))
 		return -1;
 	if (size < sizeof(im->hdr)) {
-		seterr(err, errlen, "%s/%s: truncated header", dir, fname);
+		seterr(why, whylen, "truncated header");
 		return -1;
 	}
 	memcpy(&im->hdr, buf, sizeof(im->hdr));
 	if (im->hdr.header_size < sizeof(im->hdr) || im->hdr.header_size > size) {
-		seterr(err, errlen, "%s/%s: bad header size %u", dir, fname,
-		       im->hdr.header_size);
+		seterr(why, whylen, "bad header size %u", im->hdr.header_size);
 		return -1;
 	}
 	im->pid = im->hdr.pid;
@@ -411,9 +525,8 @@ static int load_meta(struct sc_profile *p, struct sc_image *im, struct meta_stat
 		default: break;
 		}
 		if (rec.len < need) {
-			seterr(err, errlen,
-			       "%s/%s: truncated %s record at offset %zu (%u bytes, need %zu)",
-			       dir, fname, meta_type_name(rec.type), off, rec.len, need);
+			seterr(why, whylen, "truncated %s record at offset %zu (%u bytes, need %zu)",
+			       meta_type_name(rec.type), off, rec.len, need);
 			return -1;
 		}
 		switch (rec.type) {
@@ -539,13 +652,17 @@ static void finish_meta(struct sc_image *im, struct meta_state *ms)
 	size_t i, j;
 
 	sc_sort(ms->objs, ms->nobjs, sizeof(*ms->objs), cmp_obj_tmp);
+	sc_sort(ms->unl, ms->nunl, sizeof(*ms->unl), cmp_unload_tmp);
 	im->objects = sc_xcalloc(ms->nobjs, sizeof(*im->objects));
-	for (i = 0; i < ms->nobjs; i++) {
+	for (i = j = 0; i < ms->nobjs; i++) {
 		if (i + 1 < ms->nobjs && ms->objs[i + 1].o.id == ms->objs[i].o.id)
 			continue;
-		/* unloaded if an UNLOAD of this id follows its last OBJECT */
-		for (j = 0; j < ms->nunl; j++)
-			if (ms->unl[j].id == ms->objs[i].o.id && ms->unl[j].ord > ms->objs[i].ord)
+		/* unloaded if an UNLOAD of this id follows its last OBJECT
+		 * (both sorted by id: one walk through the UNLOADs) */
+		while (j < ms->nunl && ms->unl[j].id < ms->objs[i].o.id)
+			j++;
+		for (; j < ms->nunl && ms->unl[j].id == ms->objs[i].o.id; j++)
+			if (ms->unl[j].ord > ms->objs[i].ord)
 				ms->objs[i].o.unloaded = 1;
 		ms->objs[i].o.name = sc_basename(ms->objs[i].o.path);
 		im->objects[im->nobjects++] = ms->objs[i].o;
@@ -614,18 +731,29 @@ const struct sc_object *sc_image_object(const struct sc_image *im, uint32_t id)
 	return NULL;
 }
 
-static struct sc_thread *thread_by_seq(struct sc_image *im, uint32_t seq, size_t *cap)
+/*
+ * The thread of `seq`: one of the image's first `nmeta` threads (those its
+ * .meta declared, sorted by seq), or a new one appended for a thread known
+ * from its .thr file only. File names are canonical (parse_u32), so no
+ * two .thr files of an image share a seq.
+ */
+static struct sc_thread *thread_by_seq(struct sc_image *im, size_t nmeta, uint32_t seq,
+				       size_t *cap)
 {
-	size_t i;
+	size_t lo = 0, hi = nmeta;
 	struct sc_thread *t;
 
-	for (i = 0; i < im->nthreads; i++)
-		if (im->threads[i].seq == seq)
-			return &im->threads[i];
-	if (*cap < im->nthreads + 1) {
-		*cap = im->nthreads + 1;
-		im->threads = sc_xrealloc(im->threads, *cap * sizeof(*im->threads));
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (im->threads[mid].seq == seq)
+			return &im->threads[mid];
+		if (im->threads[mid].seq < seq)
+			lo = mid + 1;
+		else
+			hi = mid;
 	}
+	im->threads = sc_grow(im->threads, cap, im->nthreads + 1, sizeof(*im->threads));
 	t = &im->threads[im->nthreads++];
 	memset(t, 0, sizeof(*t));
 	t->seq = seq;
@@ -633,31 +761,74 @@ static struct sc_thread *thread_by_seq(struct sc_image *im, uint32_t seq, size_t
 	return t;
 }
 
+/* Fold one counter record of thread t into entry ei of im. */
+static void fold_record(struct sc_image *im, struct sc_thread *t, size_t ei,
+			const struct sc_rec *rec, uint64_t ovh_ticks)
+{
+	struct sc_entry *e = &im->entries[ei];
+	long double incl, self, attr, block, scale;
+	int b;
+
+	sc_estimate(rec, ovh_ticks, &incl, &self, &attr, &block);
+	e->count = sc_addu_sat(e->count, rec->count);
+	e->timed = sc_addu_sat(e->timed, rec->timed);
+	e->est_ticks += incl;
+	e->self_ticks += self;
+	e->attr_ticks += attr;
+	if (!(e->flags & SC_ENT_WAIT)) {
+		t->calls_ticks += incl;
+		t->calls_attr += attr;
+	}
+	if (rec->max_ticks > e->max_ticks)
+		e->max_ticks = rec->max_ticks;
+	if (im->hdr.version >= FORMAT_MAX_TSC && rec->max_tsc && rec->max_ticks) {
+		/* grown at powers of two */
+		if (!(im->nlongest & (im->nlongest - 1)))
+			im->longest = sc_xrealloc(im->longest, (im->nlongest ? 2 * im->nlongest : 1) *
+						  sizeof(*im->longest));
+		im->longest[im->nlongest++] = (struct sc_longest){
+			t->seq, (uint32_t)ei, rec->max_tsc, rec->max_ticks };
+	}
+	/* the histogram holds weighted timed calls: scale it to the exact
+	 * count, as the estimator does the time */
+	scale = rec->wcount > 0 ? (long double)rec->count / (long double)rec->wcount : 0;
+	for (b = 0; b < SC_REC_HIST; b++)
+		e->hist[b] += (long double)rec->hist[b] * scale;
+	if (e->flags & SC_ENT_WAIT) {
+		t->wait_ticks += incl;
+		/* exact: Wait APIs are always timed */
+		t->wait_p += (long double)rec->wpticks;
+		e->block_ticks += incl;
+	} else if (e->flags & SC_ENT_MAYBLOCK) {
+		t->wait_ticks += block;
+		e->block_ticks += block;
+		/* its thread stayed on the parallel clock while blocked: keep
+		 * only the unblocked share */
+		if (incl > 0)
+			e->attr_ticks -= attr * block / incl;
+	}
+}
+
 /* ---- .thr ------------------------------------------------------------- */
-static int load_thr(struct sc_profile *p, struct sc_image *im, int dirfd,
-		    const struct dirfile *f, size_t *thrcap, char *err, size_t errlen)
+
+/* Read one .thr file into im (its thread, and its records into im's
+ * entries). Returns 0, or -1 with the reason in why. */
+static int load_thr(struct sc_image *im, int dirfd, uid_t dir_uid, const struct dirfile *f,
+		    size_t nmeta, size_t *thrcap, char *why, size_t whylen)
 {
 	struct sc_thr_header h;
 	struct stat st;
 	struct sc_thread *t;
-	unsigned char *chunk = NULL;
-	const size_t chunk_recs = 1024;
-	size_t ei = 0;
-	uint64_t i = 0;
+	unsigned char *chunk;
+	size_t ei = 0, chunk_recs;
+	uint64_t nrecs;
 	static const char zero_magic[8];
 	uint64_t ovh_ticks = 0;
-	int fd = openat(dirfd, f->name, O_RDONLY | O_CLOEXEC);
 	ssize_t r;
+	int fd = open_trusted(dirfd, dir_uid, f->name, &st, why, whylen);
 
-	if (fd < 0) {
-		seterr(err, errlen, "cannot open %s/%s: %s", p->dir, f->name, strerror(errno));
+	if (fd < 0)
 		return -1;
-	}
-	if (fstat(fd, &st) < 0) {
-		seterr(err, errlen, "%s/%s: %s", p->dir, f->name, strerror(errno));
-		close(fd);
-		return -1;
-	}
 	/*
 	 * A thread killed between creating its file and writing the header
 	 * leaves an empty (or all-zero) file: it ran no counted calls.
@@ -668,35 +839,43 @@ static int load_thr(struct sc_profile *p, struct sc_image *im, int dirfd,
 	}
 	memset(&h, 0, sizeof(h));
 	r = pread(fd, &h, sizeof(h), 0);
+	if (r < 0) {
+		seterr(why, whylen, "cannot read: %s", strerror(errno));
+		close(fd);
+		return -1;
+	}
 	if (r == (ssize_t)sizeof(h) && memcmp(h.magic, zero_magic, 8) == 0) {
 		close(fd);
 		return 0;
 	}
 	if (r < (ssize_t)sizeof(h.magic) || memcmp(h.magic, SC_THR_MAGIC, 8) != 0) {
-		seterr(err, errlen, "%s/%s: bad magic", p->dir, f->name);
+		seterr(why, whylen, "bad magic");
 		close(fd);
 		return -1;
 	}
 	if (r >= (ssize_t)(sizeof(h.magic) + sizeof(h.version)) &&
-	    bad_version(err, errlen, p->dir, f->name, h.version)) {
+	    bad_version(why, whylen, h.version)) {
 		close(fd);
 		return -1;
 	}
 	if (r < (ssize_t)sizeof(h) || (uint64_t)st.st_size < SC_THR_HEADER_SIZE) {
-		seterr(err, errlen, "%s/%s: truncated header", p->dir, f->name);
+		seterr(why, whylen, "truncated header");
 		close(fd);
 		return -1;
 	}
 	if (h.rec_size < sizeof(struct sc_rec) || h.rec_size > (1u << 20)) {
-		seterr(err, errlen, "%s/%s: record size %u, this scaler reads %zu",
-		       p->dir, f->name, h.rec_size, sizeof(struct sc_rec));
+		seterr(why, whylen, "record size %u, this scaler reads %zu", h.rec_size,
+		       sizeof(struct sc_rec));
 		close(fd);
 		return -1;
 	}
+	/* the record count is a property of the file, not of its header */
+	nrecs = ((uint64_t)st.st_size - SC_THR_HEADER_SIZE) / h.rec_size;
 
 	/* the file name's seq is authoritative: it is unique by construction */
-	t = thread_by_seq(im, f->seq, thrcap);
+	t = thread_by_seq(im, nmeta, f->seq, thrcap);
 	t->has_file = 1;
+	t->nrecs = nrecs;
 	if (!t->has_meta)
 		t->tid = h.tid;
 	if (h.name[0] || !t->name[0]) {
@@ -715,30 +894,36 @@ static int load_thr(struct sc_profile *p, struct sc_image *im, int dirfd,
 			im->ovh_min = h.ovh_min;
 		if (h.ovh_max > im->ovh_max)
 			im->ovh_max = h.ovh_max;
-		im->ovh_sum += h.ovh_sum;
-		im->ovh_n += h.ovh_n;
+		im->ovh_sum = sc_addu_sat(im->ovh_sum, h.ovh_sum);
+		im->ovh_n = sc_addu_sat(im->ovh_n, h.ovh_n);
 	}
 
 	/*
-	 * Record i counts calls through shadow entry idx i; entries are sorted
-	 * by idx, so walk both in step. Records without an entry (not declared
-	 * yet when the process died) are ignored; entries beyond the array
-	 * simply had no calls in this thread. A partial record at the end
-	 * (file grown while we read) is ignored too.
+	 * Record i counts calls through the entry of idx i; entries are
+	 * sorted by idx. Only the records of entries are read, in chunks
+	 * that start at the next entry's record: entries far apart (a made-up
+	 * bind near 2^32 in a sparse file) cost a read each, not a read of
+	 * everything between. Entries at or past the file's records had no
+	 * calls in this thread; a record cut off by the end of the file
+	 * (shrunk while we read) is not read.
 	 */
+	chunk_recs = THR_CHUNK / h.rec_size ? THR_CHUNK / h.rec_size : 1;
 	chunk = sc_xrealloc(NULL, chunk_recs * h.rec_size);
-	for (;;) {
-		off_t pos = (off_t)SC_THR_HEADER_SIZE + (off_t)(i * h.rec_size);
-		size_t got = 0, n, k;
+	while (ei < im->nentries && im->entries[ei].idx < nrecs) {
+		uint64_t first = im->entries[ei].idx, want = nrecs - first, n;
+		off_t pos = (off_t)(SC_THR_HEADER_SIZE + first * h.rec_size);
+		size_t got = 0;
 
-		while (got < chunk_recs * h.rec_size) {
-			r = pread(fd, chunk + got, chunk_recs * h.rec_size - got,
-				  pos + (off_t)got);
+		if (want > chunk_recs)
+			want = chunk_recs;
+		while (got < want * h.rec_size) {
+			r = pread(fd, chunk + got, want * h.rec_size - got, pos + (off_t)got);
 			if (r < 0 && errno == EINTR)
 				continue;
 			if (r < 0) {
-				seterr(err, errlen, "%s/%s: %s", p->dir, f->name,
-				       strerror(errno));
+				seterr(why, whylen, "cannot read at byte %llu: %s (the calls "
+				       "before it are counted)",
+				       (unsigned long long)pos + got, strerror(errno));
 				free(chunk);
 				close(fd);
 				return -1;
@@ -748,67 +933,16 @@ static int load_thr(struct sc_profile *p, struct sc_image *im, int dirfd,
 			got += (size_t)r;
 		}
 		n = got / h.rec_size;
-		for (k = 0; k < n; k++, i++) {
+		for (; ei < im->nentries && im->entries[ei].idx < first + n; ei++) {
 			struct sc_rec rec;
-			struct sc_entry *e;
-			long double incl, self, attr, block, scale;
-			int b;
 
-			while (ei < im->nentries && im->entries[ei].idx < i)
-				ei++;
-			if (ei >= im->nentries)
-				break;
-			e = &im->entries[ei];
-			if (e->idx != i)
-				continue;
-			memcpy(&rec, chunk + k * h.rec_size, sizeof(rec));
-			if (rec.count == 0)
-				continue;
-			sc_estimate(&rec, ovh_ticks, &incl, &self, &attr, &block);
-			e->count += rec.count;
-			e->timed += rec.timed;
-			e->est_ticks += incl;
-			e->self_ticks += self;
-			e->attr_ticks += attr;
-			if (!(e->flags & SC_ENT_WAIT)) {
-				t->calls_ticks += incl;
-				t->calls_attr += attr;
-			}
-			if (rec.max_ticks > e->max_ticks)
-				e->max_ticks = rec.max_ticks;
-			if (im->hdr.version >= FORMAT_MAX_TSC && rec.max_tsc && rec.max_ticks) {
-				/* grown at powers of two */
-				if (!(im->nlongest & (im->nlongest - 1)))
-					im->longest = sc_xrealloc(im->longest,
-								  (im->nlongest ? 2 * im->nlongest : 1) *
-								  sizeof(*im->longest));
-				im->longest[im->nlongest++] = (struct sc_longest){
-					f->seq, (uint32_t)ei, rec.max_tsc, rec.max_ticks };
-			}
-			/* the histogram holds weighted timed calls: scale it to
-			 * the exact count, as the estimator does the time */
-			scale = rec.wcount > 0 ? (long double)rec.count / (long double)rec.wcount : 0;
-			for (b = 0; b < SC_REC_HIST; b++)
-				e->hist[b] += (long double)rec.hist[b] * scale;
-			if (e->flags & SC_ENT_WAIT) {
-				t->wait_ticks += incl;
-				/* exact: Wait APIs are always timed */
-				t->wait_p += (long double)rec.wpticks;
-				e->block_ticks += incl;
-			} else if (e->flags & SC_ENT_MAYBLOCK) {
-				t->wait_ticks += block;
-				e->block_ticks += block;
-				/* its thread stayed on the parallel clock while
-				 * blocked: keep only the unblocked share */
-				if (incl > 0)
-					e->attr_ticks -= attr * block / incl;
-			}
+			memcpy(&rec, chunk + (im->entries[ei].idx - first) * h.rec_size, sizeof(rec));
+			if (rec.count)
+				fold_record(im, t, ei, &rec, ovh_ticks);
 		}
-		if (n < chunk_recs || ei >= im->nentries)
+		if (n < want)
 			break;
 	}
-	/* the record count is a property of the file, not of how far we read */
-	t->nrecs = ((uint64_t)st.st_size - SC_THR_HEADER_SIZE) / h.rec_size;
 	free(chunk);
 	close(fd);
 	return 0;
@@ -976,12 +1110,113 @@ static void finish_profile(struct sc_profile *p)
 
 /* ---- entry points ----------------------------------------------------- */
 
+static int cmp_skipped(const void *a, const void *b)
+{
+	return strcmp(((const struct sc_skipped_file *)a)->file, ((const struct sc_skipped_file *)b)->file);
+}
+
+static int cmp_thread_seq(const void *a, const void *b)
+{
+	const struct sc_thread *x = a, *y = b;
+
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+static void image_free(struct sc_image *im)
+{
+	free(im->argv);
+	free(im->objects);
+	free(im->entries);
+	free(im->threads);
+	free(im->longest);
+	free(im->skipped);
+}
+
+/*
+ * Load the image of files[i] (a .meta) and its .thr files after it in
+ * files[] (up to *next). Returns 1 if it was loaded into out->images, 0
+ * if it had nothing to report (an empty .meta: the image died before its
+ * header), -1 if its .meta was skipped (then so were its .thr files).
+ */
+static int load_image(struct sc_profile *out, int dfd, uid_t dir_uid,
+		      const struct dirfile *files, size_t nfiles, size_t i, size_t *next,
+		      size_t *capimg)
+{
+	struct sc_image *im;
+	struct meta_state ms;
+	unsigned char *buf;
+	size_t size, thrcap, nmeta, k, end;
+	char why[512];
+	int r;
+
+	for (end = i + 1; end < nfiles && !files[end].is_meta && files[end].pid == files[i].pid &&
+	     files[end].gen == files[i].gen; end++)
+		;
+	*next = end;
+	if (read_meta_file(dfd, dir_uid, files[i].name, &buf, &size, why, sizeof(why)) < 0)
+		goto skip;
+	append_continuations(dfd, dir_uid, &files[i], &buf, &size);
+	if (size == 0) {
+		/*
+		 * The runtime creates the file before it has calibrated the
+		 * clock for the header: an image that died in between left
+		 * nothing to report (its .thr files are left too).
+		 */
+		free(buf);
+		return 0;
+	}
+	out->images = sc_grow(out->images, capimg, out->nimages + 1, sizeof(*out->images));
+	im = &out->images[out->nimages];
+	memset(im, 0, sizeof(*im));
+	im->meta_file = files[i].name;
+	im->exit_status = -1;
+	memset(&ms, 0, sizeof(ms));
+	r = load_meta(out, im, &ms, buf, size, why, sizeof(why));
+	if (r == 0)
+		finish_meta(im, &ms);
+	free(buf);
+	free(ms.objs);
+	free(ms.ents);
+	free(ms.thrs);
+	free(ms.unl);
+	free(ms.binds);
+	if (r < 0) {
+		image_free(im);
+		goto skip;
+	}
+	out->nimages++;
+	/*
+	 * A format 3 runtime neither measured its cost per thread (the
+	 * thread header's ovh_* bytes were reserved) nor took it off the
+	 * calls it timed: the figures are unknown, and load_thr takes the
+	 * start-up figure off every call, as the reader of that format did.
+	 */
+	im->ovh_unknown = im->hdr.version < FORMAT_OVH_PER_THREAD;
+	/* the file name is authoritative for the image key */
+	im->pid = files[i].pid;
+	im->gen = files[i].gen;
+	thrcap = nmeta = im->nthreads;
+	for (k = i + 1; k < end; k++)
+		if (load_thr(im, dfd, dir_uid, &files[k], nmeta, &thrcap, why, sizeof(why)) < 0)
+			skip_file(out, files[k].name, "%s", why);
+	/* threads known from .thr only were appended: back in seq order */
+	sc_sort(im->threads, im->nthreads, sizeof(*im->threads), cmp_thread_seq);
+	finish_image(im);
+	return 1;
+skip:
+	skip_file(out, files[i].name, "%s", why);
+	for (k = i + 1; k < end; k++)
+		skip_file(out, files[k].name, "its process's %s was skipped", files[i].name);
+	return -1;
+}
+
 int sc_profile_load(const char *dir, struct sc_profile *out, char *err, size_t errlen)
 {
 	DIR *d;
 	struct dirent *de;
 	struct dirfile *files = NULL;
-	size_t nfiles = 0, capfiles = 0, nmeta = 0, i, capimg = 0;
+	struct stat dst;
+	size_t nfiles = 0, capfiles = 0, nmeta = 0, i, next, capimg = 0;
 	int dfd, rc = -1;
 
 	memset(out, 0, sizeof(*out));
@@ -994,6 +1229,10 @@ int sc_profile_load(const char *dir, struct sc_profile *out, char *err, size_t e
 		return -1;
 	}
 	dfd = dirfd(d);
+	if (fstat(dfd, &dst) < 0) {
+		seterr(err, errlen, "cannot read %s: %s", dir, strerror(errno));
+		goto out;
+	}
 	errno = 0;
 	while ((de = readdir(d)) != NULL) {
 		struct dirfile f;
@@ -1016,77 +1255,22 @@ int sc_profile_load(const char *dir, struct sc_profile *out, char *err, size_t e
 	}
 	sc_sort(files, nfiles, sizeof(*files), cmp_dirfile);
 
-	for (i = 0; i < nfiles; i++) {
-		struct sc_image *im;
-		struct meta_state ms;
-		unsigned char *buf;
-		size_t size, thrcap, k;
-		int r;
-
-		if (!files[i].is_meta)
-			continue;       /* .thr without a .meta: nothing to name it */
-		out->images = sc_grow(out->images, &capimg, out->nimages + 1, sizeof(*out->images));
-		im = &out->images[out->nimages++];
-		memset(im, 0, sizeof(*im));
-		im->meta_file = files[i].name;
-		im->exit_status = -1;
-		if (read_file(dfd, files[i].name, &buf, &size) < 0) {
-			seterr(err, errlen, "cannot open %s/%s: %s", dir, files[i].name,
-			       strerror(errno));
-			goto out;
-		}
-		if (size == 0) {
-			/*
-			 * The runtime creates the file before it has calibrated
-			 * the clock for the header: an image that died in between
-			 * left nothing to report (its .thr files are skipped too).
-			 */
-			free(buf);
-			out->nimages--;
+	for (i = 0; i < nfiles; i = next) {
+		if (files[i].is_meta) {
+			load_image(out, dfd, dst.st_uid, files, nfiles, i, &next, &capimg);
 			continue;
 		}
-		append_continuations(dfd, &files[i], &buf, &size);
-		memset(&ms, 0, sizeof(ms));
-		r = load_meta(out, im, &ms, buf, size, files[i].name, err, errlen);
-		if (r == 0)
-			finish_meta(im, &ms);
-		free(buf);
-		free(ms.objs);
-		free(ms.ents);
-		free(ms.thrs);
-		free(ms.unl);
-		free(ms.binds);
-		if (r < 0)
-			goto out;
-		/*
-		 * A format 3 runtime neither measured its cost per thread
-		 * (the thread header's ovh_* bytes were reserved) nor took
-		 * it off the calls it timed: the figures are unknown, and
-		 * load_thr takes the start-up figure off every call, as the
-		 * reader of that format did.
-		 */
-		im->ovh_unknown = im->hdr.version < FORMAT_OVH_PER_THREAD;
-		/* the file name is authoritative for the image key */
-		im->pid = files[i].pid;
-		im->gen = files[i].gen;
-		thrcap = im->nthreads;
-		for (k = i + 1; k < nfiles && !files[k].is_meta &&
-			     files[k].pid == im->pid && files[k].gen == im->gen; k++)
-			if (load_thr(out, im, dfd, &files[k], &thrcap, err, errlen) < 0)
-				goto out;
-		/* threads known from .thr only were appended: keep seq order */
-		for (k = 1; k < im->nthreads; k++) {
-			struct sc_thread t = im->threads[k];
-			size_t m = k;
-
-			while (m > 0 && im->threads[m - 1].seq > t.seq) {
-				im->threads[m] = im->threads[m - 1];
-				m--;
-			}
-			im->threads[m] = t;
-		}
-		finish_image(im);
+		skip_file(out, files[i].name, "no p%u-%u.meta beside it", files[i].pid,
+			  files[i].gen);
+		next = i + 1;
 	}
+	if (out->nimages == 0 && out->nskipped_files) {
+		seterr(err, errlen, "%s/%s: %s%s", dir, out->skipped_files[0].file,
+		       out->skipped_files[0].reason,
+		       out->nskipped_files > 1 ? " (and other files skipped: nothing to report)" : "");
+		goto out;
+	}
+	sc_sort(out->skipped_files, out->nskipped_files, sizeof(*out->skipped_files), cmp_skipped);
 	finish_profile(out);
 	rc = 0;
 out:
@@ -1102,17 +1286,10 @@ void sc_profile_free(struct sc_profile *p)
 
 	if (!p)
 		return;
-	for (i = 0; i < p->nimages; i++) {
-		struct sc_image *im = &p->images[i];
-
-		free(im->argv);
-		free(im->objects);
-		free(im->entries);
-		free(im->threads);
-		free(im->longest);
-		free(im->skipped);
-	}
+	for (i = 0; i < p->nimages; i++)
+		image_free(&p->images[i]);
 	free(p->images);
+	free(p->skipped_files);
 	for (b = p->strings_; b; b = next) {
 		next = b->next;
 		free(b);

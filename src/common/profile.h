@@ -13,6 +13,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "format.h"
 
@@ -121,20 +122,37 @@ struct sc_image {
 
 #define SC_TIMING_MIXED 0xffffffffu
 
+/* A file of the directory the reader did not use, and why (one line). */
+struct sc_skipped_file {
+	const char *file;           /* name within the profile directory */
+	const char *reason;
+};
+
 struct sc_profile {
 	const char *dir;
 	size_t nimages;
 	struct sc_image *images;    /* by pid, then gen */
 	uint32_t timing_mode;       /* common to all images, or SC_TIMING_MIXED */
 	int64_t wall_ns;            /* largest wall_ns of any image */
+	size_t nskipped_files;
+	struct sc_skipped_file *skipped_files; /* by file name */
 	/* private: every string above points into blocks owned here */
 	void *strings_;
 };
 
-/* Load `dir`. Returns 0, or -1 with a one-line message (naming the file at
- * fault) in err; *out needs sc_profile_free in both cases. */
+/*
+ * Load `dir`. A file the reader cannot trust or use is skipped and listed
+ * in out->skipped_files (profile.c says which files it trusts), with its
+ * image's other files when it is a .meta; the rest is loaded. Returns 0,
+ * or -1 with a one-line message in err when the directory cannot be read
+ * or no image could be (naming the first file skipped); *out needs
+ * sc_profile_free in both cases.
+ */
 int sc_profile_load(const char *dir, struct sc_profile *out, char *err, size_t errlen);
 void sc_profile_free(struct sc_profile *p);
+
+/* One line per skipped file on f: "scaler: skipped DIR/FILE: reason". */
+void sc_profile_print_skipped(const struct sc_profile *p, FILE *f);
 
 /* "adaptive", "all", "none", "mixed" or "unknown". */
 const char *sc_timing_name(uint32_t mode);

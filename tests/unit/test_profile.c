@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -516,6 +517,30 @@ static void expect_error(const char *dir, const char *want, const char *what)
 	unload(&p);
 }
 
+/* dir loads, with `file` skipped for a reason holding `want`; returns
+ * the number of images loaded (-1 if it did not load). */
+static int expect_skip(const char *dir, const char *file, const char *want, const char *what)
+{
+	struct sc_profile p;
+	char err[512];
+	int rc = load(dir, &p, err, sizeof(err)), n = -1;
+	size_t i;
+	const char *why = NULL;
+
+	CHECK(rc == 0, "%s: loads (%s)", what, rc ? err : "ok");
+	if (rc == 0) {
+		n = (int)p.nimages;
+		for (i = 0; i < p.nskipped; i++)
+			if (!strcmp(p.skipped[i].file, file))
+				why = p.skipped[i].reason;
+		CHECK(why && strstr(why, want) && !strchr(why, '\n'),
+		      "%s: %s skipped, \"%s\" contains \"%s\"", what, file, why ? why : "(not skipped)",
+		      want);
+	}
+	unload(&p);
+	return n;
+}
+
 static void test_errors(void)
 {
 	const char *dir;
@@ -571,7 +596,8 @@ static void test_errors(void)
 			fclose(f);
 		}
 	}
-	expect_error(dir, "p5-0-t0.thr: bad magic", "thr bad magic");
+	CHECK_EQ(expect_skip(dir, "p5-0-t0.thr", "bad magic", "thr bad magic"), 1,
+		 "thr bad magic: its process is still read");
 
 	dir = mkdir_t("empty");
 	write_file(dir, "README", "x", 1);
@@ -672,10 +698,160 @@ static void test_versions(void)
 
 	/* a newer counter file beside a current .meta: the .thr is named */
 	dir = versioned("thrnext", SC_FORMAT_VERSION, SC_FORMAT_VERSION + 1);
-	snprintf(want, sizeof(want), "/thrnext/p100-0-t0.thr: format version %u, this scaler "
-		 "reads versions %u to %u", SC_FORMAT_VERSION + 1, SC_FORMAT_MIN_VERSION,
-		 SC_FORMAT_VERSION);
-	expect_error(dir, want, "newer counter file refused");
+	snprintf(want, sizeof(want), "format version %u, this scaler reads versions %u to %u",
+		 SC_FORMAT_VERSION + 1, SC_FORMAT_MIN_VERSION, SC_FORMAT_VERSION);
+	expect_skip(dir, "p100-0-t0.thr", want, "newer counter file skipped");
+}
+
+/* Count of the calls of api in the first image's aggregate (0 if none). */
+static uint64_t api_count(const struct sc_profile *p, const char *api)
+{
+	const struct sc_agg *a = agg_of(&p->images[0]);
+	uint64_t n = 0;
+	size_t i;
+
+	for (i = 0; i < a->ncalls; i++)
+		if (!strcmp(a->calls[i].api, api))
+			n += a->calls[i].count;
+	return n;
+}
+
+static void path_of(char *path, size_t n, const char *dir, const char *name)
+{
+	snprintf(path, n, "%s/%s", dir, name);
+}
+
+/*
+ * What the reader does not trust or cannot use is skipped and named, the
+ * rest read (issue 20, item 7): a bad .meta takes its .thr files with it;
+ * a .thr without a .meta, a link, a directory, another user's file, a
+ * .meta too large to be one are skipped; a thread's file under a second
+ * name (a leading zero) is not read twice; a bind far into a sparse .thr
+ * costs one read.
+ */
+static void test_untrusted(void)
+{
+	const char *dir = mkdir_t("untrusted");
+	struct buf b = { 0 };
+	struct sc_profile p;
+	struct sc_rec r;
+	char path[600], err[512];
+	const uint32_t far = 1u << 20;
+	int fd, rc;
+
+	printf("-- untrusted\n");
+	basic_meta(&b);
+	m_entry(&b, far, 0, 1, "far_api");
+	write_meta(dir, 100, 0, &b);
+	basic_thr(dir);
+	/* the same thread's file again under a name the runtime never gives */
+	path_of(path, sizeof(path), dir, "p100-0-t0.thr");
+	{
+		char alias[600];
+
+		path_of(alias, sizeof(alias), dir, "p100-0-t00.thr");
+		CHECK(link(path, alias) == 0, "made p100-0-t00.thr");
+	}
+	/* thread 1: a sparse file whose one record is the far bind's */
+	write_thr(dir, 100, 0, 1, S0, S0 + 10, NULL, 0, 0);
+	path_of(path, sizeof(path), dir, "p100-0-t1.thr");
+	r = rec(5, 0, 0, 0, 0, 0);
+	fd = open(path, O_RDWR);
+	CHECK(fd >= 0 && ftruncate(fd, SC_THR_HEADER_SIZE + ((off_t)far + 1) * (off_t)sizeof(r)) == 0 &&
+	      pwrite(fd, &r, sizeof(r), SC_THR_HEADER_SIZE + (off_t)far * (off_t)sizeof(r)) ==
+	      (ssize_t)sizeof(r), "sparse .thr made");
+	if (fd >= 0)
+		close(fd);
+	/* a bad .meta and its thread */
+	basic_meta(&b);
+	memcpy(b.b, "NOTSCALR", 8);
+	write_meta(dir, 7, 0, &b);
+	write_thr(dir, 7, 0, 0, 1, 2, NULL, 0, 0);
+	/* a thread without a .meta */
+	write_thr(dir, 9, 0, 3, 1, 2, NULL, 0, 0);
+	/* a link, a directory */
+	path_of(path, sizeof(path), dir, "p11-0.meta");
+	CHECK(symlink("p100-0.meta", path) == 0, "made a link");
+	path_of(path, sizeof(path), dir, "p12-0.meta");
+	CHECK(mkdir(path, 0700) == 0, "made a directory");
+	/* a .meta of 2 GiB (sparse) */
+	basic_meta(&b);
+	write_meta(dir, 13, 0, &b);
+	path_of(path, sizeof(path), dir, "p13-0.meta");
+	CHECK(truncate(path, (off_t)2 << 30) == 0, "made a 2 GiB .meta");
+	/* another user's copy of an image */
+	if (geteuid() == 0) {
+		basic_meta(&b);
+		write_meta(dir, 14, 0, &b);
+		path_of(path, sizeof(path), dir, "p14-0.meta");
+		CHECK(chown(path, 65534, 65534) == 0, "gave p14-0.meta away");
+	}
+
+	rc = load(dir, &p, err, sizeof(err));
+	CHECK(rc == 0, "untrusted: loads (%s)", rc ? err : "ok");
+	if (rc == 0) {
+		CHECK_EQ(p.nimages, 1, "untrusted: one image read");
+		if (p.nimages == 1) {
+			CHECK_EQ(p.images[0].pid, 100, "untrusted: the good one");
+			CHECK_EQ(api_count(&p, "strlen"), 10, "untrusted: thread 0 read once");
+			CHECK_EQ(api_count(&p, "far_api"), 5, "untrusted: the far record read");
+		}
+		CHECK_EQ(p.nskipped, 6 + (geteuid() == 0), "untrusted: files skipped");
+	}
+	unload(&p);
+	expect_skip(dir, "p7-0.meta", "bad magic", "bad meta");
+	expect_skip(dir, "p7-0-t0.thr", "its process's p7-0.meta was skipped", "its thread");
+	expect_skip(dir, "p9-0-t3.thr", "no p9-0.meta beside it", "orphan thread");
+	expect_skip(dir, "p11-0.meta", "a symbolic link", "link");
+	expect_skip(dir, "p12-0.meta", "not a regular file (a directory)", "directory");
+	expect_skip(dir, "p13-0.meta", "2147483648 bytes, more than a .meta file can hold",
+		    "huge meta");
+	if (geteuid() == 0)
+		expect_skip(dir, "p14-0.meta", "owned by uid 65534, not by the directory's owner",
+			    "another user's");
+	path_of(path, sizeof(path), dir, "p13-0.meta");
+	unlink(path);
+
+	/* nothing usable: an error naming the first file skipped */
+	dir = mkdir_t("untrusted-none");
+	path_of(path, sizeof(path), dir, "p3-0.meta");
+	CHECK(mkfifo(path, 0600) == 0, "made a fifo");
+	expect_error(dir, "/p3-0.meta: not a regular file (a fifo)", "only a fifo");
+}
+
+/* Objects unloaded and loaded again: the last record of an id decides. */
+static void test_unload(void)
+{
+	const char *dir = mkdir_t("unload");
+	struct buf b = { 0 };
+	struct sc_profile p;
+	struct sc_m_object o = { 1, 0, 0 };
+	char err[512];
+	int rc;
+
+	printf("-- unload\n");
+	meta_header(&b, 100, 0, SC_TIMING_ADAPTIVE, S0, MONO0, 2000000000ull, 0);
+	m_object(&b, 0, "/tmp/app");
+	m_object(&b, 1, "/tmp/liba.so");
+	m_object(&b, 2, "/tmp/libb.so");
+	m_object(&b, 3, "/tmp/libc.so");
+	meta_rec(&b, SC_M_UNLOAD, &o, sizeof(o), NULL);        /* 1: unloaded */
+	o.id = 2;
+	meta_rec(&b, SC_M_UNLOAD, &o, sizeof(o), NULL);
+	m_object(&b, 2, "/tmp/libb.so");                       /* 2: loaded again */
+	write_meta(dir, 100, 0, &b);
+	rc = load(dir, &p, err, sizeof(err));
+	CHECK(rc == 0 && p.nimages == 1 && p.images[0].nobjects == 4, "unload: loads (%s)",
+	      rc ? err : "ok");
+	if (rc == 0 && p.nimages == 1 && p.images[0].nobjects == 4) {
+		const struct sc_image *im = &p.images[0];
+
+		CHECK(!sc_image_object(im, 0)->unloaded, "unload: 0 loaded");
+		CHECK(sc_image_object(im, 1)->unloaded, "unload: 1 unloaded");
+		CHECK(!sc_image_object(im, 2)->unloaded, "unload: 2 loaded again");
+		CHECK(!sc_image_object(im, 3)->unloaded, "unload: 3 loaded");
+	}
+	unload(&p);
 }
 
 static void test_threads(void)
@@ -941,6 +1117,8 @@ int main(void)
 	test_torn();
 	test_errors();
 	test_versions();
+	test_untrusted();
+	test_unload();
 	test_threads();
 	test_none_incomplete();
 	test_killed();
