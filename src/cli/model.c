@@ -165,6 +165,9 @@ static void calibrate_nesting(struct sc_agg *a)
  * here, and everything else is integer sums of those. self(C) can come
  * out negative when estimated call times exceed the measured thread time;
  * it is kept as is (display code clamps) so the invariant survives.
+ * Every sum saturates (estimate.h): made-up counters near 2^64 give the
+ * largest times, never wrapped ones, and the invariant holds while none
+ * saturates.
  */
 static void agg_build(struct sc_agg *a, struct call_in *in, size_t nin,
 		      const struct thr_in *thr, size_t nthr)
@@ -189,8 +192,8 @@ static void agg_build(struct sc_agg *a, struct call_in *in, size_t nin,
 			self += in[j].self_ns;
 			attr += in[j].attr_ns;
 			waitns += in[j].wait_ns;
-			count += in[j].count;
-			timed += in[j].timed;
+			count = sc_addu_sat(count, in[j].count);
+			timed = sc_addu_sat(timed, in[j].timed);
 			if (in[j].max_ns > maxns)
 				maxns = in[j].max_ns;
 			for (b = 0; b < SC_HIST_BUCKETS; b++)
@@ -220,7 +223,7 @@ static void agg_build(struct sc_agg *a, struct call_in *in, size_t nin,
 		for (b = 0; b < SC_HIST_BUCKETS; b++)
 			c->hist[b] = (uint64_t)llroundl(hist[b]);
 		sc_latency_quantiles(c->hist, count, c->total_ns, maxns, &c->p50_ns, &c->p99_ns);
-		a->calls_count += count;
+		a->calls_count = sc_addu_sat(a->calls_count, count);
 	}
 	sc_sort(a->calls, a->ncalls, sizeof(*a->calls), cmp_call_out);
 
@@ -232,12 +235,13 @@ static void agg_build(struct sc_agg *a, struct call_in *in, size_t nin,
 			continue;
 		ci = comp_get(a, &capcomp, thr[i].name, thr, nthr);
 		c = &a->comp[ci];
-		c->nthreads += thr[i].n;
-		c->threads_ns += thr[i].ns;
-		c->attr_total_ns += thr[i].attr_ns;
-		c->attr_threads_ns += thr[i].attr_ns;
-		a->threads_ns += thr[i].ns;
-		a->attr_ns += thr[i].attr_ns;
+		c->nthreads = c->nthreads + thr[i].n < c->nthreads ? UINT32_MAX
+			      : c->nthreads + thr[i].n;
+		c->threads_ns = sc_add_sat(c->threads_ns, thr[i].ns);
+		c->attr_total_ns = sc_add_sat(c->attr_total_ns, thr[i].attr_ns);
+		c->attr_threads_ns = sc_add_sat(c->attr_threads_ns, thr[i].attr_ns);
+		a->threads_ns = sc_add_sat(a->threads_ns, thr[i].ns);
+		a->attr_ns = sc_add_sat(a->attr_ns, thr[i].attr_ns);
 	}
 	for (i = 0; i < a->ncalls; i++) {
 		const struct sc_call *k = &a->calls[i];
@@ -250,16 +254,16 @@ static void agg_build(struct sc_agg *a, struct call_in *in, size_t nin,
 		to = &a->comp[ti];
 		if (from == to)
 			continue;       /* calls within a component are not edges */
-		to->in_ns += k->total_ns;
-		to->in_calls += k->count;
-		from->out_ns += k->total_ns;
-		from->out_calls += k->count;
-		from->wait_ns += k->wait_ns;
+		to->in_ns = sc_add_sat(to->in_ns, k->total_ns);
+		to->in_calls = sc_addu_sat(to->in_calls, k->count);
+		from->out_ns = sc_add_sat(from->out_ns, k->total_ns);
+		from->out_calls = sc_addu_sat(from->out_calls, k->count);
+		from->wait_ns = sc_add_sat(from->wait_ns, k->wait_ns);
 		/* the same arithmetic on the 1/k-weighted times; a Wait is no
 		 * part of the critical time (its thread was not running) */
 		if (!k->wait) {
-			to->attr_total_ns += k->attr_ns;
-			from->attr_self_ns -= k->attr_ns;
+			to->attr_total_ns = sc_add_sat(to->attr_total_ns, k->attr_ns);
+			from->attr_self_ns = sc_sub_sat(from->attr_self_ns, k->attr_ns);
 		}
 		for (e = 0; e < from->nout; e++)
 			if (strcmp(from->out[e].callee, k->callee) == 0)
@@ -271,17 +275,17 @@ static void agg_build(struct sc_agg *a, struct call_in *in, size_t nin,
 			from->out[e].calls = 0;
 			from->nout++;
 		}
-		from->out[e].ns += k->total_ns;
-		from->out[e].calls += k->count;
+		from->out[e].ns = sc_add_sat(from->out[e].ns, k->total_ns);
+		from->out[e].calls = sc_addu_sat(from->out[e].calls, k->count);
 	}
 	calibrate_nesting(a);
 	for (i = 0; i < a->ncomp; i++) {
 		struct sc_component *c = &a->comp[i];
 
-		c->total_ns = c->threads_ns + c->in_ns;
-		c->self_ns = c->total_ns - c->out_ns;
+		c->total_ns = sc_add_sat(c->threads_ns, c->in_ns);
+		c->self_ns = sc_sub_sat(c->total_ns, c->out_ns);
 		/* attr_self_ns holds minus the attributed time of calls out */
-		c->attr_self_ns += c->attr_total_ns;
+		c->attr_self_ns = sc_add_sat(c->attr_self_ns, c->attr_total_ns);
 		sc_sort(c->out, c->nout, sizeof(*c->out), cmp_edge);
 	}
 	sc_sort(a->comp, a->ncomp, sizeof(*a->comp), cmp_comp);

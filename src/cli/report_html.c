@@ -458,8 +458,8 @@ static void edge_times(const struct report *r, const char *from, const char *to,
 
 		if (strcmp(c->caller, from) || strcmp(c->callee, to))
 			continue;
-		*attr += c->attr_ns;
-		*wait += c->wait_ns > 0 ? c->wait_ns : c->wait ? c->total_ns : 0;
+		*attr = sc_add_sat(*attr, c->attr_ns);
+		*wait = sc_add_sat(*wait, c->wait_ns > 0 ? c->wait_ns : c->wait ? c->total_ns : 0);
 	}
 }
 

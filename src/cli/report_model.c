@@ -125,9 +125,9 @@ size_t report_groups(const struct sc_profile *p, const struct sc_image *only,
 		if (x == ng)
 			g[ng++].routine = routine;
 		g[x].threads++;
-		g[x].wall_ns += t->wall_ns;
-		g[x].wait_ns += t->wait_ns;
-		g[x].attr_ns += t->attr_ns;
+		g[x].wall_ns = sc_add_sat(g[x].wall_ns, t->wall_ns);
+		g[x].wait_ns = sc_add_sat(g[x].wait_ns, t->wait_ns);
+		g[x].attr_ns = sc_add_sat(g[x].attr_ns, t->attr_ns);
 	}
 	for (i = 0; i < ng; i++) {
 		long double eff = report_group_eff(&g[i]), best = 0;
@@ -164,6 +164,7 @@ int report_row_hidden(const struct report *r, int64_t ns, uint64_t count)
 /* ---- ordering ---------------------------------------------------------- */
 
 static int cmp_i64(int64_t a, int64_t b) { return a > b ? -1 : a < b ? 1 : 0; }
+static int cmp_u64(uint64_t a, uint64_t b) { return a > b ? -1 : a < b ? 1 : 0; }
 static int cmp_ld(long double a, long double b) { return a > b ? -1 : a < b ? 1 : 0; }
 
 static long double call_avg(const struct sc_call *c)
@@ -181,7 +182,7 @@ static int cmp_call(const void *x, const void *y, void *arg)
 	switch (r->sort) {
 	case SORT_TOTAL: d = r->timed ? cmp_i64(a->total_ns, b->total_ns) : 0; break;
 	case SORT_SELF: d = cmp_i64(a->self_ns, b->self_ns); break;
-	case SORT_COUNT: d = cmp_i64((int64_t)a->count, (int64_t)b->count); break;
+	case SORT_COUNT: d = cmp_u64(a->count, b->count); break;
 	case SORT_AVG: d = cmp_ld(call_avg(a), call_avg(b)); break;
 	case SORT_P99: d = cmp_i64(a->p99_ns, b->p99_ns); break;
 	case SORT_ATTR: d = cmp_i64(a->attr_ns, b->attr_ns); break;
@@ -190,7 +191,7 @@ static int cmp_call(const void *x, const void *y, void *arg)
 	if (!d)
 		d = cmp_i64(a->total_ns, b->total_ns);
 	if (!d)
-		d = cmp_i64((int64_t)a->count, (int64_t)b->count);
+		d = cmp_u64(a->count, b->count);
 	if (!d)
 		d = strcmp(a->api, b->api);
 	if (!d)
@@ -212,8 +213,8 @@ static int cmp_comp(const void *x, const void *y, void *arg)
 	case SORT_ATTR: d = cmp_i64(a->attr_total_ns, b->attr_total_ns); break;
 	case SORT_NAME: d = strcmp(a->name, b->name); break;
 	case SORT_COUNT:
-		d = cmp_i64((int64_t)(a->in_calls + a->out_calls),
-			    (int64_t)(b->in_calls + b->out_calls));
+		d = cmp_u64(sc_addu_sat(a->in_calls, a->out_calls),
+			    sc_addu_sat(b->in_calls, b->out_calls));
 		break;
 	default: break;
 	}

@@ -46,11 +46,16 @@ static void heading(const struct report *r, const char *fmt, ...)
 	fputc('\n', r->out);
 }
 
-/* Print s padded to `width` columns (right-aligned if right). */
+/* Print s padded to `width` columns (right-aligned if right). A
+ * right-aligned value as wide as its column or wider (a time of years
+ * from a damaged profile) still gets a space before it, so that it never
+ * runs into the value before it ("-" and "5 s" are not "-5 s"). */
 static void col(const struct report *r, const char *s, int width, int right)
 {
 	int pad = width - report_text_width(s);
 
+	if (right && pad <= 0)
+		fputc(' ', r->out);
 	if (right)
 		while (pad-- > 0)
 			fputc(' ', r->out);
@@ -244,7 +249,7 @@ static int64_t edge_attr(const struct sc_agg *a, const char *from, const char *t
 
 	for (i = 0; i < a->ncalls; i++)
 		if (!strcmp(a->calls[i].caller, from) && !strcmp(a->calls[i].callee, to))
-			ns += a->calls[i].attr_ns;
+			ns = sc_add_sat(ns, a->calls[i].attr_ns);
 	return ns;
 }
 
@@ -407,8 +412,8 @@ static void api_table(const struct report *r, const struct sc_component *c, int 
 			continue;
 		if (limit && shown == API_ROWS) {
 			more++;
-			more_calls += call->count;
-			more_ns += call->total_ns;
+			more_calls = sc_addu_sat(more_calls, call->count);
+			more_ns = sc_add_sat(more_ns, call->total_ns);
 			continue;
 		}
 		shown++;

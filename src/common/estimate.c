@@ -178,6 +178,8 @@ static int hist_one_bucket(const uint64_t *h, int64_t ns)
 void sc_latency_quantiles(const uint64_t *hist, uint64_t count, int64_t total_ns,
 			  int64_t max_ns, int64_t *p50, int64_t *p99)
 {
+	int64_t mean = count && total_ns > 0 ? (int64_t)((uint64_t)total_ns / count) : 0;
+
 	*p50 = hist_quantile(hist, 0.50L, max_ns);
 	*p99 = hist_quantile(hist, 0.99L, max_ns);
 	/*
@@ -185,8 +187,8 @@ void sc_latency_quantiles(const uint64_t *hist, uint64_t count, int64_t total_ns
 	 * mean is a better median than any point the bucket alone can give,
 	 * and p99 lies between it and the max.
 	 */
-	if (count && hist_one_bucket(hist, total_ns / (int64_t)count)) {
-		*p50 = total_ns / (int64_t)count;
+	if (count && hist_one_bucket(hist, mean)) {
+		*p50 = mean;
 		if (*p99 < *p50)
 			*p99 = *p50;
 	}

@@ -988,9 +988,9 @@ static void finish_image(struct sc_image *im)
 	}
 
 	if (im->has_exit)
-		im->wall_ns = (int64_t)im->exit.wall_ns;
+		im->wall_ns = sc_u64_ns(im->exit.wall_ns);
 	else if (im->has_end && im->end.end_mono_ns > im->hdr.start_mono_ns)
-		im->wall_ns = (int64_t)(im->end.end_mono_ns - im->hdr.start_mono_ns);
+		im->wall_ns = sc_u64_ns(im->end.end_mono_ns - im->hdr.start_mono_ns);
 	if (im->has_exit)
 		im->exit_status = im->exit.exit_status;
 	else if (im->has_end && (im->end.how == SC_END_EXIT || im->end.how == SC_END_SIGNAL))

@@ -18,6 +18,7 @@
 #include "json.h"
 #include "model.h"
 #include "profile.h"
+#include "report.h"
 #include "check.h"
 
 static char tmproot[256];
@@ -854,6 +855,149 @@ static void test_unload(void)
 	unload(&p);
 }
 
+/* One writer's output of the loaded profile (model), malloc'd. */
+static __attribute__((noinline)) char *render_all(struct sc_profile *p, void (*writer)(const struct report *), int threads)
+{
+	struct report r;
+	char *buf = NULL;
+	size_t n = 0;
+
+	memset(&r, 0, sizeof(r));
+	r.p = p;
+	r.model = &model;
+	r.agg = &model.agg;
+	r.timed = 1;
+	r.threads = threads;
+	r.out = open_memstream(&buf, &n);
+	report_select(&r);
+	writer(&r);
+	fclose(r.out);
+	report_release(&r);
+	return buf;
+}
+
+/* Does text hold a negative number: a '-' before a digit that follows a
+ * space, a quote, a colon, a comma or '>' (a table cell)? An unknown exit
+ * status (-1) and the HTML's sort key of an unknown value are not times. */
+static __attribute__((noinline)) const char *negative_number(const char *text)
+{
+	const char *s;
+
+	for (s = text; (s = strchr(s, '-')) != NULL; s++)
+		if (s > text && strchr(" :,>\"", s[-1]) && s[1] >= '0' && s[1] <= '9' &&
+		    !(s - text >= 14 && !strncmp(s - 14, "\"exit_status\":-1", 16)) &&
+		    !(s - text >= 8 && !strncmp(s - 8, "data-v=\"-1\">-<", 14)))
+			return s;
+	return NULL;
+}
+
+/*
+ * Counters near 2^64 (issue 20, item 10): every sum of them saturates
+ * instead of overflowing (the ASan/UBSan build of this test stops at any
+ * signed overflow), and no time comes out negative, in the model or in
+ * any view.
+ */
+static void test_huge(void)
+{
+	const char *dir = mkdir_t("huge");
+	const uint64_t M = UINT64_MAX, H = (uint64_t)INT64_MAX + 1;
+	struct buf b = { 0 };
+	struct sc_profile p;
+	struct sc_rec r[4];
+	char err[512];
+	uint32_t pid, k;
+	size_t i;
+	int rc, j;
+
+	printf("-- huge counters\n");
+	for (k = 0; k < 4; k++) {
+		r[k] = rec(M - k, M - k, M, M, k ? 1 : 0, k & 1 ? H : M);
+		r[k].max_ticks = M;
+		r[k].wpticks = M;
+		r[k].wblock = H + k;
+		for (j = 0; j < SC_REC_HIST; j++)
+			r[k].hist[j] = UINT32_MAX;
+	}
+	for (pid = 100; pid < 103; pid++) {
+		/* a clock of 1 Hz: every tick is a second */
+		meta_header(&b, pid, 0, SC_TIMING_ADAPTIVE, 0, 0, 1, pid == 102 ? M : 0);
+		if (pid == 102)
+			((struct sc_meta_header *)(void *)b.b)->version = 3;
+		m_cmdline(&b, "./huge", NULL);
+		m_object(&b, 0, "/tmp/huge");
+		m_object(&b, 1, "/lib/liba.so");
+		m_object(&b, 2, "/lib/libb.so");
+		m_entry(&b, 0, 0, 1, "a1");
+		m_entry(&b, 1, 0, 2, "b1");
+		m_entry(&b, 2, 1, 2, "b2");
+		{
+			struct sc_m_entry e = { 103, 2, 1, SC_ENT_WAIT };
+			struct sc_m_bind bd = { 103, 3, SC_ENT_WAIT, 0 };
+
+			meta_rec(&b, SC_M_ENTRY, &e, sizeof(e), "wait_a");
+			meta_rec(&b, SC_M_BIND, &bd, sizeof(bd), NULL);
+		}
+		m_thread(&b, 0, 1, UINT32_MAX);
+		m_thread(&b, 1, 2, 1);
+		m_thread(&b, 2, 3, 2);
+		if (pid != 101)
+			m_end(&b, M, M, -1, SC_END_SIGNAL);
+		if (pid != 100)
+			m_exit(&b, 3, M);
+		write_meta(dir, pid, 0, &b);
+		thr_ovh.sum = M, thr_ovh.n = UINT32_MAX, thr_ovh.min = UINT32_MAX;
+		thr_ovh.max = UINT32_MAX;
+		thr_version = pid == 102 ? 3 : 0;
+		for (k = 0; k < 3; k++)
+			write_thr(dir, pid, 0, k, k == 1 ? M : 0, k == 2 ? 0 : M, r, 4, 0);
+		thr_version = 0;
+	}
+	memset(&thr_ovh, 0, sizeof(thr_ovh));
+
+	rc = load(dir, &p, err, sizeof(err));
+	CHECK(rc == 0 && p.nimages == 3, "huge: loads (%s)", rc ? err : "ok");
+	if (rc == 0) {
+		static void (*const writers[])(const struct report *) = {
+			report_text, report_json, report_csv, report_html,
+		};
+		const struct sc_agg *a = &model.agg;
+		int neg = 0;
+
+		for (i = 0; i < a->ncalls; i++)
+			neg += a->calls[i].total_ns < 0 || a->calls[i].self_ns < 0 ||
+			       a->calls[i].attr_ns < 0 || a->calls[i].wait_ns < 0 ||
+			       a->calls[i].max_ns < 0 || a->calls[i].p50_ns < 0 ||
+			       a->calls[i].p99_ns < 0;
+		for (i = 0; i < a->ncomp; i++)
+			neg += a->comp[i].total_ns < 0 || a->comp[i].threads_ns < 0 ||
+			       a->comp[i].in_ns < 0 || a->comp[i].out_ns < 0 ||
+			       a->comp[i].wait_ns < 0 || a->comp[i].attr_total_ns < 0;
+		for (i = 0; i < p.nimages; i++)
+			neg += p.images[i].wall_ns < 0 || p.images[i].ovh_mean_ns < 0;
+		CHECK_EQ(neg, 0, "huge: negative times in the model");
+		CHECK(a->threads_ns > 0 && a->calls_count == UINT64_MAX,
+		      "huge: sums saturate (threads %lld ns, %llu calls)",
+		      (long long)a->threads_ns, (unsigned long long)a->calls_count);
+		for (j = 0; j < 8; j++) {
+			char *out = render_all(&p, writers[j % 4], j >= 4);
+			/* the HTML's style sheet and script have their negative
+			 * margins and numbers: only its body's text */
+			const char *body = out && strstr(out, "<body") ? strstr(out, "<body") : out;
+			char *script = body ? strstr(body, "<script") : NULL;
+			const char *at;
+
+			if (script)
+				*script = '\0';
+			at = body ? negative_number(body) : NULL;
+
+			CHECK(out && !at, "huge: view %d without negative numbers%s%.100s", j,
+			      at ? ": " : "", at ? (at - body > 60 ? at - 60 : body) : "");
+			free(out);
+		}
+	}
+	unload(&p);
+}
+
 static void test_threads(void)
 {
 	const char *dir = mkdir_t("threads");
@@ -1119,6 +1263,7 @@ int main(void)
 	test_versions();
 	test_untrusted();
 	test_unload();
+	test_huge();
 	test_threads();
 	test_none_incomplete();
 	test_killed();
