@@ -76,6 +76,7 @@ $(BUILD)/obj/cli/%.c.o: %.c
 
 -include $(DEPS)
 include tests/unit/unit.mk
+include tests/fuzz/fuzz.mk
 
 check: all
 	@./tests/run.sh

@@ -908,6 +908,8 @@ static int load_thr(struct sc_image *im, int dirfd, uid_t dir_uid, const struct 
 	 * (shrunk while we read) is not read.
 	 */
 	chunk_recs = THR_CHUNK / h.rec_size ? THR_CHUNK / h.rec_size : 1;
+	if (chunk_recs > nrecs)
+		chunk_recs = nrecs ? nrecs : 1;
 	chunk = sc_xrealloc(NULL, chunk_recs * h.rec_size);
 	while (ei < im->nentries && im->entries[ei].idx < nrecs) {
 		uint64_t first = im->entries[ei].idx, want = nrecs - first, n;
