@@ -14,6 +14,7 @@
 #      and doc/*.md names a file that exists (tests/doc/links.py)
 #   5. a local attacker and a hostile environment (tests/hostile/run.py;
 #      its attacker cases need root and are skipped otherwise)
+#   6. a few seconds of the profile reader's fuzzer (make fuzz-check)
 # Prints "PASS name [variant]" / "FAIL name [variant]: reason" /
 # "SKIP name: reason" lines and one final "N passed, M failed[, K skipped]"
 # line; exits 1 if anything failed. Paths derive from this script's place,
@@ -149,5 +150,15 @@ case $rc in
 0|1) ;;
 *) fail "hostile: run.py crashed: $(tail -n 2 "$log/hostile" | tr '\n' ' ')" ;;
 esac
+
+# ---- 7. a short round of the profile reader's fuzzer ----------------------------
+if make -n fuzz-check >/dev/null 2>&1; then
+	make --no-print-directory BUILD="$build" fuzz-check > "$log/fuzz" 2>&1
+	rc=$?
+	tally "$log/fuzz"
+	if [ "$rc" -ne 0 ] || ! grep -q '^PASS fuzz-reader' "$log/fuzz"; then
+		fail "fuzz-reader: exited $rc: $(grep -E 'fuzz:|runtime error|ERROR' "$log/fuzz" | head -n 3 | tr '\n' ' ')"
+	fi
+fi
 
 summary

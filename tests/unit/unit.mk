@@ -49,11 +49,10 @@ $(REPORT_UNIT:%=$(BUILD)/tests/test_%): $(BUILD)/tests/test_%: tests/unit/test_%
 
 # The profile reader (src/common), the model built on it (src/cli/model.c)
 # and the writers on what it reads.
-MODEL_SRC := $(REPORT_SRC)
 $(BUILD)/tests/test_profile: tests/unit/test_profile.c tests/unit/check.h $(COMMON_SRC) \
-		$(MODEL_SRC) src/cli/model.h src/cli/report.h $(wildcard src/common/*.h)
+		$(REPORT_SRC) src/cli/model.h src/cli/report.h $(wildcard src/common/*.h)
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) -Itests/unit -Isrc/cli -o $@ $< $(MODEL_SRC) $(COMMON_SRC) -ldl -lm
+	$(CC) $(CFLAGS) -Itests/unit -Isrc/cli -o $@ $< $(REPORT_SRC) $(COMMON_SRC) -ldl -lm
 
 # scaler live's snapshots and table (src/cli/live_*.c) on in-memory snapshots.
 LIVE_SRC := src/cli/live_snap.c src/cli/live_view.c $(REPORT_SRC)
@@ -100,9 +99,9 @@ $(REPORT_UNIT:%=$(BUILD)/tests/asan/test_%): $(BUILD)/tests/asan/test_%: tests/u
 	$(CC) $(CFLAGS) $(ASAN_FLAGS) -Itests/unit -Isrc/cli -o $@ $< $(REPORT_SRC) $(COMMON_SRC) -ldl -lm -lz
 
 $(BUILD)/tests/asan/test_profile: tests/unit/test_profile.c tests/unit/check.h $(COMMON_SRC) \
-		$(MODEL_SRC) src/cli/model.h src/cli/report.h $(wildcard src/common/*.h)
+		$(REPORT_SRC) src/cli/model.h src/cli/report.h $(wildcard src/common/*.h)
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) $(ASAN_FLAGS) -Itests/unit -Isrc/cli -o $@ $< $(MODEL_SRC) $(COMMON_SRC) -ldl -lm
+	$(CC) $(CFLAGS) $(ASAN_FLAGS) -Itests/unit -Isrc/cli -o $@ $< $(REPORT_SRC) $(COMMON_SRC) -ldl -lm
 
 $(BUILD)/tests/asan/test_%: tests/unit/test_%.c tests/unit/check.h $(COMMON_SRC) $(wildcard src/common/*.h)
 	@mkdir -p $(@D)
