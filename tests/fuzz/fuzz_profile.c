@@ -367,17 +367,34 @@ static void craft_seed(struct prof *p)
 
 /* ---- mutations -------------------------------------------------------------- */
 
+/* Bytes of the meta record at b: header, payload and padding. */
+static size_t rec_span(const unsigned char *b)
+{
+	struct sc_meta_rec r;
+
+	memcpy(&r, b, sizeof(r));
+	return sizeof(r) + (((size_t)r.len + 7) & ~(size_t)7);
+}
+
+/* Insert a copy of the meta record at g's offset from into f at `at`. */
+static void copy_record(struct file *f, size_t at, const struct file *g, size_t from)
+{
+	size_t len = rec_span(g->b + from);
+	unsigned char *copy = xmalloc(len);
+
+	memcpy(copy, g->b + from, len);
+	buf_splice(f, at, copy, (long)len);
+	free(copy);
+}
+
 /* Offsets of the meta records of f that lie whole in it (up to max). */
 static size_t meta_records(const struct file *f, size_t *off, size_t max)
 {
 	size_t o = META_HDR, n = 0;
 
 	while (n < max && o + sizeof(struct sc_meta_rec) <= f->n) {
-		struct sc_meta_rec r;
-		size_t next;
+		size_t next = o + rec_span(f->b + o);
 
-		memcpy(&r, f->b + o, sizeof(r));
-		next = o + sizeof(r) + (((size_t)r.len + 7) & ~(size_t)7);
 		if (next > f->n)
 			break;
 		off[n++] = o;
@@ -500,24 +517,12 @@ static void mutate_meta(struct prof *p, struct file *f)
 		break;
 	}
 	case 5:                 /* duplicate a record, here or at the end */
-		if (n) {
-			size_t len, at;
-			unsigned char *copy;
-
-			memcpy(&r, f->b + off[k], sizeof(r));
-			len = sizeof(r) + (((size_t)r.len + 7) & ~(size_t)7);
-			copy = xmalloc(len);
-			memcpy(copy, f->b + off[k], len);
-			at = one_in(2) ? f->n : off[below(n)];
-			buf_splice(f, at, copy, (long)len);
-			free(copy);
-		}
+		if (n)
+			copy_record(f, one_in(2) ? f->n : off[below(n)], f, off[k]);
 		break;
 	case 6:                 /* drop a record */
-		if (n) {
-			memcpy(&r, f->b + off[k], sizeof(r));
-			buf_splice(f, off[k], NULL, -(long)(sizeof(r) + (((size_t)r.len + 7) & ~(size_t)7)));
-		}
+		if (n)
+			buf_splice(f, off[k], NULL, -(long)rec_span(f->b + off[k]));
 		break;
 	case 7: case 8:         /* a new record */
 		add_record(f, one_in(2) || !n ? f->n : off[k]);
@@ -537,33 +542,14 @@ static void mutate_meta(struct prof *p, struct file *f)
 		struct file *g = pick_file(p, 1);
 		size_t goff[MAX_RECS], gn = g ? meta_records(g, goff, MAX_RECS) : 0;
 
-		if (gn) {
-			size_t gk = below(gn), len;
-
-			memcpy(&r, g->b + goff[gk], sizeof(r));
-			len = sizeof(r) + (((size_t)r.len + 7) & ~(size_t)7);
-			{
-				unsigned char *copy = xmalloc(len);
-
-				memcpy(copy, g->b + goff[gk], len);
-				buf_splice(f, n ? off[k] : f->n, copy, (long)len);
-				free(copy);
-			}
-		}
+		if (gn)
+			copy_record(f, n ? off[k] : f->n, g, goff[below(gn)]);
 		break;
 	}
-	default:                /* swap two records' order: move one to the end */
+	default:                /* move a record to the end */
 		if (n > 1) {
-			size_t len;
-			unsigned char *copy;
-
-			memcpy(&r, f->b + off[k], sizeof(r));
-			len = sizeof(r) + (((size_t)r.len + 7) & ~(size_t)7);
-			copy = xmalloc(len);
-			memcpy(copy, f->b + off[k], len);
-			buf_splice(f, off[k], NULL, -(long)len);
-			buf_splice(f, f->n, copy, (long)len);
-			free(copy);
+			copy_record(f, f->n, f, off[k]);
+			buf_splice(f, off[k], NULL, -(long)rec_span(f->b + off[k]));
 		}
 		break;
 	}
