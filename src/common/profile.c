@@ -16,15 +16,17 @@
  * so a file is read only if it is a regular file (opened without
  * following a link, and without blocking on a fifo, then checked with
  * fstat) owned by the directory's owner or by root: another user's file
- * is not part of the run. Files a program made after dropping root
- * (memcached -u nobody) are its new user's until scaler record ends and
- * makes them root's; read before then, they are skipped as another
- * user's. Nothing read from a file is trusted either: a .meta larger than
- * SC_META_MAX is not read, record counts come from the file's size, and
- * a .thr file is read only where bound entries have their records (a
- * sparse file with one bind near 2^32 costs one read). A file that fails
- * any of this is skipped and named (sc_profile.skipped_files) with its image's
- * other files if it is a .meta; the rest is reported.
+ * is not part of the run; but a thread's .thr file that its image's
+ * trusted .meta declares is read whoever owns it (thread_declared: a
+ * server that dropped root makes its threads' files as its new user). A
+ * .meta of an image that started after the drop is its new user's until
+ * scaler record ends and makes it root's; read before then, it is skipped
+ * as another user's. Nothing read from a file is trusted either: a .meta
+ * larger than SC_META_MAX is not read, record counts come from the file's
+ * size, and a .thr file is read only where bound entries have their
+ * records (a sparse file with one bind near 2^32 costs one read). A file
+ * that fails any of this is skipped and named (sc_profile.skipped_files) with
+ * its image's other files if it is a .meta; the rest is reported.
  *
  * Out of memory is fatal (message and exit(1)): this runs in the CLI only.
  */
@@ -278,11 +280,12 @@ static int cmp_thr_tmp(const void *a, const void *b)
 
 /*
  * Open dir's file `name` for reading if the reader trusts it (see the top
- * of this file): a regular file owned by dir_uid or root. Returns the
- * descriptor with *st filled in, or -1 with the reason in why.
+ * of this file): a regular file owned by dir_uid or root, or by anyone if
+ * any_owner. Returns the descriptor with *st filled in, or -1 with the
+ * reason in why.
  */
-static int open_trusted(int dirfd, uid_t dir_uid, const char *name, struct stat *st,
-			char *why, size_t whylen)
+static int open_trusted(int dirfd, uid_t dir_uid, const char *name, int any_owner,
+			struct stat *st, char *why, size_t whylen)
 {
 	int fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
 
@@ -306,7 +309,7 @@ static int open_trusted(int dirfd, uid_t dir_uid, const char *name, struct stat 
 		close(fd);
 		return -1;
 	}
-	if (st->st_uid != dir_uid && st->st_uid != 0) {
+	if (!any_owner && st->st_uid != dir_uid && st->st_uid != 0) {
 		snprintf(why, whylen, "owned by uid %u, not by the directory's owner (uid %u) "
 			 "or root", (unsigned)st->st_uid, (unsigned)dir_uid);
 		close(fd);
@@ -348,7 +351,7 @@ static int read_meta_file(int dirfd, uid_t dir_uid, const char *name, unsigned c
 			  size_t *len, char *why, size_t whylen)
 {
 	struct stat st;
-	int fd = open_trusted(dirfd, dir_uid, name, &st, why, whylen), rc;
+	int fd = open_trusted(dirfd, dir_uid, name, 0, &st, why, whylen), rc;
 
 	if (fd < 0)
 		return -1;
@@ -737,11 +740,9 @@ const struct sc_object *sc_image_object(const struct sc_image *im, uint32_t id)
  * from its .thr file only. File names are canonical (parse_u32), so no
  * two .thr files of an image share a seq.
  */
-static struct sc_thread *thread_by_seq(struct sc_image *im, size_t nmeta, uint32_t seq,
-				       size_t *cap)
+static struct sc_thread *declared_thread(struct sc_image *im, size_t nmeta, uint32_t seq)
 {
 	size_t lo = 0, hi = nmeta;
-	struct sc_thread *t;
 
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
@@ -753,6 +754,29 @@ static struct sc_thread *thread_by_seq(struct sc_image *im, size_t nmeta, uint32
 		else
 			hi = mid;
 	}
+	return NULL;
+}
+
+/*
+ * Whether the image's .meta declared thread `seq` (SC_M_THREAD): then its
+ * .thr file is the process's own whoever owns it. The runtime creates
+ * each thread's file new (O_EXCL, taking the next number when a name is
+ * already there) before it declares the thread, and in a directory open
+ * to all (sticky) no one else can replace it: a server that dropped root
+ * makes its threads' files as its new user, and they count.
+ */
+static int thread_declared(struct sc_image *im, size_t nmeta, uint32_t seq)
+{
+	return declared_thread(im, nmeta, seq) != NULL;
+}
+
+static struct sc_thread *thread_by_seq(struct sc_image *im, size_t nmeta, uint32_t seq,
+				       size_t *cap)
+{
+	struct sc_thread *t = declared_thread(im, nmeta, seq);
+
+	if (t)
+		return t;
 	im->threads = sc_grow(im->threads, cap, im->nthreads + 1, sizeof(*im->threads));
 	t = &im->threads[im->nthreads++];
 	memset(t, 0, sizeof(*t));
@@ -825,7 +849,8 @@ static int load_thr(struct sc_image *im, int dirfd, uid_t dir_uid, const struct 
 	static const char zero_magic[8];
 	uint64_t ovh_ticks = 0;
 	ssize_t r;
-	int fd = open_trusted(dirfd, dir_uid, f->name, &st, why, whylen);
+	int fd = open_trusted(dirfd, dir_uid, f->name, thread_declared(im, nmeta, f->seq),
+			      &st, why, whylen);
 
 	if (fd < 0)
 		return -1;

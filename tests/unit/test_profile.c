@@ -786,6 +786,13 @@ static void test_untrusted(void)
 		write_meta(dir, 14, 0, &b);
 		path_of(path, sizeof(path), dir, "p14-0.meta");
 		CHECK(chown(path, 65534, 65534) == 0, "gave p14-0.meta away");
+		/* a thread the .meta declares, its file made after a drop of
+		 * root (read), and one it does not declare (skipped) */
+		path_of(path, sizeof(path), dir, "p100-0-t0.thr");
+		CHECK(chown(path, 65534, 65534) == 0, "gave p100-0-t0.thr away");
+		write_thr(dir, 100, 0, 5, S0, S0 + 10, NULL, 0, 0);
+		path_of(path, sizeof(path), dir, "p100-0-t5.thr");
+		CHECK(chown(path, 65534, 65534) == 0, "gave p100-0-t5.thr away");
 	}
 
 	rc = load(dir, &p, err, sizeof(err));
@@ -797,7 +804,7 @@ static void test_untrusted(void)
 			CHECK_EQ(api_count(&p, "strlen"), 10, "untrusted: thread 0 read once");
 			CHECK_EQ(api_count(&p, "far_api"), 5, "untrusted: the far record read");
 		}
-		CHECK_EQ(p.nskipped, 6 + (geteuid() == 0), "untrusted: files skipped");
+		CHECK_EQ(p.nskipped, 6 + 2 * (geteuid() == 0), "untrusted: files skipped");
 	}
 	unload(&p);
 	expect_skip(dir, "p7-0.meta", "bad magic", "bad meta");
@@ -807,9 +814,11 @@ static void test_untrusted(void)
 	expect_skip(dir, "p12-0.meta", "not a regular file (a directory)", "directory");
 	expect_skip(dir, "p13-0.meta", "2147483648 bytes, more than a .meta file can hold",
 		    "huge meta");
-	if (geteuid() == 0)
+	if (geteuid() == 0) {
 		expect_skip(dir, "p14-0.meta", "owned by uid 65534, not by the directory's owner",
 			    "another user's");
+		expect_skip(dir, "p100-0-t5.thr", "owned by uid 65534", "another user's thread");
+	}
 	path_of(path, sizeof(path), dir, "p13-0.meta");
 	unlink(path);
 
