@@ -960,6 +960,8 @@ int main(int argc, char **argv)
 		read_case(devnull, &st);
 		alarm(0);
 		in_case = 0;
+		if (!pass && n % 100000 == 99999)
+			fprintf(stderr, "fuzz: %" PRIu64 " cases\n", n + 1);
 		if (seconds > 0 && (n & 63) == 63) {
 			clock_gettime(CLOCK_MONOTONIC, &t1);
 			if ((double)(t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) / 1e9 >= seconds) {
