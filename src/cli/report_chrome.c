@@ -37,9 +37,18 @@ struct slice {
 	int64_t ts_ns, dur_ns;
 };
 
+/* ticks as ns, held within int64_t (a damaged profile's are anything) */
 static int64_t ticks_ns(const struct sc_image *im, long double ticks)
 {
-	return (int64_t)(ticks * 1e9L / im->tsc_hz);
+	long double ns = ticks * 1e9L / im->tsc_hz;
+
+	if (!(ns == ns))
+		return 0;
+	if (ns >= 9.2e18L)
+		return INT64_MAX;
+	if (ns <= -9.2e18L)
+		return INT64_MIN;
+	return (int64_t)ns;
 }
 
 static const char *object_name(const struct sc_image *im, uint32_t id)
@@ -202,17 +211,21 @@ static void nest(struct slice *s, size_t n)
 		if (i && (c->im->pid != s[i - 1].im->pid ||
 			  (c->t ? c->t->tid : 0) != (s[i - 1].t ? s[i - 1].t->tid : 0)))
 			depth = 0;
-		while (depth && open[depth - 1]->ts_ns + open[depth - 1]->dur_ns <= c->ts_ns)
+		/* saturated: the ends of a damaged profile's slices may lie
+		 * past INT64_MAX ns */
+		while (depth && sc_add_sat(open[depth - 1]->ts_ns, open[depth - 1]->dur_ns) <=
+				c->ts_ns)
 			depth--;
 		if (depth) {
 			const struct slice *o = open[depth - 1];
-			int64_t end = c->ts_ns + c->dur_ns, oend = o->ts_ns + o->dur_ns;
+			int64_t end = sc_add_sat(c->ts_ns, c->dur_ns);
+			int64_t oend = sc_add_sat(o->ts_ns, o->dur_ns);
 
 			if (c->ts_ns <= o->ts_ns)
-				c->ts_ns = o->ts_ns + 1;
+				c->ts_ns = sc_add_sat(o->ts_ns, 1);
 			if (end >= oend)
-				end = oend - 1;
-			c->dur_ns = end - c->ts_ns;
+				end = sc_sub_sat(oend, 1);
+			c->dur_ns = sc_sub_sat(end, c->ts_ns);
 		}
 		if (c->dur_ns <= 0) {
 			c->dur_ns = -1;         /* dropped */

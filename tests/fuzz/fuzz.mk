@@ -15,7 +15,7 @@ FUZZ_SECONDS ?= 5
 $(FUZZ_BIN): tests/fuzz/fuzz_profile.c $(COMMON_SRC) $(REPORT_SRC) src/cli/report.h \
 		src/cli/model.h $(wildcard src/common/*.h)
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) $(ASAN_FLAGS) -Isrc/cli -o $@ $< $(REPORT_SRC) $(COMMON_SRC) -ldl -lm
+	$(CC) $(CFLAGS) $(ASAN_FLAGS) -Isrc/cli -o $@ $< $(REPORT_SRC) $(COMMON_SRC) -ldl -lm -lz
 
 fuzz: all $(FUZZ_BIN)
 	@./tests/fuzz/corpus.sh $(BUILD)

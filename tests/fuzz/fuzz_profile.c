@@ -6,7 +6,8 @@
  * meta records and their types, lengths and payloads, counter records,
  * file sizes and names), writes it into a directory, and runs what
  * `scaler report` runs on it: sc_profile_load, sc_model_build and every
- * writer (into /dev/null) with options drawn at random. It is built with
+ * writer of report_writers.c's table (into /dev/null) with options drawn
+ * at random. It is built with
  * ASan and UBSan; an alarm catches a case that hangs.
  *
  * Every case draws from its own generator, seeded by (--seed, case
@@ -786,9 +787,6 @@ struct stats { uint64_t loaded, refused, skipped, calls; };
  * writer with options drawn at random. */
 static void read_case(FILE *devnull, struct stats *st)
 {
-	static void (*const writers[])(const struct report *) = {
-		report_text, report_json, report_csv, report_html,
-	};
 	struct sc_profile p;
 	struct sc_model m;
 	char err[1024];
@@ -803,7 +801,9 @@ static void read_case(FILE *devnull, struct stats *st)
 	st->skipped += p.nskipped;
 	sc_model_build(&m, &p);
 	st->calls += m.agg.ncalls;
-	for (w = 0; w < sizeof(writers) / sizeof(writers[0]); w++) {
+	/* every format of report_writers.c's table */
+	for (w = 0; report_writer_choice(w, NULL); w++) {
+		const struct report_writer *wr = report_writer(report_writer_choice(w, NULL));
 		struct report r;
 
 		memset(&r, 0, sizeof(r));
@@ -820,10 +820,11 @@ static void read_case(FILE *devnull, struct stats *st)
 		r.sort = (enum report_sort)below(SORT_ATTR + 1);
 		r.min_percent = one_in(2) ? 0 : (double)below(101);
 		r.threads = (int)below(2);
+		r.weight = (enum report_weight)below(2);
 		r.color = (int)below(2);
 		r.timed = p.timing_mode != SC_TIMING_NONE;
 		report_select(&r);
-		writers[w](&r);
+		wr->write(&r);
 		report_release(&r);
 	}
 	sc_model_free(&m);

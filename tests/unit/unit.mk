@@ -39,20 +39,14 @@ $(BUILD)/tests/asan/test_fnpatch: tests/unit/test_fnpatch.c arch/$(ARCH)/fnpatch
 	$(CC) $(CFLAGS) $(ASAN_FLAGS) -Itests/unit -o $@ $< arch/$(ARCH)/fnpatch.c -ldl
 
 # The report writers and the nesting tree (src/cli/report_*.c) on
-# in-memory profiles.
+# in-memory profiles; the profile reader (src/common), the model built on
+# it (src/cli/model.c) and the writers on what it reads.
 REPORT_SRC := $(wildcard src/cli/report_*.c) src/cli/model.c
-REPORT_UNIT := report stacks exports
+REPORT_UNIT := report stacks exports profile
 $(REPORT_UNIT:%=$(BUILD)/tests/test_%): $(BUILD)/tests/test_%: tests/unit/test_%.c tests/unit/check.h $(COMMON_SRC) \
 		$(REPORT_SRC) src/cli/report.h src/cli/model.h $(wildcard src/common/*.h)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -Itests/unit -Isrc/cli -o $@ $< $(REPORT_SRC) $(COMMON_SRC) -ldl -lm -lz
-
-# The profile reader (src/common), the model built on it (src/cli/model.c)
-# and the writers on what it reads.
-$(BUILD)/tests/test_profile: tests/unit/test_profile.c tests/unit/check.h $(COMMON_SRC) \
-		$(REPORT_SRC) src/cli/model.h src/cli/report.h $(wildcard src/common/*.h)
-	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) -Itests/unit -Isrc/cli -o $@ $< $(REPORT_SRC) $(COMMON_SRC) -ldl -lm
 
 # scaler live's snapshots and table (src/cli/live_*.c) on in-memory snapshots.
 LIVE_SRC := src/cli/live_snap.c src/cli/live_view.c $(REPORT_SRC)
@@ -97,11 +91,6 @@ $(REPORT_UNIT:%=$(BUILD)/tests/asan/test_%): $(BUILD)/tests/asan/test_%: tests/u
 		$(REPORT_SRC) src/cli/report.h src/cli/model.h $(wildcard src/common/*.h)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(ASAN_FLAGS) -Itests/unit -Isrc/cli -o $@ $< $(REPORT_SRC) $(COMMON_SRC) -ldl -lm -lz
-
-$(BUILD)/tests/asan/test_profile: tests/unit/test_profile.c tests/unit/check.h $(COMMON_SRC) \
-		$(REPORT_SRC) src/cli/model.h src/cli/report.h $(wildcard src/common/*.h)
-	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) $(ASAN_FLAGS) -Itests/unit -Isrc/cli -o $@ $< $(REPORT_SRC) $(COMMON_SRC) -ldl -lm
 
 $(BUILD)/tests/asan/test_%: tests/unit/test_%.c tests/unit/check.h $(COMMON_SRC) $(wildcard src/common/*.h)
 	@mkdir -p $(@D)
