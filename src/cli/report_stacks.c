@@ -158,6 +158,28 @@ static size_t add(struct builder *b, size_t parent, enum stack_kind kind, const 
 	return t->n++;
 }
 
+
+/* A call's time and count scaled by its share, floored (the children's sum
+ * stays within the parent's time) and held within their types (a damaged
+ * profile's figures are anything). */
+static int64_t scaled_ns(long double scale, int64_t ns)
+{
+	long double v = floorl(scale * (long double)ns);
+
+	if (!(v == v) || v <= 0)
+		return 0;
+	return v >= 9.2e18L ? INT64_MAX : (int64_t)v;
+}
+
+static uint64_t scaled_count(long double scale, uint64_t count)
+{
+	long double v = roundl(scale * (long double)count);
+
+	if (!(v == v) || v <= 0)
+		return 0;
+	return v >= 1.8e19L ? UINT64_MAX : (uint64_t)v;
+}
+
 /*
  * Add component x's calls out under node `at`, each row at `tscale` of
  * its time and `cscale` of its count (the part of the row this place
@@ -198,9 +220,8 @@ static void expand(struct builder *b, size_t at, size_t x, long double tscale,
 			b->t->truncated = 1;
 			return;
 		}
-		/* floor: the children's sum stays within the parent's time */
-		ns = (int64_t)floorl(tscale * (long double)c->total_ns);
-		count = (uint64_t)llroundl(cscale * (long double)c->count);
+		ns = scaled_ns(tscale, c->total_ns);
+		count = scaled_count(cscale, c->count);
 		if (ns <= 0 && count == 0)
 			continue;
 		child = add(b, at, STACK_API, c->api, c->callee, c, ns, count);
@@ -251,9 +272,9 @@ static void homeless_calls(struct builder *b, size_t at, const char *homeless)
 			continue;
 		for (k = at + 1; k < b->t->n; k++)
 			if (b->t->nodes[k].parent == at)
-				room -= b->t->nodes[k].ns;
+				room = sc_sub_sat(room, b->t->nodes[k].ns);
 		for (k = b->out_start[i]; k < b->out_start[i + 1]; k++)
-			out += a->calls[b->out_rows[k]].total_ns;
+			out = sc_add_sat(out, a->calls[b->out_rows[k]].total_ns);
 		node = add(b, at, STACK_COMPONENT, a->comp[i].name, a->comp[i].name, NULL,
 			   out < room ? out : room > 0 ? room : 0, 0);
 		expand(b, node, i, 1, 1, 0);
@@ -290,7 +311,7 @@ static void build_image(struct builder *b, const struct sc_image *im, const stru
 			break;
 		}
 		at = add(b, proc, STACK_COMPONENT, x->name, x->name, NULL, x->threads_ns, 0);
-		b->t->nodes[proc].ns += x->threads_ns;
+		b->t->nodes[proc].ns = sc_add_sat(b->t->nodes[proc].ns, x->threads_ns);
 		expand(b, at, i, thr_share[i], thr_share[i], 0);
 		if (i == main_comp)
 			homeless_calls(b, at, homeless);
@@ -375,8 +396,9 @@ void report_stacks(const struct report *r, struct stack_tree *t)
 
 		if (n->parent == STACK_NONE)
 			continue;
-		t->nodes[n->parent].self_ns -= n->ns;
-		t->nodes[n->parent].total_count += n->total_count;
+		t->nodes[n->parent].self_ns = sc_sub_sat(t->nodes[n->parent].self_ns, n->ns);
+		t->nodes[n->parent].total_count = sc_addu_sat(t->nodes[n->parent].total_count,
+							      n->total_count);
 		if (t->nodes[n->parent].end < n->end)
 			t->nodes[n->parent].end = n->end;
 	}

@@ -953,6 +953,10 @@ static void test_huge(void)
 		m_thread(&b, 0, 1, UINT32_MAX);
 		m_thread(&b, 1, 2, 1);
 		m_thread(&b, 2, 3, 2);
+		/* more threads of the executable: more threads' time than
+		 * int64_t holds (the nesting tree's process node) */
+		for (k = 3; k < 7; k++)
+			m_thread(&b, k, k + 1, 0);
 		if (pid != 101)
 			m_end(&b, M, M, -1, SC_END_SIGNAL);
 		if (pid != 100)
@@ -965,7 +969,7 @@ static void test_huge(void)
 			r[k].max_tsc = 6000000000000000000ull + k;
 			r[k].max_ticks = 5000000000000000000ull - k;
 		}
-		for (k = 0; k < 3; k++)
+		for (k = 0; k < 7; k++)
 			write_thr(dir, pid, 0, k, k == 1 ? M : pid == 103, k == 2 ? 0 : M, r, 4, 0);
 		thr_version = 0;
 	}
