@@ -12,10 +12,14 @@ FUZZ_CORPUS  := $(BUILD)/fuzz/corpus
 FUZZ_CASES   ?= 1000000
 FUZZ_SECONDS ?= 5
 
+# UBSan as the unit tests run it, and out-of-range conversions of floating
+# point figures to integers (not part of gcc's -fsanitize=undefined)
+FUZZ_FLAGS := $(ASAN_FLAGS) -fsanitize=float-cast-overflow
+
 $(FUZZ_BIN): tests/fuzz/fuzz_profile.c $(COMMON_SRC) $(REPORT_SRC) src/cli/report.h \
 		src/cli/model.h $(wildcard src/common/*.h)
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) $(ASAN_FLAGS) -Isrc/cli -o $@ $< $(REPORT_SRC) $(COMMON_SRC) -ldl -lm -lz
+	$(CC) $(CFLAGS) $(FUZZ_FLAGS) -Isrc/cli -o $@ $< $(REPORT_SRC) $(COMMON_SRC) -ldl -lm -lz
 
 fuzz: all $(FUZZ_BIN)
 	@./tests/fuzz/corpus.sh $(BUILD)
