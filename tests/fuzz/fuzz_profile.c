@@ -15,8 +15,11 @@
  * `--keep` leaves its files in the work directory. A self-driving loop,
  * not libFuzzer: it needs nothing but gcc's sanitizers.
  *
- *   fuzz_profile [--cases N] [--seconds S] [--seed S] [--case N]
+ *   fuzz_profile [--cases N] [--first N] [--seconds S] [--seed S] [--case N]
  *                [--work DIR] [--keep] [--pass NAME] [CORPUS_DIR...]
+ *
+ * runs cases --first to --first + --cases - 1 (several processes share a
+ * run's case numbers that way: make fuzz FUZZ_JOBS=N)
  *
  * Prints one summary line (with --pass NAME, a "PASS NAME: ..." line for
  * tests/run.sh); a crash, sanitizer report or hang names the case and
@@ -884,7 +887,7 @@ const char *__ubsan_default_options(void)
 
 int main(int argc, char **argv)
 {
-	uint64_t cases = 100000, only = UINT64_MAX, n;
+	uint64_t cases = 100000, first = 0, only = UINT64_MAX, n;
 	double seconds = 0;
 	const char *pass = NULL;
 	int keep = 0, i;
@@ -901,6 +904,8 @@ int main(int argc, char **argv)
 	for (i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--cases") && i + 1 < argc)
 			cases = strtoull(argv[++i], NULL, 10);
+		else if (!strcmp(argv[i], "--first") && i + 1 < argc)
+			first = strtoull(argv[++i], NULL, 10);
 		else if (!strcmp(argv[i], "--seconds") && i + 1 < argc)
 			seconds = strtod(argv[++i], NULL);
 		else if (!strcmp(argv[i], "--seed") && i + 1 < argc)
@@ -914,7 +919,7 @@ int main(int argc, char **argv)
 		else if (!strcmp(argv[i], "--keep"))
 			keep = 1;
 		else if (argv[i][0] == '-') {
-			fprintf(stderr, "usage: fuzz_profile [--cases N] [--seconds S] [--seed S] "
+			fprintf(stderr, "usage: fuzz_profile [--cases N] [--first N] [--seconds S] [--seed S] "
 				"[--case N] [--work DIR] [--keep] [--pass NAME] [CORPUS_DIR...]\n");
 			return 2;
 		} else if (load_seed(argv[i], &seeds[nseeds]) == 0)
@@ -949,7 +954,7 @@ int main(int argc, char **argv)
 		struct prof c;
 		uint64_t s;
 
-		cur_case = only != UINT64_MAX ? only : n;
+		cur_case = only != UINT64_MAX ? only : first + n;
 		s = run_seed ^ (cur_case * 0xd1342543de82ef95ull);
 		rng_state = splitmix(&s);
 		prof_copy(&c, &seeds[below(nseeds)]);
@@ -976,10 +981,11 @@ int main(int argc, char **argv)
 		empty_dir(work);
 		rmdir(work);
 	}
-	printf("%s%s%s%" PRIu64 " cases in %.1f s (seed %" PRIu64 ", %zu seed profiles): no crash, "
+	printf("%s%s%s%" PRIu64 " cases (from %" PRIu64 ") in %.1f s (seed %" PRIu64 ", %zu seed profiles): no crash, "
 	       "hang or sanitizer report; %" PRIu64 " loaded (%" PRIu64 " files skipped, %" PRIu64
 	       " call rows), %" PRIu64 " refused\n",
 	       pass ? "PASS " : "fuzz: ", pass ? pass : "", pass ? ": " : "", n,
+	       only != UINT64_MAX ? only : first,
 	       (double)(t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) / 1e9, run_seed, nseeds,
 	       st.loaded, st.skipped, st.calls, st.refused);
 	for (i = 0; (size_t)i < nseeds; i++)
