@@ -773,7 +773,10 @@ static void write_case(const struct prof *p)
 		case F_DIR: mkdir(path, 0700); continue;
 		default: break;
 		}
-		fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+		/* not through a fifo, link or directory made under the same
+		 * name earlier in this case (a fifo would block) */
+		fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC,
+			  0600);
 		if (fd < 0)
 			continue;           /* a name given twice: the first stays */
 		if (f->n && write(fd, f->b, f->n) != (ssize_t)f->n)
