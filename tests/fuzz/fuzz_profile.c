@@ -804,7 +804,7 @@ static void read_case(FILE *devnull, struct stats *st)
 		return;
 	}
 	st->loaded++;
-	st->skipped += p.nskipped;
+	st->skipped += p.nskipped_files;
 	sc_model_build(&m, &p);
 	st->calls += m.agg.ncalls;
 	/* two formats of report_writers.c's table, drawn: writing all of

@@ -531,9 +531,9 @@ static int expect_skip(const char *dir, const char *file, const char *want, cons
 	CHECK(rc == 0, "%s: loads (%s)", what, rc ? err : "ok");
 	if (rc == 0) {
 		n = (int)p.nimages;
-		for (i = 0; i < p.nskipped; i++)
-			if (!strcmp(p.skipped[i].file, file))
-				why = p.skipped[i].reason;
+		for (i = 0; i < p.nskipped_files; i++)
+			if (!strcmp(p.skipped_files[i].file, file))
+				why = p.skipped_files[i].reason;
 		CHECK(why && strstr(why, want) && !strchr(why, '\n'),
 		      "%s: %s skipped, \"%s\" contains \"%s\"", what, file, why ? why : "(not skipped)",
 		      want);
@@ -804,7 +804,7 @@ static void test_untrusted(void)
 			CHECK_EQ(api_count(&p, "strlen"), 10, "untrusted: thread 0 read once");
 			CHECK_EQ(api_count(&p, "far_api"), 5, "untrusted: the far record read");
 		}
-		CHECK_EQ(p.nskipped, 6 + 2 * (geteuid() == 0), "untrusted: files skipped");
+		CHECK_EQ(p.nskipped_files, 6 + 2 * (geteuid() == 0), "untrusted: files skipped");
 	}
 	unload(&p);
 	expect_skip(dir, "p7-0.meta", "bad magic", "bad meta");
