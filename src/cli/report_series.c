@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "json.h"
@@ -186,14 +187,22 @@ int series_load(const char *dir, struct series *s, char *err, size_t errlen)
 	struct sc_series_slot slot;
 	struct sc_series_cell *prev, *cur;
 	uint64_t first, have;
+	struct stat st;
 	int fd;
 
 	memset(s, 0, sizeof(*s));
 	snprintf(path, sizeof(path), "%s/%s", dir, SC_SERIES_FILE);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	/* as the profile reader opens its files: not through a link, not
+	 * blocking on a fifo planted under this name (profile.c) */
+	fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
 	if (fd < 0)
 		return errno == ENOENT ? 0 : (snprintf(err, errlen, "cannot open %s: %s", path,
 						       strerror(errno)), -1);
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+		snprintf(err, errlen, "%s: not a regular file", path);
+		close(fd);
+		return -1;
+	}
 	if (pread(fd, &h, sizeof(h), 0) != (ssize_t)sizeof(h) ||
 	    memcmp(h.magic, SC_SERIES_MAGIC, 8) || h.version != SC_SERIES_VERSION ||
 	    !h.nslots || h.nslots > 1u << 20 || !h.nkeys_max || h.nkeys_max > 1u << 16 ||

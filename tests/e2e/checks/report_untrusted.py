@@ -89,7 +89,17 @@ def expect_skip(scaler, prof, fname, root_meta, uid=None, more=None):
 def fifo(scaler, tmp, base, meta):
     d = copy_of(base, tmp, "fifo")
     os.mkfifo(os.path.join(d, "p1-0.meta"))
-    return expect_skip(scaler, d, "p1-0.meta", meta)
+    bad = expect_skip(scaler, d, "p1-0.meta", meta)
+    # scaler record --interval's file: a damaged one is an error of its
+    # own (series-ring), but a fifo there must not hang the report
+    d2 = copy_of(base, tmp, "fifo-series")
+    os.mkfifo(os.path.join(d2, "series"))
+    rc, _, err, _ = report_limited(scaler, d2)
+    if rc is None:
+        bad.append("a fifo named series: report did not finish in %d s" % LIMIT_S)
+    elif rc != 1 or "series: not a regular file" not in err:
+        bad.append("a fifo named series: exit %d, stderr %r" % (rc, err[-200:]))
+    return bad
 
 
 def link(scaler, tmp, base, meta):
