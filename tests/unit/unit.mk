@@ -72,6 +72,17 @@ $(BUILD)/tests/asan/test_cli: tests/unit/test_cli.c tests/unit/check.h $(CLI_UNI
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(ASAN_FLAGS) -Itests/unit -Isrc/cli -o $@ $< $(CLI_UNIT_SRC)
 
+# The statistics of scaler diff (src/cli/diff_stats.c), alone.
+$(BUILD)/tests/test_diff_stats: tests/unit/test_diff_stats.c tests/unit/check.h \
+		src/cli/diff_stats.c src/cli/diff_stats.h
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -Itests/unit -Isrc/cli -o $@ $< src/cli/diff_stats.c -lm
+
+$(BUILD)/tests/asan/test_diff_stats: tests/unit/test_diff_stats.c tests/unit/check.h \
+		src/cli/diff_stats.c src/cli/diff_stats.h
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(ASAN_FLAGS) -Itests/unit -Isrc/cli -o $@ $< src/cli/diff_stats.c -lm
+
 $(BUILD)/tests/test_%: tests/unit/test_%.c tests/unit/check.h $(COMMON_SRC) \
 		$(wildcard src/common/*.h)
 	@mkdir -p $(@D)
