@@ -1,0 +1,61 @@
+/*
+ * sc_dp.c - libsc_dp.so, the library of sc_diffpair: a table lookup that
+ * either hashes (one strcmp per lookup) or scans (a strcmp per entry), a
+ * costly step that costs the same in every mode, a step whose calls take
+ * longer with more work, a wait for readiness (poll) and a check that runs
+ * only when asked.
+ */
+#include <poll.h>
+#include <string.h>
+
+#define NKEYS 64
+
+static char keys[NKEYS][24], probes[NKEYS][24];    /* the same names twice */
+static volatile unsigned long sink;
+
+void dl_init(void)
+{
+	for (int i = 0; i < NKEYS; i++) {
+		memcpy(keys[i], "key-number-000000000", 21);
+		keys[i][18] = (char)('0' + i / 10);
+		keys[i][19] = (char)('0' + i % 10);
+		memcpy(probes[i], keys[i], sizeof(keys[i]));
+	}
+}
+
+/* Index of key i's name: hashed (one compare) or scanned from the start
+ * (i + 1 compares). */
+int dl_lookup(int i, int scan)
+{
+	const char *k = probes[i % NKEYS];
+
+	if (!scan)
+		return strcmp(keys[i % NKEYS], k) == 0 ? i % NKEYS : -1;
+	/* the key is found at index i % NKEYS: i % NKEYS + 1 compares */
+	for (int j = 0; j < NKEYS; j++)
+		if (strcmp(keys[j], k) == 0)
+			return j;
+	return -1;
+}
+
+/* n units of arithmetic */
+static unsigned long spin(long n)
+{
+	unsigned long x = sink;
+	for (long i = 0; i < n; i++)
+		x = x * 6364136223846793005ul + 1442695040888963407ul;
+	sink = x;
+	return x;
+}
+
+unsigned long dl_heavy(long n) { return spin(n); }
+unsigned long dl_step(long n) { return spin(n); }
+unsigned long dl_check(long n) { return spin(n); }
+
+/* not a tail call: poll is timed as a call of its own */
+int dl_wait(int ms)
+{
+	int r = poll(NULL, 0, ms);
+	sink += (unsigned long)r;
+	return r;
+}
