@@ -335,6 +335,19 @@ static void say(struct diff_finding *f, const char *fmt, ...)
 	va_end(ap);
 }
 
+/* The share of a side's calls that took BLOCKED_NS or more: what blocks
+ * (a wake-up alone takes a few µs; README: Wait of may-block APIs). */
+#define BLOCKED_NS 16384
+static double blocked_share(const struct diff_figs *g)
+{
+	double all = hist_sum(g->hist), slow = 0;
+
+	for (int b = 0; b < SC_HIST_BUCKETS; b++)
+		if (sc_hist_lo_ns(b) >= BLOCKED_NS)
+			slow += g->hist[b];
+	return all > 0 ? slow / all : 0;
+}
+
 /* The words of a call finding, most telling first. */
 static void name_call(struct diff_finding *f, const struct diff_result *res)
 {
@@ -359,10 +372,12 @@ static void name_call(struct diff_finding *f, const struct diff_result *res)
 		say(f, "API vanished: was %s calls, %s", x, res->timed ? y : "untimed");
 		return;
 	}
-	if (sc[DS_WAIT].significant && n->wait_ns > b->wait_ns && b->wait_ns < 0.05 * n->wait_ns) {
+	double bb = blocked_share(b), nb = blocked_share(n);
+	if (sc[DS_WAIT].significant && n->wait_ns > b->wait_ns && nb >= 0.1 && bb < nb / 4) {
 		report_fmt_ns(x, sizeof(x), n->wait_ns);
 		report_fmt_ns(y, sizeof(y), b->wait_ns);
-		say(f, "new blocking in %s: Wait %s, was %s", f->api, x, y);
+		say(f, "new blocking in %s: %.0f %% of calls block, was %.0f %%; Wait %s, was %s",
+		    f->api, nb * 100, bb * 100, x, y);
 		f->vprof = "missing constraint";
 	}
 	int more_calls = sc[DS_CALLS].significant &&
@@ -417,7 +432,7 @@ static void name_call(struct diff_finding *f, const struct diff_result *res)
 /* ---- call findings ------------------------------------------------------ */
 
 static void call_finding(struct diff_finding *f, const struct key *k, const struct runs *rs,
-			 const double *work, const struct diff_result *res, double material)
+			 const double *work, const struct diff_result *res)
 {
 	size_t n = nall(rs), r;
 	double cnt[n], tot[n], self[n], wait[n], attr[n], mean[n], pw[n];
@@ -497,12 +512,12 @@ static void call_finding(struct diff_finding *f, const struct key *k, const stru
 
 	/* A time that moved while neither the calls nor the shape of their
 	 * latencies did is the machine's doing (other load, frequency), not
-	 * the program's: time alone is no finding, nor Wait alone unless it
-	 * is new, unless both sides have several runs that measured how much
-	 * the machine moves it. */
+	 * the program's: time alone is no finding, nor Wait alone (a poll(0)
+	 * preempted now and then), unless both sides have several runs that
+	 * measured how much the machine moves it. New blocking changes the
+	 * latency distribution. */
 	const struct diff_scalar *sc = f->scalar;
-	int new_wait = sc[DS_WAIT].significant && f->base.wait_ns < 0.05 * f->new_.wait_ns;
-	int changed = sc[DS_CALLS].significant || new_wait || (f->ndist && f->dist[0].significant) ||
+	int changed = sc[DS_CALLS].significant || (f->ndist && f->dist[0].significant) ||
 		      (spread(rs) && (sc[DS_TIME].significant || sc[DS_WAIT].significant));
 	double delta = res->timed ? fabs(f->new_.self_ns - f->base.self_ns)
 				  : fabs(f->new_.calls - f->base.calls);
@@ -510,10 +525,9 @@ static void call_finding(struct diff_finding *f, const struct key *k, const stru
 		f->scalar[DS_TIME].significant = 0;
 		f->scalar[DS_WAIT].significant = 0;
 	}
-	f->significant = changed && delta >= material;
+	f->significant = changed;      /* until settle_calls weighs it */
+	f->delta = delta;
 	f->raw = res->timed ? fmax(f->base.self_ns, f->new_.self_ns) : fmax(f->base.calls, f->new_.calls);
-	weigh(f, largest_change(f));
-	name_call(f, res);
 }
 
 /*
@@ -522,30 +536,56 @@ static void call_finding(struct diff_finding *f, const struct key *k, const stru
  * count), which shows as longer calls of an API whose count did not move
  * and that makes them (dl_lookup scanning where it hashed: strcmp x32 per
  * lookup). Such a caller's added cost is the more-calls finding's: it
- * moves there, and the caller's finding says so. The caller F of a
- * finding G is a significant finding whose callee makes G's calls.
+ * counts for whether that finding matters, moves to its score, and the
+ * caller's finding says so. The callers of a finding g are the changed
+ * findings whose callee makes g's calls.
  */
-static void inherit(struct diff_finding *calls, size_t n)
+static int more_calls(const struct diff_finding *g)
 {
-	for (size_t i = 0; i < n; i++) {
-		struct diff_finding *f = &calls[i], *g = NULL;
-		double add = f->new_.self_ns - f->base.self_ns;
+	return g->significant && g->scalar[DS_CALLS].significant &&
+	       g->scalar[DS_CALLS].r.ratio > 1 && strcmp(g->caller, g->callee);
+}
 
-		if (!f->significant || f->scalar[DS_CALLS].significant || add <= 0 ||
-		    !f->ndist || !f->dist[0].significant)
-			continue;
-		for (size_t j = 0; j < n; j++) {
-			struct diff_finding *x = &calls[j];
-			if (j == i || !x->significant || !x->scalar[DS_CALLS].significant ||
-			    x->scalar[DS_CALLS].r.ratio <= 1 || strcmp(x->caller, f->callee) ||
-			    !strcmp(x->caller, x->callee))
-				continue;
-			if (!g || x->score > g->score)
-				g = x;
-		}
+static int driver_of(const struct diff_finding *f, const struct diff_finding *g)
+{
+	return f != g && f->significant && !f->scalar[DS_CALLS].significant && f->ndist &&
+	       f->dist[0].significant && f->new_.self_ns > f->base.self_ns &&
+	       !strcmp(g->caller, f->callee);
+}
+
+/* Each call finding changed (f->significant from call_finding) is
+ * significant when it matters; then weighed, named, and its callers'
+ * added cost moved to it. */
+static void settle_calls(struct diff_finding *calls, size_t n, const struct diff_result *res,
+			 double material)
+{
+	size_t i, j;
+	int *sig = sc_xcalloc(n, sizeof(*sig));
+
+	for (i = 0; i < n; i++) {
+		double d = calls[i].delta;
+		if (more_calls(&calls[i]) && res->timed)
+			for (j = 0; j < n; j++)
+				if (driver_of(&calls[j], &calls[i]))
+					d += calls[j].delta;
+		sig[i] = calls[i].significant && d >= material;
+	}
+	for (i = 0; i < n; i++) {
+		calls[i].significant = sig[i];
+		weigh(&calls[i], largest_change(&calls[i]));
+		name_call(&calls[i], res);
+	}
+	free(sig);
+	for (i = 0; i < n; i++) {
+		struct diff_finding *f = &calls[i], *g = NULL;
+
+		for (j = 0; j < n; j++)
+			if (more_calls(&calls[j]) && driver_of(f, &calls[j]) &&
+			    (!g || calls[j].score > g->score))
+				g = &calls[j];
 		if (!g)
 			continue;
-		double moved = fmin(f->score, add * (1 - f->discount));
+		double moved = fmin(f->score, f->delta * (1 - f->discount));
 		g->score += moved;
 		f->score -= moved;
 		say(f, "the added time is that of its more calls to %s", g->api);
@@ -775,10 +815,9 @@ void diff_build(const struct diff_side *base, const struct diff_side *new_,
 	}
 	res->f = sc_xcalloc(nkeys + ncomp + 2, sizeof(*res->f));
 	for (i = 0; i < nkeys; i++)
-		call_finding(&res->f[res->n++], &keys[i], &rs, res->work_api ? work : NULL, res,
-			     material);
+		call_finding(&res->f[res->n++], &keys[i], &rs, res->work_api ? work : NULL, res);
 	size_t ncalls = res->n;
-	inherit(res->f, ncalls);
+	settle_calls(res->f, ncalls, res, material);
 	for (i = 0; i < ncomp; i++)
 		comp_finding(&res->f[res->n++], comps[i], &rs, res, res->f, ncalls, material);
 	structure_finding(&res->f[res->n++], DIFF_THREADS, &rs, res);

@@ -92,6 +92,7 @@ struct diff_finding {
 	struct diff_dist dist[DIFF_MAX_DIST];
 	int significant;        /* a real change that matters (doc/diff.md) */
 	double raw;             /* cost: ns, or calls when untimed */
+	double delta;           /* how much that cost changed (absolute) */
 	double discount;        /* vProf's ratio, in [0, 0.8] */
 	double score;           /* raw * (1 - discount) */
 	char pattern[256];      /* in words, with the figures */

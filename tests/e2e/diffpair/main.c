@@ -6,7 +6,7 @@
  *   normal  hashed lookups, short steps, poll(0)
  *   calls   scanned lookups: ~32 strcmp per lookup instead of 1
  *   longer  each dl_step does 4 times the work
- *   block   dl_wait polls with a 1 ms timeout instead of 0
+ *   block   one dl_wait in 5 polls with a 1 ms timeout instead of 0
  *   appear  a dl_check call per 200 lookups, that normal never makes
  * dl_heavy costs more than any of these changes, in every mode.
  * Prints a checksum that is the same in every mode.
@@ -38,8 +38,8 @@ int main(int argc, char **argv)
 		if (i % 4 == 0)
 			dl_step(longer ? 2000 : 500);
 		if (i % 400 == 0) {
-			dl_heavy(600000);
-			dl_wait(block ? 1 : 0);
+			dl_heavy(1000000);
+			dl_wait(block && i % 2000 == 0 ? 1 : 0);
 		}
 		if (appear && i % 200 == 0)
 			dl_check(100000);
