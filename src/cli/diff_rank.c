@@ -183,11 +183,27 @@ static double hist_sum(const double *h)
 	return s;
 }
 
+/* The median of a latency histogram, linear within its bucket; 0 if empty. */
+static double hist_p50(const double *h)
+{
+	double half = hist_sum(h) / 2, acc = 0;
+
+	for (int b = 0; b < SC_HIST_BUCKETS && half > 0; b++) {
+		if (acc + h[b] >= half && h[b] > 0) {
+			double lo = (double)sc_hist_lo_ns(b);
+			double hi = b + 1 < SC_HIST_BUCKETS ? (double)sc_hist_lo_ns(b + 1) : 2 * lo;
+			return lo + (hi - lo) * (half - acc) / h[b];
+		}
+		acc += h[b];
+	}
+	return 0;
+}
+
 /* The latency distributions: pooled per side, scaled to the calls measured
  * (the test's sample size), and the largest distance between two runs of
  * one side. */
 static void latency_dist(struct diff_dist *d, const struct diff_finding *f,
-			 double (*runh)[SC_HIST_BUCKETS], size_t nb, size_t nn, int mean_sig)
+			 double (*runh)[SC_HIST_BUCKETS], size_t nb, size_t nn, int moved)
 {
 	double sb = hist_sum(f->base.hist), sn = hist_sum(f->new_.hist);
 	double hb[SC_HIST_BUCKETS], hn[SC_HIST_BUCKETS];
@@ -215,7 +231,7 @@ static void latency_dist(struct diff_dist *d, const struct diff_finding *f,
 			}
 	}
 	d->significant = d->tested && d->ad.t > d->ad.crit05 && d->hellinger >= H_MIN &&
-			 d->hellinger > 1.5 * d->within && mean_sig &&
+			 d->hellinger > 1.5 * d->within && moved &&
 			 fabs(f->new_.mean_ns - f->base.mean_ns) >= LAT_MIN_NS;
 }
 
@@ -404,14 +420,15 @@ static void name_call(struct diff_finding *f, const struct diff_result *res)
 		fmt_ratio(r, sizeof(r), use_p50 ? p50 : sc[DS_MEAN].r.ratio);
 		report_fmt_ns(x, sizeof(x), use_p50 ? (double)n->p50_ns : n->mean_ns);
 		report_fmt_ns(y, sizeof(y), use_p50 ? (double)b->p50_ns : b->mean_ns);
-		if (is_lock_api(f->api) && sc[DS_MEAN].r.ratio > 1)
+		int up = (use_p50 ? p50 : sc[DS_MEAN].r.ratio) > 1;
+		if (is_lock_api(f->api) && up)
 			say(f, "lock held longer or contended: %s %s %s (%s, was %s)", f->api,
 			    use_p50 ? "p50" : "mean", r, x, y);
 		else
 			say(f, "%s calls: %s %s (%s, was %s)",
-			    sc[DS_MEAN].r.ratio > 1 ? "longer" : "shorter", use_p50 ? "p50" : "mean",
+			    up ? "longer" : "shorter", use_p50 ? "p50" : "mean",
 			    r, x, y);
-		if (sc[DS_MEAN].r.ratio > 1 && !f->vprof && !more_calls)
+		if (up && !f->vprof && !more_calls)
 			f->vprof = "scalability";
 	}
 	if (sc[DS_WAIT].significant && !strstr(f->pattern, "Wait")) {
@@ -506,7 +523,19 @@ static void call_finding(struct diff_finding *f, const struct key *k, const stru
 			       res->alpha);
 		}
 		f->ndist = 1;
-		latency_dist(&f->dist[0], f, runh, rs->nb, rs->nn, f->scalar[DS_MEAN].significant);
+		/* the median call of each run that timed some: the mean alone
+		 * would drown in a few long calls that both sides make */
+		double med[n];
+		size_t mb = 0, mn = 0;
+		for (r = 0; r < n; r++)
+			if (hist_sum(runh[r]) > 0) {
+				med[mb + mn] = hist_p50(runh[r]);
+				*(r < rs->nb ? &mb : &mn) += 1;
+			}
+		if (mb && mn)
+			scalar(&f->scalar[DS_P50], med, mb, mn, &noise_time, res->alpha);
+		latency_dist(&f->dist[0], f, runh, rs->nb, rs->nn,
+			     f->scalar[DS_MEAN].significant || f->scalar[DS_P50].significant);
 	}
 	free(runh);
 
@@ -850,6 +879,6 @@ const char *diff_kind_name(enum diff_kind k)
 const char *diff_scalar_name(enum diff_scalar_id s)
 {
 	static const char *const names[] = { "calls", "calls_per_work", "self_time", "mean_latency",
-					     "wait", "attributed" };
+					     "wait", "attributed", "p50_latency" };
 	return names[s];
 }

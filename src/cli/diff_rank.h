@@ -60,7 +60,9 @@ struct diff_figs {
 };
 
 /* A figure measured once per run, tested. */
-enum diff_scalar_id { DS_CALLS, DS_PER_WORK, DS_TIME, DS_MEAN, DS_WAIT, DS_ATTR, DS_NSCALAR };
+enum diff_scalar_id {
+	DS_CALLS, DS_PER_WORK, DS_TIME, DS_MEAN, DS_WAIT, DS_ATTR, DS_P50, DS_NSCALAR
+};
 
 struct diff_scalar {
 	int tested;
