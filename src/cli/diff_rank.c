@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hints.h"
 #include "report.h"
 #include "xalloc.h"
 
@@ -322,19 +323,6 @@ static double largest_change(const struct diff_finding *f)
 	return size;
 }
 
-static int is_lock_api(const char *api)
-{
-	static const char *const locks[] = {
-		"pthread_mutex_lock", "pthread_mutex_timedlock", "pthread_rwlock_rdlock",
-		"pthread_rwlock_wrlock", "pthread_rwlock_timedrdlock", "pthread_rwlock_timedwrlock",
-		"pthread_spin_lock", "flock", "lockf", "lockf64",
-	};
-	for (size_t i = 0; i < sizeof(locks) / sizeof(locks[0]); i++)
-		if (!strcmp(api, locks[i]))
-			return 1;
-	return 0;
-}
-
 /* Append ", "-separated text to f->pattern. */
 __attribute__((format(printf, 2, 3)))
 static void say(struct diff_finding *f, const char *fmt, ...)
@@ -349,19 +337,6 @@ static void say(struct diff_finding *f, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(f->pattern + len, sizeof(f->pattern) - len, fmt, ap);
 	va_end(ap);
-}
-
-/* The share of a side's calls that took BLOCKED_NS or more: what blocks
- * (a wake-up alone takes a few µs; README: Wait of may-block APIs). */
-#define BLOCKED_NS 16384
-static double blocked_share(const struct diff_figs *g)
-{
-	double all = hist_sum(g->hist), slow = 0;
-
-	for (int b = 0; b < SC_HIST_BUCKETS; b++)
-		if (sc_hist_lo_ns(b) >= BLOCKED_NS)
-			slow += g->hist[b];
-	return all > 0 ? slow / all : 0;
 }
 
 /* The words of a call finding, most telling first. */
@@ -388,7 +363,8 @@ static void name_call(struct diff_finding *f, const struct diff_result *res)
 		say(f, "API vanished: was %s calls, %s", x, res->timed ? y : "untimed");
 		return;
 	}
-	double bb = blocked_share(b), nb = blocked_share(n);
+	double bb = hints_share_above(b->hist, HINTS_BLOCKED_NS);
+	double nb = hints_share_above(n->hist, HINTS_BLOCKED_NS);
 	if (sc[DS_WAIT].significant && n->wait_ns > b->wait_ns && nb >= 0.1 && bb < nb / 4) {
 		report_fmt_ns(x, sizeof(x), n->wait_ns);
 		report_fmt_ns(y, sizeof(y), b->wait_ns);
@@ -421,7 +397,7 @@ static void name_call(struct diff_finding *f, const struct diff_result *res)
 		report_fmt_ns(x, sizeof(x), use_p50 ? (double)n->p50_ns : n->mean_ns);
 		report_fmt_ns(y, sizeof(y), use_p50 ? (double)b->p50_ns : b->mean_ns);
 		int up = (use_p50 ? p50 : sc[DS_MEAN].r.ratio) > 1;
-		if (is_lock_api(f->api) && up)
+		if (hints_is_lock_api(f->api) && up)
 			say(f, "lock held longer or contended: %s %s %s (%s, was %s)", f->api,
 			    use_p50 ? "p50" : "mean", r, x, y);
 		else

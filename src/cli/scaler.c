@@ -22,6 +22,7 @@
 	X(report, "show a profile (component and API views) or export it")            \
 	X(live, "watch a running profile: calls and time per second, like top")      \
 	X(diff, "rank what made one profile differ from another, and why")           \
+	X(hints, "name the bug patterns one profile shows evidence of")              \
 	X(help, "show the help of scaler or of a command")                            \
 	X(version, "print scaler's version")
 
