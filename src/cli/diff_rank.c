@@ -51,13 +51,9 @@ struct key {
 static int cmp_key(const void *a, const void *b)
 {
 	const struct key *x = a, *y = b;
-	int c = strcmp(x->caller, y->caller);
 
-	if (!c)
-		c = strcmp(x->callee, y->callee);
-	if (!c)
-		c = strcmp(x->api, y->api);
-	return c;
+	return strcmp(x->caller, y->caller) ?: strcmp(x->callee, y->callee) ?:
+	       strcmp(x->api, y->api);
 }
 
 static int cmp_callp(const void *a, const void *b)

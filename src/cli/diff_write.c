@@ -42,6 +42,25 @@ static void jstr(FILE *o, const char *s)
 		fputs("null", o);
 }
 
+/* "key": value, for a number, a string (or null) and a boolean */
+static void jfnum(FILE *o, int *first, const char *k, double v)
+{
+	jkey(o, first, k);
+	jnum(o, v);
+}
+
+static void jfstr(FILE *o, int *first, const char *k, const char *v)
+{
+	jkey(o, first, k);
+	jstr(o, v);
+}
+
+static void jfbool(FILE *o, int *first, const char *k, int v)
+{
+	jkey(o, first, k);
+	fputs(v ? "true" : "false", o);
+}
+
 static void json_figs(FILE *o, const struct diff_finding *f, const struct diff_figs *g, int timed)
 {
 	int first = 1;
@@ -51,32 +70,23 @@ static void json_figs(FILE *o, const struct diff_finding *f, const struct diff_f
 			f->kind == DIFF_PROCESSES ? "processes" : "calls");
 	jnum(o, g->calls);
 	if (f->kind == DIFF_CALL) {
-		jkey(o, &first, "calls_per_work");
-		jnum(o, g->per_work >= 0 ? g->per_work : NAN);
+		jfnum(o, &first, "calls_per_work", g->per_work >= 0 ? g->per_work : NAN);
 	}
 	if (timed) {
 		jkey(o, &first, f->kind == DIFF_CALL || f->kind == DIFF_COMPONENT ? "total_ns"
 									  : "threads_ns");
 		jnum(o, round(g->total_ns));
 		if (f->kind == DIFF_CALL || f->kind == DIFF_COMPONENT) {
-			jkey(o, &first, "self_ns");
-			jnum(o, round(g->self_ns));
-			jkey(o, &first, "wait_ns");
-			jnum(o, round(g->wait_ns));
-			jkey(o, &first, "attr_ns");
-			jnum(o, round(g->attr_ns));
+			jfnum(o, &first, "self_ns", round(g->self_ns));
+			jfnum(o, &first, "wait_ns", round(g->wait_ns));
+			jfnum(o, &first, "attr_ns", round(g->attr_ns));
 		}
 		if (f->kind == DIFF_CALL) {
-			jkey(o, &first, "mean_ns");
-			jnum(o, round(g->mean_ns));
-			jkey(o, &first, "p50_ns");
-			jnum(o, (double)g->p50_ns);
-			jkey(o, &first, "p99_ns");
-			jnum(o, (double)g->p99_ns);
-			jkey(o, &first, "max_ns");
-			jnum(o, (double)g->max_ns);
-			jkey(o, &first, "timed");
-			jnum(o, g->timed);
+			jfnum(o, &first, "mean_ns", round(g->mean_ns));
+			jfnum(o, &first, "p50_ns", (double)g->p50_ns);
+			jfnum(o, &first, "p99_ns", (double)g->p99_ns);
+			jfnum(o, &first, "max_ns", (double)g->max_ns);
+			jfnum(o, &first, "timed", g->timed);
 			jkey(o, &first, "hist");
 			fputc('[', o);
 			int any = 0;
@@ -110,16 +120,11 @@ static void json_tests(FILE *o, const struct diff_finding *f)
 			continue;
 		jkey(o, &first, diff_scalar_name((enum diff_scalar_id)s));
 		fputc('{', o);
-		jkey(o, &k, "ratio");
-		jnum(o, x->r.ratio);
-		jkey(o, &k, "stat");
-		jnum(o, x->r.stat);
-		jkey(o, &k, "p");
-		jnum(o, x->r.p);
-		jkey(o, &k, "size");
-		jnum(o, x->r.size);
-		jkey(o, &k, "significant");
-		fputs(x->significant ? "true" : "false", o);
+		jfnum(o, &k, "ratio", x->r.ratio);
+		jfnum(o, &k, "stat", x->r.stat);
+		jfnum(o, &k, "p", x->r.p);
+		jfnum(o, &k, "size", x->r.size);
+		jfbool(o, &k, "significant", x->significant);
 		fputc('}', o);
 	}
 	fputc('}', o);
@@ -132,24 +137,15 @@ static void json_dists(FILE *o, const struct diff_finding *f)
 		const struct diff_dist *x = &f->dist[d];
 		int k = 1;
 		fputs(d ? ",{" : "{", o);
-		jkey(o, &k, "name");
-		jstr(o, x->name);
-		jkey(o, &k, "unit");
-		jstr(o, x->unit);
-		jkey(o, &k, "tested");
-		fputs(x->tested ? "true" : "false", o);
-		jkey(o, &k, "anderson_darling");
-		jnum(o, x->tested ? x->ad.t : NAN);
-		jkey(o, &k, "critical_05");
-		jnum(o, x->tested ? x->ad.crit05 : NAN);
-		jkey(o, &k, "p");
-		jnum(o, x->tested ? x->ad.p : NAN);
-		jkey(o, &k, "hellinger");
-		jnum(o, x->hellinger);
-		jkey(o, &k, "hellinger_within");
-		jnum(o, x->within);
-		jkey(o, &k, "significant");
-		fputs(x->significant ? "true" : "false", o);
+		jfstr(o, &k, "name", x->name);
+		jfstr(o, &k, "unit", x->unit);
+		jfbool(o, &k, "tested", x->tested);
+		jfnum(o, &k, "anderson_darling", x->tested ? x->ad.t : NAN);
+		jfnum(o, &k, "critical_05", x->tested ? x->ad.crit05 : NAN);
+		jfnum(o, &k, "p", x->tested ? x->ad.p : NAN);
+		jfnum(o, &k, "hellinger", x->hellinger);
+		jfnum(o, &k, "hellinger_within", x->within);
+		jfbool(o, &k, "significant", x->significant);
 		fputc('}', o);
 	}
 	fputc(']', o);
@@ -171,32 +167,24 @@ void diff_json(FILE *o, const struct diff_result *r, const struct diff_side *bas
 	int first = 1;
 
 	fputc('{', o);
-	jkey(o, &first, "format");
-	jstr(o, "scaler-diff");
+	jfstr(o, &first, "format", "scaler-diff");
 	jkey(o, &first, "version");
 	fputc('1', o);
 	jkey(o, &first, "base");
 	json_dirs(o, base);
 	jkey(o, &first, "new");
 	json_dirs(o, new_);
-	jkey(o, &first, "timed");
-	fputs(r->timed ? "true" : "false", o);
-	jkey(o, &first, "alpha");
-	jnum(o, r->alpha);
+	jfbool(o, &first, "timed", r->timed);
+	jfnum(o, &first, "alpha", r->alpha);
 	jkey(o, &first, "work");
 	if (r->work_api) {
 		int k = 1;
 		fputc('{', o);
-		jkey(o, &k, "caller");
-		jstr(o, r->work_caller);
-		jkey(o, &k, "callee");
-		jstr(o, r->work_callee);
-		jkey(o, &k, "api");
-		jstr(o, r->work_api);
-		jkey(o, &k, "base");
-		jnum(o, r->work_base);
-		jkey(o, &k, "new");
-		jnum(o, r->work_new);
+		jfstr(o, &k, "caller", r->work_caller);
+		jfstr(o, &k, "callee", r->work_callee);
+		jfstr(o, &k, "api", r->work_api);
+		jfnum(o, &k, "base", r->work_base);
+		jfnum(o, &k, "new", r->work_new);
 		fputc('}', o);
 	} else {
 		fputs("null", o);
@@ -207,28 +195,17 @@ void diff_json(FILE *o, const struct diff_result *r, const struct diff_side *bas
 		const struct diff_finding *f = &r->f[i];
 		int k = 1;
 		fputs(i ? ",{" : "{", o);
-		jkey(o, &k, "rank");
-		jnum(o, (double)f->rank);
-		jkey(o, &k, "kind");
-		jstr(o, diff_kind_name(f->kind));
-		jkey(o, &k, "caller");
-		jstr(o, f->caller);
-		jkey(o, &k, "callee");
-		jstr(o, f->callee);
-		jkey(o, &k, "api");
-		jstr(o, f->api);
-		jkey(o, &k, "significant");
-		fputs(f->significant ? "true" : "false", o);
-		jkey(o, &k, "score");
-		jnum(o, round(f->score));
-		jkey(o, &k, "raw");
-		jnum(o, round(f->raw));
-		jkey(o, &k, "discount");
-		jnum(o, f->discount);
-		jkey(o, &k, "pattern");
-		jstr(o, f->pattern);
-		jkey(o, &k, "vprof");
-		jstr(o, f->vprof);
+		jfnum(o, &k, "rank", (double)f->rank);
+		jfstr(o, &k, "kind", diff_kind_name(f->kind));
+		jfstr(o, &k, "caller", f->caller);
+		jfstr(o, &k, "callee", f->callee);
+		jfstr(o, &k, "api", f->api);
+		jfbool(o, &k, "significant", f->significant);
+		jfnum(o, &k, "score", round(f->score));
+		jfnum(o, &k, "raw", round(f->raw));
+		jfnum(o, &k, "discount", f->discount);
+		jfstr(o, &k, "pattern", f->pattern);
+		jfstr(o, &k, "vprof", f->vprof);
 		jkey(o, &k, "base");
 		json_figs(o, f, &f->base, r->timed);
 		jkey(o, &k, "new");
