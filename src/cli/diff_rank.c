@@ -426,7 +426,8 @@ static void call_finding(struct diff_finding *f, const struct key *k, const stru
 	size_t n = nall(rs), r;
 	double cnt[n], tot[n], self[n], wait[n], attr[n], mean[n], pw[n];
 	double (*runh)[SC_HIST_BUCKETS] = sc_xcalloc(n, sizeof(*runh));
-	double meanb[n], nmb = 0, nmn = 0;
+	double meanb[n];
+	size_t nmb = 0, nmn = 0;
 
 	memset(f, 0, sizeof(*f));
 	f->kind = DIFF_CALL;
@@ -446,7 +447,7 @@ static void call_finding(struct diff_finding *f, const struct key *k, const stru
 		if (c && c->count) {
 			mean[r] = tot[r] / cnt[r];
 			if (r < rs->nb)
-				meanb[(size_t)nmb++] = mean[r];
+				meanb[nmb++] = mean[r];
 			else
 				nmn++;
 		}
@@ -486,12 +487,12 @@ static void call_finding(struct diff_finding *f, const struct key *k, const stru
 			/* the runs that made calls: base ones, then new ones */
 			double m2[n];
 			size_t o = 0;
-			for (r = 0; r < (size_t)nmb; r++)
+			for (r = 0; r < nmb; r++)
 				m2[o++] = meanb[r];
 			for (r = rs->nb; r < n; r++)
 				if (cnt[r] > 0)
 					m2[o++] = mean[r];
-			scalar(&f->scalar[DS_MEAN], m2, (size_t)nmb, (size_t)nmn, &noise_time,
+			scalar(&f->scalar[DS_MEAN], m2, nmb, nmn, &noise_time,
 			       res->alpha);
 		}
 		f->ndist = 1;
