@@ -14,7 +14,7 @@ VARIANTS = ("lazy",)
 WANT = {
     "lock": ("lock contention", "sc_hints", "pthread_mutex_lock", "of its 1,600 calls blocked"),
     "strcmp": ("string comparisons", "sc_hints", None, "string comparisons dominate sc_hints: "
-               "300,0"),
+               "1,000,0"),
     "poll": ("busy polling", "sc_hints", "poll", "poll from sc_hints 200,000 calls"),
 }
 

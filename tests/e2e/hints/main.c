@@ -2,7 +2,7 @@
  * main.c - sc_hints MODE: one bug pattern per mode, for `scaler hints`
  * (checks/hints.py), and a quiet mode that has none:
  *   lock     4 threads take one mutex 400 times each and hold it ~50 µs
- *   strcmp   300,000 compares of 200-byte strings that differ at the end
+ *   strcmp   1,000,000 compares of 4000-byte strings that differ at the end
  *   poll     200,000 poll() calls with a timeout of 0
  *   quiet    some of each, too few or too short to be a pattern
  * Prints the same line in every mode.
@@ -40,7 +40,7 @@ int main(int argc, char **argv)
 	const char *mode = argc > 1 ? argv[1] : "quiet";
 	int lock = !strcmp(mode, "lock"), cmp = !strcmp(mode, "strcmp");
 	int pol = !strcmp(mode, "poll"), quiet = !strcmp(mode, "quiet");
-	static char a[201], b[201];
+	static char a[4001], b[4001];
 	pthread_t t[4];
 	long same = 0;
 
@@ -48,16 +48,16 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: sc_hints lock|strcmp|poll|quiet\n");
 		return 2;
 	}
-	rounds = lock ? 400 : 50;
+	rounds = lock ? 400 : quiet ? 50 : 0;
 	hold = lock ? 40000 : 10;
 	for (int i = 0; i < 4; i++)
 		pthread_create(&t[i], NULL, worker, NULL);
 	for (int i = 0; i < 4; i++)
 		pthread_join(t[i], NULL);
-	memset(a, 'x', 200);
-	memset(b, 'x', 200);
-	for (int i = 0; i < (cmp ? 300000 : 2000); i++) {
-		b[199] = (char)('a' + i % 3);
+	memset(a, 'x', 4000);
+	memset(b, 'x', 4000);
+	for (int i = 0; i < (cmp ? 1000000 : 2000); i++) {
+		b[3999] = (char)('a' + i % 3);
 		same += strcmp(a, b) == 0;
 		if (quiet && i % 10 == 0)
 			spin(20000);
