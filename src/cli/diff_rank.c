@@ -519,8 +519,9 @@ static void call_finding(struct diff_finding *f, const struct key *k, const stru
 	 * measured how much the machine moves it. New blocking changes the
 	 * latency distribution. */
 	const struct diff_scalar *sc = f->scalar;
-	int changed = sc[DS_CALLS].significant || (f->ndist && f->dist[0].significant) ||
-		      (spread(rs) && (sc[DS_TIME].significant || sc[DS_WAIT].significant));
+	int shape = sc[DS_CALLS].significant || (f->ndist && f->dist[0].significant);
+	int changed = shape || (spread(rs) && (sc[DS_TIME].significant || sc[DS_WAIT].significant));
+	f->time_only = changed && !shape;
 	double delta = res->timed ? fabs(f->new_.self_ns - f->base.self_ns)
 				  : fabs(f->new_.calls - f->base.calls);
 	if (!changed) {
@@ -647,6 +648,7 @@ static void comp_finding(struct diff_finding *f, const char *name, const struct 
 	int serial = !told && spread(rs) && f->scalar[DS_ATTR].significant && dattr >= material &&
 		     f->scalar[DS_ATTR].r.ratio > 1.5 * f->scalar[DS_TIME].r.ratio;
 	f->significant = self_sig || serial;
+	f->time_only = f->significant;
 	f->raw = fmax(f->base.self_ns, f->new_.self_ns);
 	f->scalar[DS_WAIT].significant = 0;     /* told by its calls' findings */
 	if (!self_sig)
@@ -741,6 +743,8 @@ static int cmp_finding(const void *a, const void *b)
 
 	if (x->significant != y->significant)
 		return x->significant ? -1 : 1;
+	if (x->significant && x->time_only != y->time_only)
+		return x->time_only ? 1 : -1;
 	if (x->score != y->score)
 		return x->score > y->score ? -1 : 1;
 	if (x->raw != y->raw)

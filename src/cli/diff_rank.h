@@ -12,7 +12,9 @@
  * two sides' times (calls, for untimed profiles); it is discounted by 0.8
  * when nothing in it changed significantly, else by 1 - the size of its
  * largest significant change (0 when that size exceeds 0.9). Significant
- * findings come first, so an unchanged row never outranks a changed one.
+ * findings come first, so an unchanged row never outranks a changed one;
+ * among them, changes of time alone (the weakest evidence: other load
+ * moves it) come after changes of calls or latency distributions.
  *
  * Distributions: a finding compares a list of distributions over ordered
  * bins (today the latency histogram). Argument values, once recorded, are
@@ -93,6 +95,9 @@ struct diff_finding {
 	size_t ndist;
 	struct diff_dist dist[DIFF_MAX_DIST];
 	int significant;        /* a real change that matters (doc/diff.md) */
+	int time_only;          /* significant by its time or Wait alone (only
+				   with several runs a side): ranked after the
+				   changes of calls or latency distributions */
 	double raw;             /* cost: ns, or calls when untimed */
 	double delta;           /* how much that cost changed (absolute) */
 	double discount;        /* vProf's ratio, in [0, 0.8] */
