@@ -115,7 +115,7 @@ static int gotdat_cb(void *p, const struct sc_import *imp)
 		return 0;
 	uintptr_t cur = *(const uintptr_t *)imp->slot;
 	struct sc_object *callee = cur ? sc_object_of(cur) : NULL;
-	if (!callee || callee == c->o || (callee->skip && !strstr(callee->path, "ld-linux")))
+	if (!callee || callee == c->o || !sc_object_callable(callee))
 		return 0;
 	if (!add_use(c, (struct sc_got_use){.slot = imp->slot, .known = fini}))
 		return 1;

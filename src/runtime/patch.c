@@ -104,19 +104,25 @@ static int import_cb(void *p, const struct sc_import *imp)
 		if (callee == o)
 			return 0;
 	}
-	if (!callee || callee->skip) {
-		if (!callee || (callee->skip && !strstr(callee->path, "ld-linux")))
-			return 0;               /* unknown code, or the runtime itself */
+	if (!callee || !sc_object_callable(callee))
+		return 0;                       /* unknown code, or the runtime itself */
+	struct sc_object *booked;
+	enum sc_callee how = sc_callee_of(o, imp->name, &cur, &callee, &booked);
+	if (how == SC_CALLEE_LEAVE)
+		return 0;
+	void *code = (void *)cur;
+	if (how == SC_CALLEE_HOOK) {
+		void *wrapper;
+		uint32_t flags = imp->kind | sc_entry_flags_for(imp->name, &wrapper);
+		/* a wrapper lies in the runtime's own object: looked up */
+		long n = sc_hook_new(wrapper ? wrapper : (void *)cur, wrapper ? NULL : callee,
+				     flags, o->id, booked->id, imp->name, imp->slot);
+		if (n == SC_HOOK_SKIP)
+			return 0;               /* this import stays as it is */
+		if (n < 0)
+			return 1;
+		code = sc_hook_code((uint32_t)n);
 	}
-	void *wrapper;
-	uint32_t flags = imp->kind | sc_entry_flags_for(imp->name, &wrapper);
-	/* a wrapper lies in the runtime's own object: looked up */
-	long n = sc_hook_new(wrapper ? wrapper : (void *)cur, wrapper ? NULL : callee, flags,
-			     o->id, callee->id, imp->name, imp->slot);
-	if (n == SC_HOOK_SKIP)
-		return 0;                       /* this import stays as it is */
-	if (n < 0)
-		return 1;
 	if (c->n == c->cap) {
 		size_t cap = c->cap ? c->cap * 2 : 256;
 		struct patch *np = sc_mem_grow(c->patches, cap * sizeof(*np));
@@ -125,7 +131,7 @@ static int import_cb(void *p, const struct sc_import *imp)
 		c->patches = np;
 		c->cap = cap;
 	}
-	c->patches[c->n++] = (struct patch){imp->slot, sc_hook_code((uint32_t)n)};
+	c->patches[c->n++] = (struct patch){imp->slot, code};
 	return 0;
 }
 

@@ -42,6 +42,18 @@ bool sc_use_cache_get(const struct sc_object *o, uint64_t code_len, uint64_t **w
 void sc_use_cache_put(const struct sc_object *o, uint64_t code_len, const uint64_t *w,
 		      size_t n) SC_HIDDEN;
 
+/* Whether calls into o may be hooked: all but the runtime's own objects
+ * (the dynamic linker and the vDSO are, callee.c). */
+bool sc_object_callable(const struct sc_object *o) SC_HIDDEN;
+
+/* What a call of name through o's slot, which holds *target inside *to,
+ * really reaches (callee.c). HOOK: hook it, with *target inside *to, booked
+ * to *booked; OWN: it reaches o's own *target: write that unhooked; LEAVE:
+ * leave the slot alone. */
+enum sc_callee { SC_CALLEE_HOOK, SC_CALLEE_OWN, SC_CALLEE_LEAVE };
+enum sc_callee sc_callee_of(const struct sc_object *o, const char *name, uintptr_t *target,
+			    struct sc_object **to, struct sc_object **booked) SC_HIDDEN;
+
 /* Which pages of the objects' read-only segments were mapped (rss.c). */
 struct sc_keep_rss {
 	int fd;

@@ -155,14 +155,12 @@ uint32_t sc_gnu_hash(const char *name)
  * symoffset on (bit 0 ends a chain). It lists every defined dynamic
  * symbol, which is what a lookup by name can find.
  */
-int sc_reloc_defines(const struct sc_reloc_info *ri, const char *name, uint32_t h)
+static const ElfW(Sym) *find_sym(const struct sc_reloc_info *ri, const char *name, uint32_t h)
 {
 	const uint32_t *g = ri->gnu_hash;
-	if (!g)
-		return -1;
 	uint32_t nbuckets = g[0], symoffset = g[1], nbloom = g[2], shift = g[3];
 	if (!nbuckets || !nbloom)
-		return 0;
+		return NULL;
 	const ElfW(Addr) *bloom = (const ElfW(Addr) *)(g + 4);
 	const uint32_t *buckets = (const uint32_t *)(bloom + nbloom);
 	const uint32_t *chain = buckets + nbuckets;
@@ -170,16 +168,28 @@ int sc_reloc_defines(const struct sc_reloc_info *ri, const char *name, uint32_t 
 	ElfW(Addr) word = bloom[(h / bits) % nbloom];
 	ElfW(Addr) mask = ((ElfW(Addr))1 << (h % bits)) | ((ElfW(Addr))1 << ((h >> shift) % bits));
 	if ((word & mask) != mask)
-		return 0;
+		return NULL;
 	uint32_t i = buckets[h % nbuckets];
 	if (i < symoffset)
-		return 0;
+		return NULL;
 	for (;; i++) {
 		uint32_t c = chain[i - symoffset];
 		if ((c | 1) == (h | 1) && (!ri->strsz || ri->symtab[i].st_name < ri->strsz) &&
 		    !strcmp(ri->strtab + ri->symtab[i].st_name, name))
-			return 1;
+			return &ri->symtab[i];
 		if (c & 1)
-			return 0;
+			return NULL;
 	}
+}
+
+int sc_reloc_defines(const struct sc_reloc_info *ri, const char *name, uint32_t h)
+{
+	if (!ri->gnu_hash)
+		return -1;
+	return find_sym(ri, name, h) != NULL;
+}
+
+const ElfW(Sym) *sc_reloc_lookup(const struct sc_reloc_info *ri, const char *name)
+{
+	return ri->gnu_hash ? find_sym(ri, name, sc_gnu_hash(name)) : NULL;
 }

@@ -51,5 +51,9 @@ size_t sc_reloc_walk(const struct sc_reloc_info *ri, sc_import_cb cb, void *ctx)
  * DT_GNU_HASH). */
 uint32_t sc_gnu_hash(const char *name);
 int sc_reloc_defines(const struct sc_reloc_info *ri, const char *name, uint32_t hash);
+/* The object's dynamic symbol called name (any version, the first the
+ * GNU hash table lists: a defined one, or an executable's canonical PLT
+ * entry, undefined with a value), or NULL (also without DT_GNU_HASH). */
+const ElfW(Sym) *sc_reloc_lookup(const struct sc_reloc_info *ri, const char *name);
 
 #endif
