@@ -34,6 +34,7 @@
 #include "cli.h"
 #include "format.h"
 #include "record_functions.h"
+#include "record_target.h"
 #include "series.h"
 
 /* one "scaler: ..." line on stderr; returns the exit status 2 */
@@ -501,6 +502,9 @@ int cmd_record(int argc, char **argv)
 	char exe[PATH_MAX], lib[PATH_MAX], absdir[PATH_MAX];
 	if (find_command(cmd[0], exe, sizeof(exe)) != 0)
 		return fail("cannot run %s: %s", cmd[0], strerror(errno));
+	char why[128];
+	if (record_target_unprofiled(exe, why, sizeof(why)))
+		fprintf(stderr, "scaler: not profiled: %s (%s); running it anyway\n", cmd[0], why);
 	if (find_runtime(lib, sizeof(lib)) != 0)
 		return fail("cannot find the runtime libscaler.so next to this scaler (set SCALER_LIB)");
 	int r = prepare_dir(dir);
