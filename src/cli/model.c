@@ -421,6 +421,7 @@ void sc_model_build(struct sc_model *m, struct sc_profile *p)
 
 	memset(m, 0, sizeof(*m));
 	m->p = p;
+	sc_model_name_routines(p);
 	m->nimages = p->nimages;
 	m->images = sc_xcalloc(p->nimages, sizeof(*m->images));
 	for (i = 0; i < p->nimages; i++)

@@ -94,6 +94,10 @@ struct sc_model {
 void sc_model_build(struct sc_model *m, struct sc_profile *p);
 void sc_model_free(struct sc_model *m);
 
+/* Names the threads' start routines the runtime could not (routines.c):
+ * from the objects' symbols, when their files can be read. */
+void sc_model_name_routines(struct sc_profile *p);
+
 /* The aggregate of one of m->p's images. */
 const struct sc_agg *sc_model_image(const struct sc_model *m, const struct sc_image *im);
 

@@ -93,6 +93,11 @@ static const char *pool_strdup(struct sc_profile *p, const char *s)
 	return pool_strndup(p, s, strlen(s));
 }
 
+const char *sc_profile_strdup(struct sc_profile *p, const char *s)
+{
+	return pool_strdup(p, s);
+}
+
 static void seterr(char *err, size_t errlen, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 

@@ -157,6 +157,9 @@ void sc_profile_print_skipped(const struct sc_profile *p, FILE *f);
 /* "adaptive", "all", "none", "mixed" or "unknown". */
 const char *sc_timing_name(uint32_t mode);
 
+/* A copy of s kept with p's strings (freed by sc_profile_free). */
+const char *sc_profile_strdup(struct sc_profile *p, const char *s);
+
 /* The object `id` of an image, NULL if unknown. */
 const struct sc_object *sc_image_object(const struct sc_image *im, uint32_t id);
 

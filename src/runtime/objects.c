@@ -16,7 +16,10 @@
 #include <elf.h>
 #include <limits.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <string.h>
+#include <sys/auxv.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "runtime.h"
@@ -173,9 +176,31 @@ void sc_objects_prune(void)
 	sc_mem_free(seen);
 }
 
-/* the executable's path, for its object (copied by the caller) */
+/*
+ * The executable's path, for its object (copied by the caller): the path
+ * it was started by (AT_EXECFN, made absolute with the working directory,
+ * which is still the exec's at start-up), so that it is named as invoked:
+ * `redis-server`, not `redis-check-rdb` its symlink leads to. The kernel's
+ * /proc/self/exe when that path is not the executable itself (a script's
+ * path, for its interpreter) or is gone.
+ */
 static const char *main_path(char *buf, size_t len)
 {
+	const char *fn = (const char *)getauxval(AT_EXECFN);
+	struct stat a, b;
+	if (fn && stat(fn, &a) == 0 && stat("/proc/self/exe", &b) == 0 &&
+	    a.st_dev == b.st_dev && a.st_ino == b.st_ino) {
+		char cwd[PATH_MAX];
+		if (fn[0] == '/' && strlen(fn) < len) {
+			strcpy(buf, fn);
+			return buf;
+		}
+		while (fn[0] == '.' && fn[1] == '/')
+			fn += 2;
+		if (fn[0] != '/' && getcwd(cwd, sizeof(cwd)) &&
+		    snprintf(buf, len, "%s/%s", cwd, fn) < (int)len)
+			return buf;
+	}
 	ssize_t n = readlink("/proc/self/exe", buf, len - 1);
 	if (n <= 0)
 		return "a.out";

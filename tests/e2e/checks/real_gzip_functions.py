@@ -23,7 +23,7 @@ def gzip_functions(scaler, tmp):
             f.write(b"line %d of a compressible file, %x\n" % (i, i * 2654435761 % 65521))
     rc, want, _ = run([gz, "-c", src])
     prof = os.path.join(tmp, "prof")
-    comp = os.path.basename(os.path.realpath(gz))
+    comp = os.path.basename(gz)      # named as invoked
     rc2, got, err = run([scaler, "record", "-o", prof, "--functions=%s:*" % comp,
                          "--", gz, "-c", src])
     if rc != 0 or rc2 != 0 or got != want:

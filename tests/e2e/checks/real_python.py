@@ -15,7 +15,7 @@ def real_python(scaler, tmp):
     # a pyenv-style shim is a script: profile the interpreter itself
     rc, out, _ = run([py, "-c", "import sys; print(sys.executable)"])
     exe = out.decode().strip() or py
-    name = os.path.basename(os.path.realpath(exe))
+    name = os.path.basename(exe)      # named as invoked, not its symlink's target
     rows = [
         ("*", "libc.so.6", "malloc", ">0"),
         ("*", "libm.so.6", "sin", ">=1000"),       # math.sin from math.fsum(...)

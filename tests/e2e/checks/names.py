@@ -1,0 +1,70 @@
+"""names.py - names a person recognises (issue 19, item 5).
+
+names-symlink: a program started through a symlink (as redis-server is to
+redis-check-rdb) is named as invoked, here by a relative path.
+names-routines: static start routines (sc_imbalance's slow_stage and
+fast_stage have no dynamic symbol) are named from .symtab; in a stripped
+copy, from its debug file (.gnu_debuglink beside it); in a stripped copy
+without one, as object+0xoffset."""
+import json
+import os
+import shutil
+
+from harness import check_rows, guarded, report_json_of, run
+
+MODE = "e2e"
+VARIANTS = ("lazy", "nopie")
+
+
+def symlinked(t):
+    link = os.path.join(t.tmp, "sc_alias")
+    os.symlink(os.path.abspath(t.exe("vdso")), link)
+    out = os.path.join(t.tmp, "alias.prof")
+    rc, _, err = run([t.scaler, "record", "-o", out, "--", "./sc_alias"], cwd=t.tmp)
+    if rc != 0:
+        return ["record exited %d: %r" % (rc, err[-200:])]
+    d = report_json_of(t.scaler, out)
+    names = [c["name"] for c in d["components"]]
+    bad = [] if "sc_vdso" not in names else ["named sc_vdso, as its symlink's target"]
+    return bad + check_rows(d, [("sc_alias", "libc.so.6", "time", "1000")])
+
+
+def routines(t, exe, prof):
+    rc, _, err = run([t.scaler, "record", "-o", prof, "--", exe])
+    if rc != 0:
+        raise RuntimeError("record exited %d: %r" % (rc, err[-200:]))
+    rc, rep, err = run([t.scaler, "report", "-i", prof, "--format", "json"])
+    if rc != 0:
+        raise RuntimeError("report exited %d: %r" % (rc, err[-200:]))
+    return sorted(th["start_routine"] for th in json.loads(rep)["threads"])
+
+
+def start_routines(t):
+    want = ["fast_stage", "fast_stage", "main", "slow_stage", "slow_stage"]
+    got = sorted(th["start_routine"] for th in report_json_of(t.scaler, t.profile("imbalance"))["threads"])
+    bad = [] if got == want else ["from .symtab: %s, want %s" % (got, want)]
+    # stripped copies beside the library they need ($ORIGIN)
+    imb = os.path.abspath(t.exe("imbalance"))
+    shutil.copy(os.path.join(t.bindir, "libsc_lj.so"), t.tmp)
+    dbg, bare = os.path.join(t.tmp, "sc_imb_dbg"), os.path.join(t.tmp, "sc_imb_bare")
+    for argv in (["objcopy", "--only-keep-debug", imb, dbg + ".debug"],
+                 ["strip", "-o", dbg, imb],
+                 ["objcopy", "--add-gnu-debuglink=" + dbg + ".debug", dbg],
+                 ["strip", "-o", bare, imb]):
+        rc, _, err = run(argv, cwd=t.tmp)
+        if rc != 0:
+            raise RuntimeError("%s: %r" % (" ".join(argv), err[-200:]))
+    got = routines(t, dbg, os.path.join(t.tmp, "dbg.prof"))
+    if got != want:
+        bad.append("from the debug file: %s, want %s" % (got, want))
+    got = routines(t, bare, os.path.join(t.tmp, "bare.prof"))
+    anon = [r for r in got if r != "main"]
+    if len(anon) != 4 or len(set(anon)) != 2 or \
+            not all(r.startswith("sc_imb_bare+0x") for r in anon):
+        bad.append("stripped, no debug file: %s, want 2 x 2 sc_imb_bare+0x..." % got)
+    return bad
+
+
+def checks(t):
+    guarded("names-symlink", t.variant, lambda: symlinked(t))
+    guarded("names-routines", t.variant, lambda: start_routines(t))
