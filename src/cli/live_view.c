@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "demangle.h"
 #include "live.h"
 #include "report.h"
 #include "xalloc.h"
@@ -83,7 +84,7 @@ size_t live_view_lines(const struct live_rows *r, enum live_view v, int cols, si
 		at += put_num(line + at, sizeof(line) - (size_t)at, num);
 		if (v == VIEW_API)
 			snprintf(name, sizeof(name), "%s → %s  %s", row->c.caller, row->c.callee,
-				 report_pretty(row->c.api, pretty, sizeof(pretty)));
+				 sc_demangle(row->c.api, pretty, sizeof(pretty)));
 		else
 			snprintf(name, sizeof(name), "%s → %s", row->c.caller, row->c.callee);
 		report_fit(fitted, sizeof(fitted), name, namew);

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "demangle.h"
 #include "xalloc.h"
 
 /* ---- aggregation ------------------------------------------------------ */
@@ -415,6 +416,21 @@ static void profile_agg(struct sc_agg *a, const struct sc_agg *img, size_t nimg)
 
 /* ---- entry points ----------------------------------------------------- */
 
+/* The calls' names for people, once every aggregate is keyed by symbol. */
+static void name_calls(struct sc_agg *a, struct sc_profile *p)
+{
+	char buf[1024];
+
+	for (size_t i = 0; i < a->ncalls; i++) {
+		struct sc_call *c = &a->calls[i];
+		const char *d = sc_demangle(c->api, buf, sizeof(buf));
+
+		c->symbol = c->api;
+		if (d != c->api)
+			c->api = sc_profile_strdup(p, d);
+	}
+}
+
 void sc_model_build(struct sc_model *m, struct sc_profile *p)
 {
 	size_t i;
@@ -427,6 +443,9 @@ void sc_model_build(struct sc_model *m, struct sc_profile *p)
 	for (i = 0; i < p->nimages; i++)
 		image_agg(&m->images[i], p, &p->images[i]);
 	profile_agg(&m->agg, m->images, m->nimages);
+	for (i = 0; i < p->nimages; i++)
+		name_calls(&m->images[i], p);
+	name_calls(&m->agg, p);
 }
 
 void sc_model_free(struct sc_model *m)

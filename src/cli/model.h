@@ -50,7 +50,8 @@ struct sc_component {
 struct sc_call {
 	const char *caller;
 	const char *callee;
-	const char *api;
+	const char *api;        /* the API as people read it (C++ demangled) */
+	const char *symbol;     /* ... and as linked: the calls' key */
 	uint64_t count;         /* exact */
 	uint64_t timed;         /* calls measured: total_ns is estimated from
 				   them (all of count in timing "all") */

@@ -121,8 +121,6 @@ int report_comp_selected(const struct report *r, const char *name);
 
 /* ---- report_fmt.c: text for people ---- */
 
-/* A demangled C++ name in buf, or sym itself. */
-const char *report_pretty(const char *sym, char *buf, size_t n);
 int report_text_width(const char *s);
 /* s cut to width columns with a trailing "…", control characters as '?' */
 void report_fit(char *dst, size_t n, const char *s, int width);

@@ -23,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "demangle.h"
 #include "json.h"
 #include "report.h"
 #include "series.h"
@@ -240,15 +241,13 @@ static void slice_event(struct sc_json *j, const struct slice *c)
 {
 	const struct sc_image *im = c->im;
 	uint32_t tid = c->t ? c->t->tid : 0;
-	char name[512];
+	char name[512], dem[400];
 
 	if (c->l) {
 		const struct sc_entry *e = &im->entries[c->l->entry];
 
-		char dem[512];
-
 		snprintf(name, sizeof(name), "%s:%s", object_name(im, e->callee),
-			 report_pretty(e->api, dem, sizeof(dem)));
+			 sc_demangle(e->api, dem, sizeof(dem)));
 		event_head(j, "X", name, im->pid, tid);
 		sc_json_key(j, "cat");
 		sc_json_string(j, e->flags & SC_ENT_WAIT ? "wait" : "call");

@@ -31,7 +31,7 @@ void report_csv(const struct report *r)
 	size_t i;
 
 	fputs("caller,callee,api,kind,count,timed,total_ns,self_ns,wait,wait_ns,attr_ns,"
-	      "p50_ns,p99_ns,max_ns\r\n", f);
+	      "p50_ns,p99_ns,max_ns,symbol\r\n", f);
 	for (i = 0; i < r->ncalls; i++) {
 		const struct sc_call *c = r->calls[i];
 
@@ -42,8 +42,10 @@ void report_csv(const struct report *r)
 		field(f, c->api);
 		fputs(c->function ? ",function" : ",import", f);
 		fprintf(f, ",%" PRIu64 ",%" PRIu64 ",%" PRId64 ",%" PRId64 ",%s,%" PRId64
-			",%" PRId64 ",%" PRId64 ",%" PRId64 ",%" PRId64 "\r\n",
+			",%" PRId64 ",%" PRId64 ",%" PRId64 ",%" PRId64 ",",
 			c->count, c->timed, c->total_ns, c->self_ns, c->wait ? "true" : "false",
 			c->wait_ns, c->attr_ns, c->p50_ns, c->p99_ns, c->max_ns);
+		field(f, c->symbol ? c->symbol : c->api);
+		fputs("\r\n", f);
 	}
 }

@@ -1,46 +1,14 @@
 /*
  * report_fmt.c - numbers, names and labels for people, shared by the text
  * and HTML views of `scaler report` (report.h): humanised times and counts,
- * demangled C++ names, column fitting, how a process ended.
+ * column fitting, how a process ended.
  */
-#include <dlfcn.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "report.h"
-
-/*
- * C++ names for people: the text view shows `std::_Rb_tree_increment(...)`
- * where the profile (and the JSON) keep the linked symbol. The demangler is
- * libstdc++'s own, looked up when first needed, so scaler has no build
- * dependency on C++; without it names stay mangled.
- */
-typedef char *(*demangle_fn)(const char *, char *, size_t *, int *);
-
-const char *report_pretty(const char *sym, char *buf, size_t n)
-{
-	static demangle_fn fn;
-	static int tried;
-	if (strncmp(sym, "_Z", 2) != 0)
-		return sym;
-	if (!tried) {
-		tried = 1;
-		void *h = dlopen("libstdc++.so.6", RTLD_LAZY);
-		if (h)
-			fn = (demangle_fn)(uintptr_t)dlsym(h, "__cxa_demangle");
-	}
-	int st = -1;
-	char *d = fn ? fn(sym, NULL, NULL, &st) : NULL;
-	if (!d || st != 0) {
-		free(d);
-		return sym;
-	}
-	snprintf(buf, n, "%s", d);
-	free(d);
-	return buf;
-}
 
 /* Display columns of a UTF-8 string (one per code point). */
 int report_text_width(const char *s)

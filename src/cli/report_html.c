@@ -26,6 +26,7 @@
 #include <string.h>
 
 #include "json.h"
+#include "demangle.h"
 #include "report.h"
 #include "report_html.h"
 
@@ -428,7 +429,7 @@ static void html_flame(const struct report *r)
 			report_stack_label(n, dem, sizeof(dem));
 			html_text(f, dem);
 		} else {
-			html_text(f, n->kind == STACK_API ? report_pretty(n->name, dem, sizeof(dem))
+			html_text(f, n->kind == STACK_API ? sc_demangle(n->name, dem, sizeof(dem))
 							  : n->name);
 		}
 		fprintf(f, "<span class=\"p\">%s</span></div>\n", pc);
@@ -670,7 +671,6 @@ static void html_calls(const struct report *r)
 	FILE *f = r->out;
 	int attr = r->agg->attr_ns > 0;
 	size_t k;
-	char dem[4096];
 
 	fputs("<section id=\"calls\">\n<h2>API view: calls between components</h2>\n", f);
 	if (r->ncalls == 0) {
@@ -691,9 +691,9 @@ static void html_calls(const struct report *r)
 		int hist = report_has_hist(call), internal = !strcmp(call->caller, call->callee);
 
 		fprintf(f, "<tr%s><td class=\"api\" title=\"", call->wait ? " class=\"wait\"" : "");
-		html_text(f, call->api);
+		html_text(f, call->symbol ? call->symbol : call->api);
 		fputs("\">", f);
-		html_text(f, report_pretty(call->api, dem, sizeof(dem)));
+		html_text(f, call->api);
 		if (call->wait)
 			fputs(" <small>(Wait)</small>", f);
 		fputs("</td>", f);

@@ -44,6 +44,8 @@ void report_json_call(struct sc_json *j, const struct sc_call *c)
 	sc_json_string(j, c->callee);
 	sc_json_key(j, "api");
 	sc_json_string(j, c->api);
+	sc_json_key(j, "symbol");
+	sc_json_string(j, c->symbol ? c->symbol : c->api);
 	sc_json_key(j, "kind");
 	sc_json_string(j, c->function ? "function" : "import");
 	sc_json_key(j, "count");

@@ -42,6 +42,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "demangle.h"
 #include "report.h"
 
 #define MAX_DEPTH 24     /* API levels: with the process, the component
@@ -224,7 +225,7 @@ static void expand(struct builder *b, size_t at, size_t x, long double tscale,
 		count = scaled_count(cscale, c->count);
 		if (ns <= 0 && count == 0)
 			continue;
-		child = add(b, at, STACK_API, c->api, c->callee, c, ns, count);
+		child = add(b, at, STACK_API, c->symbol ? c->symbol : c->api, c->callee, c, ns, count);
 		if (level < MAX_DEPTH && b->callee_of[k] != STACK_NONE) {
 			b->path[level] = c;
 			expand(b, child, b->callee_of[k], tscale * b->share[k],
@@ -449,7 +450,7 @@ void report_stack_title(const struct stack_node *n, char *buf, size_t len)
 	char dem[1024];
 
 	if (n->kind == STACK_API)
-		snprintf(buf, len, "%s:%s", n->component, report_pretty(n->name, dem, sizeof(dem)));
+		snprintf(buf, len, "%s:%s", n->component, sc_demangle(n->name, dem, sizeof(dem)));
 	else
 		report_stack_label(n, buf, len);
 }

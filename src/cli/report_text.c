@@ -384,7 +384,7 @@ static void api_table(const struct report *r, const struct sc_component *c, int 
 	int64_t more_ns = 0;
 	int attr = r->agg->attr_ns > 0;
 	int limit = !r->component && r->min_percent <= 0;
-	char name[512], dem[512], b1[64], b2[64], b3[64];
+	char name[512], b1[64], b2[64], b3[64];
 
 	fputs("    ", r->out);
 	col(r, "api", API_COLS, 0);
@@ -417,8 +417,7 @@ static void api_table(const struct report *r, const struct sc_component *c, int 
 			continue;
 		}
 		shown++;
-		report_fit(name, sizeof(name), report_pretty(call->api, dem, sizeof(dem)),
-			   API_COLS - 1);
+		report_fit(name, sizeof(name), call->api, API_COLS - 1);
 		fputs("    ", r->out);
 		if (call->wait)
 			sgr(r, C_DIM);

@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "demangle.h"
 #include "model.h"
 #include "symbols.h"
 
@@ -61,6 +62,13 @@ static void name_image(struct sc_profile *p, struct sc_image *im)
 		struct find f = {.addr = t->start_routine - o->base};
 		if (sc_syms_each(o->path, NULL, find_cb, &f) > 0 && f.name[0])
 			t->routine = sc_profile_strdup(p, f.name);
+	}
+	for (size_t i = 0; i < im->nthreads; i++) {
+		struct sc_thread *t = &im->threads[i];
+		char buf[512];
+		const char *d = t->routine ? sc_demangle(t->routine, buf, sizeof(buf)) : NULL;
+		if (d && d != t->routine)
+			t->routine = sc_profile_strdup(p, d);
 	}
 }
 

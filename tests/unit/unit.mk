@@ -40,8 +40,10 @@ $(BUILD)/tests/asan/test_fnpatch: tests/unit/test_fnpatch.c arch/$(ARCH)/fnpatch
 
 # The report writers and the nesting tree (src/cli/report_*.c) on
 # in-memory profiles; the profile reader (src/common), the model built on
-# it (src/cli/model.c) and the writers on what it reads.
-REPORT_SRC := $(wildcard src/cli/report_*.c) src/cli/model.c
+# it (src/cli/model.c, with its threads' routine names and its calls'
+# demangled names) and the writers on what it reads.
+MODEL_SRC := src/cli/model.c src/cli/routines.c src/cli/demangle.c
+REPORT_SRC := $(wildcard src/cli/report_*.c) $(MODEL_SRC)
 REPORT_UNIT := report stacks exports profile
 $(REPORT_UNIT:%=$(BUILD)/tests/test_%): $(BUILD)/tests/test_%: tests/unit/test_%.c tests/unit/check.h $(COMMON_SRC) \
 		$(REPORT_SRC) src/cli/report.h src/cli/model.h $(wildcard src/common/*.h)

@@ -5,12 +5,17 @@ redis-check-rdb) is named as invoked, here by a relative path.
 names-routines: static start routines (sc_imbalance's slow_stage and
 fast_stage have no dynamic symbol) are named from .symtab; in a stripped
 copy, from its debug file (.gnu_debuglink beside it); in a stripped copy
-without one, as object+0xoffset."""
+without one, as object+0xoffset.
+names-demangled: a C++ API (sc_cpp's sc::check(int)) has the same demangled
+name in every format; the JSON and CSV keep the linked symbol beside it."""
+import csv
+import gzip
+import io
 import json
 import os
 import shutil
 
-from harness import check_rows, guarded, report_json_of, run
+from harness import check_rows, guarded, report_cmd, report_json_of, run
 
 MODE = "e2e"
 VARIANTS = ("lazy", "nopie")
@@ -65,6 +70,35 @@ def start_routines(t):
     return bad
 
 
+MANGLED, PRETTY = "_ZN2sc5checkEi", "sc::check(int)"
+
+
+def demangled(t):
+    prof = t.profile("cpp")
+    bad = []
+    calls = [c for c in report_json_of(t.scaler, prof)["calls"] if c.get("symbol") == MANGLED]
+    if len(calls) != 1 or calls[0]["api"] != PRETTY:
+        bad.append("json: calls of %s: %r" % (MANGLED, calls))
+    rc, out, err = report_cmd(t.scaler, prof, "--format", "csv")
+    rows = [r for r in csv.DictReader(io.StringIO(out, newline="")) if r.get("symbol") == MANGLED]
+    if rc != 0 or len(rows) != 1 or rows[0]["api"] != PRETTY:
+        bad.append("csv: rows of %s: %r" % (MANGLED, rows))
+    for fmt in ("text", "html", "folded", "speedscope", "chrome", "pprof"):
+        out = os.path.join(t.tmp, "out." + fmt)
+        rc, _, err = report_cmd(t.scaler, prof, "--format", fmt, "-o", out)
+        with open(out, "rb") as f:
+            data = f.read()
+        if fmt == "pprof":
+            data = gzip.decompress(data)
+        # the HTML keeps the symbol as the API cell's tooltip only
+        mangled = data.count(MANGLED.encode()) - (fmt == "html")
+        if rc != 0 or PRETTY.encode() not in data or mangled > 0:
+            bad.append("%s: %s %d times, %s %d times" % (fmt, PRETTY, data.count(PRETTY.encode()),
+                                                       MANGLED, mangled))
+    return bad
+
+
 def checks(t):
     guarded("names-symlink", t.variant, lambda: symlinked(t))
     guarded("names-routines", t.variant, lambda: start_routines(t))
+    guarded("names-demangled", t.variant, lambda: demangled(t))

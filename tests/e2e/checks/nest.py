@@ -28,7 +28,7 @@ def check_nest(t, timing):
     if not out or abs(nested - out) > 0.10 * out:
         bad.append("nested in libstdc++ calls %.1f ms, libstdc++ calls out %.1f ms" %
                    (nested / 1e6, out / 1e6))
-    ins = [c for c in std if c["api"] == "_ZNSo9_M_insertIdEERSoT_"]
+    ins = [c for c in std if c["symbol"] == "_ZNSo9_M_insertIdEERSoT_"]
     vs = [c for c in d["calls"] if c["api"] == "vsnprintf"
           and c["caller"].startswith("libstdc++")]
     least = 0.7 if timing in (None, "adaptive") else 0.8
