@@ -10,6 +10,7 @@
 #include <math.h>
 #include <stddef.h>
 #include <stdio.h>
+#include <sys/ioctl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -242,6 +243,18 @@ static int want_color(const struct opts *o, FILE *out)
 	return isatty(fileno(out)) && !(nc && nc[0]);
 }
 
+/* The text view's width: the terminal's, else $COLUMNS, else 0 (120). */
+static int text_cols(FILE *out)
+{
+	struct winsize ws;
+	const char *env = getenv("COLUMNS");
+	long v = env ? strtol(env, NULL, 10) : 0;
+
+	if (isatty(fileno(out)) && ioctl(fileno(out), TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0)
+		return ws.ws_col;
+	return v > 0 && v < 10000 ? (int)v : 0;
+}
+
 /* Matches the --component pattern against a; 0 or -1 after the error. */
 static int check_component(const struct sc_agg *a, const char *pattern)
 {
@@ -333,6 +346,7 @@ int cmd_report(int argc, char **argv)
 	r.weight = (enum report_weight)o.weight;
 	r.timed = prof.timing_mode != SC_TIMING_NONE;
 	r.color = want_color(&o, r.out);
+	r.cols = text_cols(r.out);
 	report_select(&r);
 	o.writer->write(&r);
 	report_release(&r);

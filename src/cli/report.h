@@ -51,6 +51,8 @@ struct report {
 	int threads;                    /* --threads: the per-thread tables */
 	enum report_weight weight;      /* --weight: the stack exports' unit */
 	int color;                      /* ANSI colour in the text view */
+	int cols;                       /* the text view's width: the terminal's,
+					   else $COLUMNS, else 120 (0: 120) */
 	int timed;                      /* the profile has times (not --timing=none) */
 	/* calls shown, in display order (the agg's own rows) */
 	size_t ncalls;
@@ -124,6 +126,11 @@ int report_comp_selected(const struct report *r, const char *name);
 int report_text_width(const char *s);
 /* s cut to width columns with a trailing "…", control characters as '?' */
 void report_fit(char *dst, size_t n, const char *s, int width);
+/* The n names cut to width columns each as report_fit does, into out
+ * (n rows of outsz bytes), except that two different names never come
+ * out the same: those that would keep their ends ("head…tail"), and if
+ * even that cannot tell them apart, get "~N" (their order) at the end. */
+void report_fit_unique(char *out, size_t outsz, const char *const *names, size_t n, int width);
 void report_fmt_count(char *b, size_t n, uint64_t v);
 void report_fmt_ns(char *b, size_t n, long double ns);
 void report_fmt_pct(char *b, size_t n, long double part, long double whole);

@@ -57,6 +57,61 @@ void report_fit(char *dst, size_t n, const char *s, int width)
 	sanitize(dst);
 }
 
+/* s cut to width columns as "head…tail", the tail tail columns long. */
+static void fit_ends(char *dst, size_t n, const char *s, int width, int tail)
+{
+	int len = report_text_width(s), skip = len - tail, w = 0;
+	const char *t = s;
+
+	for (; *t && w < skip + 1; t++)         /* to the tail's first code point */
+		if (((unsigned char)*t & 0xc0) != 0x80 && ++w == skip + 1)
+			break;
+	report_fit(dst, n, s, width - tail);    /* head and its ellipsis */
+	if (strlen(dst) + strlen(t) < n) {
+		strcat(dst, t);
+		sanitize(dst);
+	}
+}
+
+static int clash(const char *out, size_t outsz, const char *const *names, size_t n, size_t i)
+{
+	for (size_t j = 0; j < n; j++)
+		if (j != i && !strcmp(out + i * outsz, out + j * outsz) && strcmp(names[i], names[j]))
+			return 1;
+	return 0;
+}
+
+void report_fit_unique(char *out, size_t outsz, const char *const *names, size_t n, int width)
+{
+	char *bad = report_xcalloc(n ? n : 1, 1);
+	size_t i;
+	int tail, any = 0;
+
+	for (i = 0; i < n; i++)
+		report_fit(out + i * outsz, outsz, names[i], width);
+	for (i = 0; i < n; i++)
+		any |= bad[i] = (char)clash(out, outsz, names, n, i);
+	/* the clashing ones keep more and more of their ends */
+	for (tail = 4; any && tail < width - 1; tail++) {
+		for (i = 0; i < n; i++)
+			if (bad[i])
+				fit_ends(out + i * outsz, outsz, names[i], width, tail);
+		any = 0;
+		for (i = 0; i < n; i++)
+			any |= bad[i] = bad[i] && clash(out, outsz, names, n, i);
+	}
+	for (i = 0; i < n && any; i++) {
+		if (!bad[i])
+			continue;
+		char tag[24];
+		int tl = snprintf(tag, sizeof(tag), "~%zu", i + 1);
+		report_fit(out + i * outsz, outsz, names[i], width - tl);
+		if (strlen(out + i * outsz) + (size_t)tl < outsz)
+			strcat(out + i * outsz, tag);
+	}
+	free(bad);
+}
+
 /* 1234567 -> "1,234,567" */
 void report_fmt_count(char *b, size_t n, uint64_t v)
 {

@@ -2,7 +2,8 @@
  * report_text.c - the text view of `scaler report` (report.h): the header
  * and process list, the component view (raw and 1/k-attributed times side
  * by side, as in the paper's Figure 1), the API view of each component,
- * and the threads and thread groups. Lines stay within about 120 columns;
+ * and the threads and thread groups. Lines stay within about 120 columns
+ * (the API view's within the terminal's width, report.h: cols);
  * ANSI colour only when r->color.
  */
 #include <inttypes.h>
@@ -15,7 +16,6 @@
 
 #define LINE_COLS 120
 #define NAME_COLS 40            /* component column */
-#define API_COLS 24             /* api column of the API view */
 #define API_ROWS 30             /* API view rows per component by default */
 #define T 8                     /* a time column */
 
@@ -385,9 +385,47 @@ static void api_table(const struct report *r, const struct sc_component *c, int 
 	int attr = r->agg->attr_ns > 0;
 	int limit = !r->component && r->min_percent <= 0;
 	char name[512], b1[64], b2[64], b3[64];
+	const struct sc_call **rows = report_xcalloc(r->ncalls ? r->ncalls : 1, sizeof(*rows));
+	const char **apis = report_xcalloc(r->ncalls ? r->ncalls : 1, sizeof(*apis));
+	size_t nrows = 0;
+	int api_w = 0, other_w = 0, line = r->cols > 0 ? r->cols : LINE_COLS;
+	int fixed = 4 + 11 + (r->timed ? 7 + 7 * T : 7) + 2;
+
+	/* the rows shown, and the widths their names need */
+	for (k = 0; k < r->ncalls; k++) {
+		const struct sc_call *call = r->calls[k];
+		const char *other = into ? call->caller : call->callee;
+
+		if (strcmp(into ? call->callee : call->caller, c->name))
+			continue;
+		if (limit && nrows == API_ROWS) {
+			more++;
+			more_calls = sc_addu_sat(more_calls, call->count);
+			more_ns = sc_add_sat(more_ns, call->total_ns);
+			continue;
+		}
+		rows[nrows] = call;
+		apis[nrows++] = call->api;
+		if (report_text_width(call->api) + 1 > api_w)
+			api_w = report_text_width(call->api) + 1;
+		int ow = report_text_width(other) + (strcmp(call->caller, call->callee) ? 0 : 9);
+
+		if (ow > other_w)
+			other_w = ow;                   /* with " (itself)" */
+	}
+	/* the api column takes what the line has left after the others, the
+	 * calling component's at most 20 + 9 columns */
+	if (other_w > 29)
+		other_w = 29;
+	if (api_w > line - fixed - other_w)
+		api_w = line - fixed - other_w;
+	if (api_w < 12)
+		api_w = 12;
+	char *fit = report_xcalloc(nrows ? nrows : 1, 512);
+	report_fit_unique(fit, 512, apis, nrows, api_w - 1);
 
 	fputs("    ", r->out);
-	col(r, "api", API_COLS, 0);
+	col(r, "api", api_w, 0);
 	col(r, "calls", 11, 1);
 	if (r->timed) {
 		col(r, "total", T, 1);
@@ -402,28 +440,19 @@ static void api_table(const struct report *r, const struct sc_component *c, int 
 		col(r, "%in", 7, 1);
 	}
 	fprintf(r->out, "  %s\n", into ? "from" : "to");
-	for (k = 0; k < r->ncalls; k++) {
-		const struct sc_call *call = r->calls[k];
+	for (k = 0; k < nrows; k++) {
+		const struct sc_call *call = rows[k];
 		const char *other = into ? call->caller : call->callee;
 		int internal = !strcmp(call->caller, call->callee), used;
 		int hist = report_has_hist(call);
 
-		if (strcmp(into ? call->callee : call->caller, c->name))
-			continue;
-		if (limit && shown == API_ROWS) {
-			more++;
-			more_calls = sc_addu_sat(more_calls, call->count);
-			more_ns = sc_add_sat(more_ns, call->total_ns);
-			continue;
-		}
 		shown++;
-		report_fit(name, sizeof(name), call->api, API_COLS - 1);
 		fputs("    ", r->out);
 		if (call->wait)
 			sgr(r, C_DIM);
-		col(r, name, API_COLS, 0);
+		col(r, fit + k * 512, api_w, 0);
 		col_count(r, call->count, 11);
-		used = 4 + API_COLS + 11;
+		used = 4 + api_w + 11;
 		if (r->timed) {
 			col_ns(r, (long double)call->total_ns, 1, T);
 			if (internal || !into)
@@ -447,7 +476,7 @@ static void api_table(const struct report *r, const struct sc_component *c, int 
 			used += 7;
 		}
 		report_fit(name, sizeof(name), other,
-			   LINE_COLS - used - 2 - 9 > 20 ? LINE_COLS - used - 2 - 9 : 20);
+			   line - used - 2 - 9 > 20 ? line - used - 2 - 9 : 20);
 		fprintf(r->out, "  %s%s", name, internal ? " (itself)" : "");
 		if (call->wait)
 			sgr(r, "0");
@@ -466,6 +495,9 @@ static void api_table(const struct report *r, const struct sc_component *c, int 
 	}
 	if (shown == 0)
 		fprintf(r->out, "    (none shown)\n");
+	free(fit);
+	free(apis);
+	free(rows);
 }
 
 static void text_apis(const struct report *r)

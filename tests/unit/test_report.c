@@ -115,6 +115,25 @@ static void init(struct report *r, const struct sc_model *m)
 	r->sort = SORT_TOTAL;
 }
 
+/* report_fit_unique: names cut to one width never come out the same. */
+static void test_fit_unique(void)
+{
+	const char *names[] = { "pthread_mutexattr_setprotocol", "pthread_mutexattr_setprioceiling",
+				"pthread_mutexattr_init", "printf", "aaaaaaaaaaXaaaaaaaaaa",
+				"aaaaaaaaaaYaaaaaaaaaa" };
+	char out[6][64];
+	size_t n = sizeof(names) / sizeof(names[0]);
+
+	report_fit_unique(&out[0][0], sizeof(out[0]), names, n, 12);
+	for (size_t i = 0; i < n; i++) {
+		CHECK(report_text_width(out[i]) <= 12, "fit_unique: within the width");
+		for (size_t j = 0; j < i; j++)
+			CHECK(strcmp(out[i], out[j]) != 0, "fit_unique: two names, two texts");
+	}
+	CHECK_EQ(strcmp(out[3], "printf"), 0, "fit_unique: a short name whole");
+	CHECK(strstr(out[0], "ocol") && strstr(out[1], "ling"), "fit_unique: clashing names keep their ends");
+}
+
 int main(void)
 {
 	struct sc_profile p;
@@ -263,5 +282,6 @@ int main(void)
 	CHECK(strstr(s, "own cost taken off each timed call: unknown (format 3)") != NULL,
 	      "text: unknown timing cost");
 	free(s);
+	test_fit_unique();
 	return check_summary();
 }

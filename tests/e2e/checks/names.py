@@ -7,7 +7,10 @@ fast_stage have no dynamic symbol) are named from .symtab; in a stripped
 copy, from its debug file (.gnu_debuglink beside it); in a stripped copy
 without one, as object+0xoffset.
 names-demangled: a C++ API (sc_cpp's sc::check(int)) has the same demangled
-name in every format; the JSON and CSV keep the linked symbol beside it."""
+name in every format; the JSON and CSV keep the linked symbol beside it.
+names-columns: the text API view fits the width ($COLUMNS 100, 120, 200)
+and never cuts two of sc_names' pthread_mutexattr_* APIs to the same
+text (setprotocol and setprioceiling share 23 characters)."""
 import csv
 import gzip
 import io
@@ -98,7 +101,41 @@ def demangled(t):
     return bad
 
 
+def api_rows(text, component):
+    """The API view's rows of the calls into component."""
+    rows, inside = [], False
+    for line in text.splitlines():
+        if line.startswith("  %s:" % component):
+            inside = True
+        elif inside and not line.strip():
+            break
+        elif inside and not line.lstrip().startswith("api "):
+            rows.append(line)
+    return rows
+
+
+def columns(t):
+    prof = t.profile("names")
+    want = sorted(c["api"] for c in report_json_of(t.scaler, prof)["calls"]
+                  if c["callee"] == "libc.so.6")
+    bad = []
+    for width in (100, 120, 200):
+        env = dict(os.environ, COLUMNS=str(width))
+        rc, out, err = report_cmd(t.scaler, prof, env=env)
+        rows = api_rows(out, "libc.so.6")
+        cells = [r.split()[0] for r in rows]
+        if rc != 0 or len(rows) != len(want) or len(set(cells)) != len(cells):
+            bad.append("%d columns: API cells %s for %s" % (width, cells, want))
+        wide = [r for r in rows if len(r) > width]
+        if wide:
+            bad.append("%d columns: %d rows wider, as %r" % (width, len(wide), wide[0]))
+        if width == 200 and sorted(cells) != want:
+            bad.append("200 columns: names cut: %s" % cells)
+    return bad
+
+
 def checks(t):
     guarded("names-symlink", t.variant, lambda: symlinked(t))
     guarded("names-routines", t.variant, lambda: start_routines(t))
     guarded("names-demangled", t.variant, lambda: demangled(t))
+    guarded("names-columns", t.variant, lambda: columns(t))
