@@ -188,7 +188,9 @@ static const char *main_path(char *buf, size_t len)
 {
 	const char *fn = (const char *)getauxval(AT_EXECFN);
 	struct stat a, b;
-	if (fn && stat(fn, &a) == 0 && stat("/proc/self/exe", &b) == 0 &&
+	/* a path through /proc or /dev/fd (fexecve) names no program */
+	if (fn && strncmp(fn, "/proc/", 6) && strncmp(fn, "/dev/fd/", 8) &&
+	    stat(fn, &a) == 0 && stat("/proc/self/exe", &b) == 0 &&
 	    a.st_dev == b.st_dev && a.st_ino == b.st_ino) {
 		char cwd[PATH_MAX];
 		if (fn[0] == '/' && strlen(fn) < len) {
