@@ -219,7 +219,8 @@ static void strings(struct pprof *w)
 	for (k = 0; k < w->nmaps; k++)
 		pb_bytes(&w->out, PROFILE_STRING_TABLE, w->maps[k], strlen(w->maps[k]));
 	for (k = 0; k < t->nframes; k++) {
-		const char *raw = t->nodes[t->frames[k]].name;
+		const struct stack_node *n = &t->nodes[t->frames[k]];
+		const char *raw = n->call && n->call->symbol ? n->call->symbol : n->name;
 
 		pb_bytes(&w->out, PROFILE_STRING_TABLE, raw, strlen(raw));
 	}

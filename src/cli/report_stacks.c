@@ -225,7 +225,7 @@ static void expand(struct builder *b, size_t at, size_t x, long double tscale,
 		count = scaled_count(cscale, c->count);
 		if (ns <= 0 && count == 0)
 			continue;
-		child = add(b, at, STACK_API, c->symbol ? c->symbol : c->api, c->callee, c, ns, count);
+		child = add(b, at, STACK_API, c->api, c->callee, c, ns, count);
 		if (level < MAX_DEPTH && b->callee_of[k] != STACK_NONE) {
 			b->path[level] = c;
 			expand(b, child, b->callee_of[k], tscale * b->share[k],

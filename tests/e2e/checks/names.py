@@ -93,8 +93,9 @@ def demangled(t):
             data = f.read()
         if fmt == "pprof":
             data = gzip.decompress(data)
-        # the HTML keeps the symbol as the API cell's tooltip only
-        mangled = data.count(MANGLED.encode()) - (fmt == "html")
+        # the HTML keeps the symbol as the API cell's tooltip, pprof as the
+        # function's system_name
+        mangled = data.count(MANGLED.encode()) - (fmt in ("html", "pprof"))
         if rc != 0 or PRETTY.encode() not in data or mangled > 0:
             bad.append("%s: %s %d times, %s %d times" % (fmt, PRETTY, data.count(PRETTY.encode()),
                                                        MANGLED, mangled))

@@ -296,9 +296,11 @@ def check_demangled(scaler, prof, rep, tmp, tools):
     page = export(scaler, prof, os.path.join(tmp, "n.html"), "html").decode()
     shown = {html.unescape(m): html.unescape(d) for m, d in
              re.findall(r'<td class="api" title="([^"]*)">([^<]*)', page)}
-    want = {(c["callee"], c["api"]): shown.get(c["api"]) for c in rep["calls"]
-            if c["api"].startswith("_Z")}
-    if not want or None in want.values() or any(k[1] == v for k, v in want.items()):
+    want = {(c["callee"], c["symbol"]): shown.get(c["symbol"]) for c in rep["calls"]
+            if c["symbol"].startswith("_Z")}
+    named = {(c["callee"], c["symbol"]): c["api"] for c in rep["calls"]}
+    if not want or None in want.values() or any(k[1] == v for k, v in want.items()) or \
+            any(named[k] != v for k, v in want.items()):    # the JSON's api as the HTML
         return ["sc_nest's C++ calls not demangled in the HTML: %r" % (want,)]
     bad = []
     folded = {f for frames, _ in parse_folded(export(scaler, prof, os.path.join(tmp, "n.folded"),
