@@ -224,12 +224,10 @@ void diff_json(FILE *o, const struct diff_result *r, const struct diff_side *bas
 /* "caller -> callee api", "component X", "threads", "processes" */
 static void where(char *b, size_t n, const struct diff_finding *f)
 {
-	char pretty[256];
-
 	switch (f->kind) {
 	case DIFF_CALL:
-		snprintf(b, n, "%s -> %s  %s", f->caller, f->callee,
-			 report_pretty(f->api, pretty, sizeof(pretty)));
+		/* the model's api is already demangled */
+		snprintf(b, n, "%s -> %s  %s", f->caller, f->callee, f->api);
 		break;
 	case DIFF_COMPONENT:
 		snprintf(b, n, "component %s", f->caller);
