@@ -121,6 +121,48 @@ size_t report_match_components(const struct sc_agg *a, const char *pattern,
 /* Is the component called name selected (always, without --component)? */
 int report_comp_selected(const struct report *r, const char *name);
 
+/* ---- report_names.c: function names for people ---- */
+
+/* The length of sym without its clone suffixes (".isra.0", ".constprop.1",
+ * ".part.0", ".cold", ...; "foo.part.0.cold" -> 3); strlen(sym) if none. */
+size_t report_clone_base(const char *sym);
+/* The function a symbol or its clone belongs to, demangled, in buf or sym
+ * itself: "_Z3fooi.isra.0" -> "foo(int)", "bar.cold" -> "bar". */
+const char *report_function_name(const char *sym, char *buf, size_t n);
+
+/* ---- report_functions.c: a component's patched functions ---- */
+
+struct report_fn_figures {
+	uint64_t count, timed;
+	int64_t total_ns, self_ns, max_ns;  /* inclusive, exclusive */
+	int64_t p50_ns, p99_ns;             /* valid if has_hist */
+	int has_hist;
+	uint64_t hist[SC_HIST_BUCKETS];
+	const char *caller;                 /* the first caller seen */
+	int callers_many;                   /* and others too */
+};
+
+/* One symbol of a function: itself, or one of its clones. */
+struct report_fn_part {
+	const char *symbol;                 /* as linked: "_Z3fooi.isra.0" */
+	const char *suffix;                 /* its clone suffix, "" if none */
+	struct report_fn_figures fig;
+};
+
+/* A function and its clones, every caller's calls summed. */
+struct report_fn {
+	char *name;                         /* report_function_name */
+	struct report_fn_figures fig;
+	size_t nparts;
+	struct report_fn_part *parts;       /* by total_ns, count desc */
+};
+
+/* The functions of component among r's shown calls of kind "function",
+ * by total_ns then count desc, into *out (free with
+ * report_functions_free); returns how many. */
+size_t report_functions(const struct report *r, const char *component, struct report_fn **out);
+void report_functions_free(struct report_fn *fn, size_t n);
+
 /* ---- report_fmt.c: text for people ---- */
 
 int report_text_width(const char *s);

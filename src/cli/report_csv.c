@@ -1,8 +1,9 @@
 /*
  * report_csv.c - `scaler report --format csv`: one header row, then one
  * row per (caller, callee, api) call as the report selected them (the
- * fields of the JSON calls[] rows without the histogram), RFC 4180: CRLF
- * line ends, a field with a comma, quote, CR or LF quoted, quotes doubled.
+ * fields of the JSON calls[] rows without the histogram; `function` empty
+ * for an import), RFC 4180: CRLF line ends, a field with a comma, quote,
+ * CR or LF quoted, quotes doubled.
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -31,7 +32,7 @@ void report_csv(const struct report *r)
 	size_t i;
 
 	fputs("caller,callee,api,kind,count,timed,total_ns,self_ns,wait,wait_ns,attr_ns,"
-	      "p50_ns,p99_ns,max_ns,symbol\r\n", f);
+	      "p50_ns,p99_ns,max_ns,symbol,function\r\n", f);
 	for (i = 0; i < r->ncalls; i++) {
 		const struct sc_call *c = r->calls[i];
 
@@ -46,6 +47,12 @@ void report_csv(const struct report *r)
 			c->count, c->timed, c->total_ns, c->self_ns, c->wait ? "true" : "false",
 			c->wait_ns, c->attr_ns, c->p50_ns, c->p99_ns, c->max_ns);
 		field(f, c->symbol ? c->symbol : c->api);
+		fputc(',', f);
+		if (c->function) {
+			char dem[1024];
+
+			field(f, report_function_name(c->api, dem, sizeof(dem)));
+		}
 		fputs("\r\n", f);
 	}
 }

@@ -48,6 +48,12 @@ void report_json_call(struct sc_json *j, const struct sc_call *c)
 	sc_json_string(j, c->symbol ? c->symbol : c->api);
 	sc_json_key(j, "kind");
 	sc_json_string(j, c->function ? "function" : "import");
+	if (c->function) {
+		char dem[1024];
+
+		sc_json_key(j, "function");
+		sc_json_string(j, report_function_name(c->api, dem, sizeof(dem)));
+	}
 	sc_json_key(j, "count");
 	sc_json_uint(j, c->count);
 	sc_json_key(j, "timed");

@@ -16,6 +16,7 @@
 
 #define LINE_COLS 120
 #define NAME_COLS 40            /* component column */
+#define FN_COLS 32              /* function column of the function view */
 #define API_ROWS 30             /* API view rows per component by default */
 #define T 8                     /* a time column */
 
@@ -398,6 +399,8 @@ static void api_table(const struct report *r, const struct sc_component *c, int 
 
 		if (strcmp(into ? call->callee : call->caller, c->name))
 			continue;
+		if (call->function && !strcmp(call->caller, call->callee))
+			continue;       /* time inside c: the function view's */
 		if (limit && nrows == API_ROWS) {
 			more++;
 			more_calls = sc_addu_sat(more_calls, call->count);
@@ -509,9 +512,13 @@ static void text_apis(const struct report *r)
 
 	by_in = report_xcalloc(a->ncomp, sizeof(*by_in));
 	for (i = 0; i < a->ncomp; i++) {
-		/* listed if any shown call goes into it, even from itself */
+		/* listed if any shown call goes into it, even from itself
+		 * (but a function called from its own component is time
+		 * inside it, in the function view) */
 		for (k = 0; k < r->ncalls; k++)
-			if (!strcmp(r->calls[k]->callee, a->comp[i].name))
+			if (!strcmp(r->calls[k]->callee, a->comp[i].name) &&
+			    !(r->calls[k]->function &&
+			      !strcmp(r->calls[k]->caller, r->calls[k]->callee)))
 				break;
 		if (k < r->ncalls && report_comp_selected(r, a->comp[i].name))
 			by_in[n++] = &a->comp[i];
@@ -549,6 +556,103 @@ static void text_apis(const struct report *r)
 			heading(r, "CALLS FROM %s", c->name);
 			api_table(r, c, 0);
 		}
+	}
+}
+
+/* ---- functions (--functions) ------------------------------------------ */
+
+/* One row of the function view: a function or (part) one of its clones. */
+static void fn_row(const struct report *r, const struct sc_component *c, const char *label,
+		   const struct report_fn_figures *f)
+{
+	char name[512];
+	int timed = f->timed > 0;
+
+	report_fit(name, sizeof(name), label, FN_COLS - 1);
+	fputs("    ", r->out);
+	col(r, name, FN_COLS, 0);
+	col_count(r, f->count, 11);
+	if (r->timed) {
+		col_ns(r, (long double)f->total_ns, timed, T);
+		col_ns(r, (long double)f->self_ns, timed, T);
+		if (timed && c->self_ns > 0)
+			col_pct(r, (long double)f->self_ns, (long double)c->self_ns, 7);
+		else
+			col(r, "-", 7, 1);
+		col_ns(r, (long double)f->p50_ns, f->has_hist, T);
+		col_ns(r, (long double)f->p99_ns, f->has_hist, T);
+	}
+	fputs("  ", r->out);
+	if (f->callers_many)
+		fputs("several components", r->out);
+	else
+		fprintf(r->out, "%s%s", f->caller, strcmp(f->caller, c->name) ? "" : " (itself)");
+	fputc('\n', r->out);
+}
+
+/*
+ * FUNCTION VIEW: each component's patched functions, every caller summed:
+ * inclusive and exclusive time, the exclusive part of the component's
+ * self time, calls and percentiles; a function with clones gets one row
+ * per symbol under it, named by its clone suffix.
+ */
+static void text_functions(const struct report *r)
+{
+	size_t i, k, p, n;
+	int any = 0;
+	char b1[64], b2[64], name[256];
+
+	for (i = 0; i < r->ncomp; i++) {
+		const struct sc_component *c = r->comp[i];
+		struct report_fn *fn;
+		int untimed = 0;
+
+		if (!report_comp_selected(r, c->name))
+			continue;
+		n = report_functions(r, c->name, &fn);
+		if (n == 0)
+			continue;
+		if (!any)
+			heading(r, "FUNCTION VIEW: each component's self time by its patched functions");
+		any = 1;
+		report_fit(name, sizeof(name), c->name, 50);
+		report_fmt_count(b2, sizeof(b2), n);
+		fputs("\n  ", r->out);
+		sgr(r, C_HEAD);
+		fputs(name, r->out);
+		sgr(r, "0");
+		if (r->timed) {
+			report_fmt_ns(b1, sizeof(b1), (long double)c->self_ns);
+			fprintf(r->out, ": self %s; %s patched functions called\n", b1, b2);
+		} else {
+			fprintf(r->out, ": %s patched functions called\n", b2);
+		}
+		fputs("    ", r->out);
+		col(r, "function", FN_COLS, 0);
+		col(r, "calls", 11, 1);
+		if (r->timed) {
+			col(r, "incl", T, 1);
+			col(r, "excl", T, 1);
+			col(r, "%self", 7, 1);
+			col(r, "p50", T, 1);
+			col(r, "p99", T, 1);
+		}
+		fputs("  from\n", r->out);
+		for (k = 0; k < n; k++) {
+			fn_row(r, c, fn[k].name, &fn[k].fig);
+			untimed |= fn[k].fig.timed < fn[k].fig.count;
+			if (fn[k].nparts == 1 && !*fn[k].parts[0].suffix)
+				continue;
+			for (p = 0; p < fn[k].nparts; p++) {
+				snprintf(name, sizeof(name), "  %s",
+					 *fn[k].parts[p].suffix ? fn[k].parts[p].suffix : "(itself)");
+				fn_row(r, c, name, &fn[k].parts[p].fig);
+			}
+		}
+		if (r->timed && untimed)
+			fprintf(r->out, "    (\"-\": calls from inside %s are counted, not timed)\n",
+				c->name);
+		report_functions_free(fn, n);
 	}
 }
 
@@ -641,6 +745,7 @@ void report_text(const struct report *r)
 	text_header(r);
 	text_components(r);
 	text_apis(r);
+	text_functions(r);
 	for (i = 0; i < r->ngroups; i++)
 		imbalance |= r->groups[i].imbalance;
 	if (r->threads) {

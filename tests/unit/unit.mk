@@ -44,7 +44,7 @@ $(BUILD)/tests/asan/test_fnpatch: tests/unit/test_fnpatch.c arch/$(ARCH)/fnpatch
 # demangled names) and the writers on what it reads.
 MODEL_SRC := src/cli/model.c src/cli/routines.c src/cli/demangle.c
 REPORT_SRC := $(wildcard src/cli/report_*.c) $(MODEL_SRC)
-REPORT_UNIT := report stacks exports profile
+REPORT_UNIT := report stacks exports profile report_names
 $(REPORT_UNIT:%=$(BUILD)/tests/test_%): $(BUILD)/tests/test_%: tests/unit/test_%.c tests/unit/check.h $(COMMON_SRC) \
 		$(REPORT_SRC) src/cli/report.h src/cli/model.h $(wildcard src/common/*.h)
 	@mkdir -p $(@D)

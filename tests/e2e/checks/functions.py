@@ -13,7 +13,7 @@ a jump, refused as one may be), and under --timing=all (functions are counted, n
 timed, except calls from other components); and sc_exec's every image,
 whatever environment it was given, patched. Checks: functions,
 functions-stripped, functions-timing-all (lazy), functions-errors (lazy),
-functions-exec (lazy)."""
+functions-exec (lazy), functions-cxx (lazy: demangled, clones grouped)."""
 import json
 import os
 import re
@@ -159,6 +159,43 @@ def functions_stripped(t):
     return bad
 
 
+def functions_cxx(t):
+    """sc::scale, a C++ function GCC clones as .constprop.0: its row keeps
+    the linked symbol in api, its demangled function (clone suffix off) in
+    JSON and CSV, the text view's function view lists it with its clone
+    under it and its calls from its own component are no API-view row."""
+    exe = t.exe("functions")
+    bad, rep, out, err = record_functions(t, exe, "_ZN2sc*,fn_cmp", "c")
+    if bad:
+        return bad
+    m = re.search(rb"^cxx \d+ sc::scale (\d+)$", out, re.M)
+    want = int(m.group(1)) if m else -1
+    rows = [c for c in rep["calls"] if c["kind"] == "function" and c["api"].startswith("_ZN2sc")]
+    if (len(rows) != 1 or rows[0]["count"] != want or rows[0]["caller"] != "sc_functions"
+            or rows[0].get("function") != "sc::scale(long, int, long)"):
+        return ["sc::scale rows %r, %d calls by its own count" % (rows, want)]
+    api = rows[0]["api"]
+    clone = api[api.index("."):] if "." in api else ""
+    prof = os.path.join(t.tmp, "c")
+    rc, csv, _ = run([t.scaler, "report", "-i", prof, "--format", "csv"])
+    if rc != 0 or ("," + api + ",function,%d," % want).encode() not in csv \
+            or b',"sc::scale(long, int, long)"\r\n' not in csv:
+        bad.append("csv rows of %s: %r" % (api, csv[-400:]))
+    rc, text, _ = run([t.scaler, "report", "-i", prof])
+    text = text.decode()
+    fv = text[text.find("FUNCTION VIEW"):]
+    line = re.search(r"^    sc::scale\(long, int, long\) +(\S+) .* sc_functions \(itself\)$", fv, re.M)
+    if text.find("FUNCTION VIEW") < 0 or not line or line.group(1) != str(want):
+        bad.append("function view: %r" % fv[:600])
+    elif clone and not re.search(r"^      %s +%d " % (re.escape(clone), want), fv, re.M):
+        bad.append("function view: no %s row under sc::scale: %r" % (clone, fv[:600]))
+    if "sc::scale" in text[:text.find("FUNCTION VIEW")]:
+        bad.append("sc::scale, called from its own component, in the API view")
+    if not re.search(r"^    fn_cmp +1,286 .* libc\.so\.6$", fv, re.M):
+        bad.append("function view: fn_cmp from libc.so.6 missing")
+    return bad
+
+
 def functions_errors(t):
     bad = []
     for spec in ("", "a:", ":b", "a,,b"):
@@ -198,4 +235,5 @@ def checks(t):
     if t.variant == "lazy":
         guarded("functions-timing-all", t.variant, lambda: functions(t, "all"))
         guarded("functions-errors", t.variant, lambda: functions_errors(t))
+        guarded("functions-cxx", t.variant, lambda: functions_cxx(t))
         guarded("functions-exec", t.variant, lambda: functions_exec(t))

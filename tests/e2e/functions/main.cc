@@ -11,6 +11,8 @@
 //   fn_jumper     left by longjmp
 //   fn_thrower    throws; fn_through is unwound through
 //   fn_viaptr     called only through a function pointer
+//   sc::scale     a C++ name, cloned by the compiler (scale.constprop.0):
+//                 demangled and grouped with its function in the report
 // and in libraries: fnl_add (libsc_fnlib.so, called through the PLT: one
 // count, the import's) and its static fnl_inner; fndl_step, static in
 // libsc_fndl.so, loaded by dlopen and patched then.
@@ -41,7 +43,7 @@ __asm__(".text\n"
 	".size fn_tiny4, .-fn_tiny4\n");
 
 static long n_ripfirst, n_rsum, n_cmp, n_tail_a, n_tail_b, n_work, n_jumper, n_thrower,
-	n_through, n_viaptr;
+	n_through, n_viaptr, n_scale;
 static pthread_mutex_t work_lock = PTHREAD_MUTEX_INITIALIZER;
 static jmp_buf jb;
 
@@ -126,6 +128,15 @@ static void *worker(void *arg)
 
 static long (*volatile ptr)(long) = fn_viaptr;
 
+namespace sc {
+// always called with k = 3: GCC's IPA-CP clones it as .constprop.0
+__attribute__((noinline)) static long scale(long x, int k, long unused)
+{
+	n_scale++;
+	return x * k + (unused & 0);
+}
+}
+
 int main()
 {
 	for (int i = 0; i < 1000; i++)
@@ -167,6 +178,9 @@ int main()
 	long p = 0;
 	for (long i = 0; i < 77; i++)
 		p += ptr(i);
+	long sc3 = 0;
+	for (long i = 0; i < 31; i++)
+		sc3 += sc::scale(i, 3, 0) + sc::scale(i + 1, 3, 7);
 	long l = 0;
 	for (long i = 0; i < 123; i++)
 		l += fnl_add(i, 2);
@@ -181,6 +195,7 @@ int main()
 	       "fn_work %ld fn_jumper %ld fn_thrower %ld fn_through %ld fn_viaptr %ld\n",
 	       n_ripfirst, n_rsum, n_cmp, n_tail_a, n_tail_b, n_work, n_jumper, n_thrower,
 	       n_through, n_viaptr);
+	printf("cxx %ld sc::scale %ld\n", sc3, n_scale);
 	printf("calls fnl_inner %ld fndl_step %ld\n", fnl_inner_calls(), steps ? steps() : -1);
 	return 0;
 }

@@ -1,0 +1,73 @@
+/*
+ * report_names.c - the names of functions as people read them, shared by
+ * every writer of `scaler report`: C++ names demangled, and the function a
+ * compiler-made clone (`foo.isra.0`, `foo.cold`) belongs to.
+ *
+ * The profile keeps the symbol as linked; the writers show it demangled,
+ * with a clone suffix still visible (libstdc++ prints `f(int) [clone
+ * .isra.0]`, a C name keeps `.isra.0`), and group a clone with its
+ * function by report_function_name().
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "demangle.h"
+#include "report.h"
+
+/* The words GCC and Clang put after a '.' when they clone a function or
+ * split it; a number may follow each (".constprop.0", ".llvm.1234"). */
+static const char *const clone_words[] = {
+	"isra", "constprop", "part", "cold", "lto_priv", "localalias", "clone",
+	"llvm", "specialized", "str",
+};
+
+static int clone_token(const char *s, size_t len)
+{
+	size_t i;
+
+	for (i = 0; i < len && s[i] >= '0' && s[i] <= '9'; i++)
+		;
+	if (len && i == len)
+		return 1;
+	for (i = 0; i < sizeof(clone_words) / sizeof(clone_words[0]); i++)
+		if (strlen(clone_words[i]) == len && memcmp(s, clone_words[i], len) == 0)
+			return 1;
+	return 0;
+}
+
+size_t report_clone_base(const char *sym)
+{
+	const char *dot;
+
+	/* the first '.' after which every '.'-separated token is a clone word
+	 * or a number: "foo.part.0.cold" -> "foo", "libz.so.1+0x40" stays */
+	for (dot = strchr(sym, '.'); dot; dot = strchr(dot + 1, '.')) {
+		const char *t = dot;
+		int ok = dot != sym;
+
+		while (ok && *t == '.') {
+			size_t len = strcspn(t + 1, ".");
+
+			ok = clone_token(t + 1, len);
+			t += 1 + len;
+		}
+		if (ok && !*t)
+			return (size_t)(dot - sym);
+	}
+	return strlen(sym);
+}
+
+const char *report_function_name(const char *sym, char *buf, size_t n)
+{
+	size_t base = report_clone_base(sym);
+	char raw[1024];
+
+	if (!sym[base])
+		return sc_demangle(sym, buf, n);
+	snprintf(raw, sizeof(raw), "%.*s", (int)base, sym);
+	const char *d = sc_demangle(raw, buf, n);
+	if (d == raw)
+		snprintf(buf, n, "%s", raw);
+	return buf;
+}
