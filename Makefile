@@ -38,7 +38,7 @@ endif
 
 COMMON_SRC := $(wildcard src/common/*.c)
 RT_SRC     := $(wildcard src/runtime/*.c) $(wildcard arch/$(ARCH)/*.c) src/common/names.c \
-              src/common/symbols.c
+              src/common/symbols.c src/common/xz.c
 RT_ASM     := $(wildcard arch/$(ARCH)/*.S)
 CLI_SRC    := $(wildcard src/cli/*.c) $(COMMON_SRC)
 

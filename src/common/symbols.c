@@ -1,6 +1,7 @@
 /*
  * symbols.c - the functions an ELF object defines (symbols.h): its
- * .symtab, a separate debug file's, or its .eh_frame's FDE ranges.
+ * .symtab, a separate debug file's, its .gnu_debugdata's (with its
+ * .dynsym), or its .eh_frame's FDE ranges.
  *
  * Every read is bounds-checked against the mapped file: the input is any
  * file a program maps, possibly truncated or hostile, and the runtime
@@ -17,15 +18,38 @@
 
 #include "names.h"
 #include "symbols.h"
+#include "xz.h"
 
 struct elf {
 	const uint8_t *p;
 	size_t len;
+	struct sc_xz_buf xz;    /* p's mapping when decompressed, else empty */
 	const Elf64_Shdr *sh;
 	unsigned shnum;
 	const char *shstr;
 	size_t shstr_len;
 };
+
+/* Checks the headers of e->p[0, len) and finds its section names. */
+static int elf_parse(struct elf *e)
+{
+	const Elf64_Ehdr *h = (const Elf64_Ehdr *)e->p;
+
+	if (e->len < sizeof(*h) || memcmp(h->e_ident, ELFMAG, SELFMAG) != 0 ||
+	    h->e_ident[EI_CLASS] != ELFCLASS64 || h->e_shentsize != sizeof(Elf64_Shdr) ||
+	    h->e_shoff > e->len || (size_t)h->e_shnum * sizeof(Elf64_Shdr) > e->len - h->e_shoff)
+		return -1;
+	e->sh = (const Elf64_Shdr *)(e->p + h->e_shoff);
+	e->shnum = h->e_shnum;
+	if (h->e_shstrndx < e->shnum) {
+		const Elf64_Shdr *s = &e->sh[h->e_shstrndx];
+		if (s->sh_offset <= e->len && s->sh_size <= e->len - s->sh_offset) {
+			e->shstr = (const char *)e->p + s->sh_offset;
+			e->shstr_len = s->sh_size;
+		}
+	}
+	return 0;
+}
 
 static int elf_open(const char *path, struct elf *e)
 {
@@ -42,29 +66,19 @@ static int elf_open(const char *path, struct elf *e)
 		return -1;
 	e->p = m;
 	e->len = (size_t)st.st_size;
-	const Elf64_Ehdr *h = m;
-	if (memcmp(h->e_ident, ELFMAG, SELFMAG) != 0 || h->e_ident[EI_CLASS] != ELFCLASS64 ||
-	    h->e_shentsize != sizeof(Elf64_Shdr) || h->e_shoff > e->len ||
-	    (size_t)h->e_shnum * sizeof(Elf64_Shdr) > e->len - h->e_shoff) {
+	if (elf_parse(e) != 0) {
 		munmap(m, e->len);
 		e->p = NULL;
 		return -1;
-	}
-	e->sh = (const Elf64_Shdr *)(e->p + h->e_shoff);
-	e->shnum = h->e_shnum;
-	if (h->e_shstrndx < e->shnum) {
-		const Elf64_Shdr *s = &e->sh[h->e_shstrndx];
-		if (s->sh_offset <= e->len && s->sh_size <= e->len - s->sh_offset) {
-			e->shstr = (const char *)e->p + s->sh_offset;
-			e->shstr_len = s->sh_size;
-		}
 	}
 	return 0;
 }
 
 static void elf_close(struct elf *e)
 {
-	if (e->p)
+	if (e->xz.data)
+		sc_xz_free(&e->xz);
+	else if (e->p)
 		munmap((void *)e->p, e->len);
 	e->p = NULL;
 }
@@ -90,14 +104,14 @@ static const Elf64_Shdr *sec_named(const struct elf *e, const char *name)
 	return NULL;
 }
 
-/* Walks e's SHT_SYMTAB; the number of functions reported, or -1 if fn
- * stopped the walk. */
-static long walk_symtab(const struct elf *e, sc_syms_fn fn, void *ctx)
+/* Walks e's symbol tables of type (SHT_SYMTAB, SHT_DYNSYM); the number
+ * of functions reported, or -1 if fn stopped the walk. */
+static long walk_syms(const struct elf *e, uint32_t type, sc_syms_fn fn, void *ctx)
 {
 	long n = 0;
 	for (unsigned i = 0; i < e->shnum; i++) {
 		const Elf64_Shdr *s = &e->sh[i];
-		if (s->sh_type != SHT_SYMTAB || s->sh_entsize != sizeof(Elf64_Sym) ||
+		if (s->sh_type != type || s->sh_entsize != sizeof(Elf64_Sym) ||
 		    s->sh_link >= e->shnum)
 			continue;
 		const uint8_t *d = sec_data(e, s), *str = sec_data(e, &e->sh[s->sh_link]);
@@ -379,21 +393,49 @@ static long walk_eh_frame(const struct elf *e, sc_syms_fn fn, void *ctx)
 	return n;
 }
 
+/*
+ * .gnu_debugdata (Fedora's "mini debuginfo"): an xz-compressed ELF file
+ * whose .symtab holds the functions .dynsym does not, so both are walked.
+ * Returns the functions reported, 0 if none or no such section, -1 if fn
+ * stopped the walk.
+ */
+static long walk_debugdata(const struct elf *e, sc_syms_fn fn, void *ctx)
+{
+	const Elf64_Shdr *s = sec_named(e, ".gnu_debugdata");
+	const uint8_t *xz = s ? sec_data(e, s) : NULL;
+	struct elf mini;
+	long n, d;
+
+	memset(&mini, 0, sizeof(mini));
+	if (!xz || sc_xz_decode(xz, s->sh_size, &mini.xz) != 0)
+		return 0;
+	mini.p = mini.xz.data;
+	mini.len = mini.xz.len;
+	n = elf_parse(&mini) == 0 ? walk_syms(&mini, SHT_SYMTAB, fn, ctx) : 0;
+	elf_close(&mini);
+	if (n <= 0)
+		return n;
+	d = walk_syms(e, SHT_DYNSYM, fn, ctx);
+	return d < 0 ? -1 : n + d;
+}
+
 int sc_syms_each(const char *path, const char *debug_root, sc_syms_fn fn, void *ctx)
 {
 	struct elf e, dbg;
 	if (elf_open(path, &e) != 0)
 		return -1;
 	int src = SC_SYMS_NONE;
-	long n = walk_symtab(&e, fn, ctx);
+	long n = walk_syms(&e, SHT_SYMTAB, fn, ctx);
 	if (n != 0)
 		src = SC_SYMS_SYMTAB;
 	else if (open_debug_file(&e, path, debug_root ? debug_root : "/usr/lib/debug", &dbg) == 0) {
-		n = walk_symtab(&dbg, fn, ctx);
+		n = walk_syms(&dbg, SHT_SYMTAB, fn, ctx);
 		elf_close(&dbg);
 		if (n != 0)
 			src = SC_SYMS_DEBUGFILE;
 	}
+	if (src == SC_SYMS_NONE && walk_debugdata(&e, fn, ctx) != 0)
+		src = SC_SYMS_DEBUGDATA;
 	if (src == SC_SYMS_NONE && walk_eh_frame(&e, fn, ctx) != 0)
 		src = SC_SYMS_EHFRAME;
 	elf_close(&e);

@@ -10,10 +10,13 @@
  *                      by the object's build-id, else its .gnu_debuglink
  *                      name beside the object, in its .debug/, or under
  *                      <root> followed by the object's directory
+ *   SC_SYMS_DEBUGDATA  its .gnu_debugdata: an xz-compressed ELF file whose
+ *                      .symtab has the functions .dynsym lacks (Fedora's
+ *                      mini debuginfo), with the object's .dynsym;
+ *                      liblzma is dlopen'ed for it (xz.h)
  *   SC_SYMS_EHFRAME    a stripped object: every FDE of .eh_frame that
  *                      starts a frame is one function, without a name
  *                      (one that starts inside a frame is a .cold part)
- * (.gnu_debugdata, xz-compressed symbols, is not read yet.)
  */
 #ifndef SCALER_SYMBOLS_H
 #define SCALER_SYMBOLS_H
@@ -26,6 +29,7 @@ enum sc_syms_source {
 	SC_SYMS_SYMTAB = 1,
 	SC_SYMS_DEBUGFILE = 2,
 	SC_SYMS_EHFRAME = 3,
+	SC_SYMS_DEBUGDATA = 4,
 };
 
 /*

@@ -120,11 +120,26 @@ exe $CC sc_inflight inflight/main.c -lsc_ev -pthread
 lib $CC libsc_smp.so sample/sc_smp.c
 exe $CC sc_sample sample/main.c -lsc_smp
 
-# --functions (checks/functions.py): the program, and a stripped copy whose
-# functions are known only from .eh_frame
+# --functions (checks/functions.py): the program, a stripped copy whose
+# functions are known only from .eh_frame, and a stripped copy with
+# Fedora's mini debuginfo (.gnu_debugdata: the symbols .dynsym lacks, xz)
 lib $CC libsc_fnlib.so functions/sc_fnlib.c
 lib $CC libsc_fndl.so functions/sc_fndl.c
 exe $CXX sc_functions functions/main.cc -pthread -ldl -lsc_fnlib
 if stale "$out/sc_functions_stripped" "$out/sc_functions"; then
 	strip -o "$out/sc_functions_stripped" "$out/sc_functions"
+fi
+if stale "$out/sc_functions_minidata" "$out/sc_functions"; then
+	mini=$(mktemp -d)
+	nm -D "$out/sc_functions" --format=posix --defined-only | awk '{print $1}' | sort > "$mini/dyn"
+	nm "$out/sc_functions" --format=posix --defined-only |
+		awk '$2 == "T" || $2 == "t" {print $1}' | sort > "$mini/funcs"
+	comm -13 "$mini/dyn" "$mini/funcs" > "$mini/keep"
+	objcopy --only-keep-debug "$out/sc_functions" "$mini/mini"
+	objcopy -S --remove-section .gdb_index --remove-section .comment \
+		--keep-symbols="$mini/keep" "$mini/mini"
+	xz "$mini/mini"
+	strip -o "$mini/exe" "$out/sc_functions"
+	objcopy --add-section .gnu_debugdata="$mini/mini.xz" "$mini/exe" "$out/sc_functions_minidata"
+	rm -rf "$mini"
 fi

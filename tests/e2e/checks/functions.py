@@ -13,7 +13,9 @@ a jump, refused as one may be), and under --timing=all (functions are counted, n
 timed, except calls from other components); and sc_exec's every image,
 whatever environment it was given, patched. Checks: functions,
 functions-stripped, functions-timing-all (lazy), functions-errors (lazy),
-functions-exec (lazy), functions-cxx (lazy: demangled, clones grouped)."""
+functions-exec (lazy), functions-cxx (lazy: demangled, clones grouped),
+functions-debugdata (lazy: the same counts and names on a stripped copy
+with .gnu_debugdata, Fedora's xz-compressed mini debuginfo)."""
 import json
 import os
 import re
@@ -95,14 +97,15 @@ def check_summary(err, rep):
     return []
 
 
-def functions(t, timing=None):
-    bad, rep, out, err = record_functions(t, t.exe("functions"), SPEC, "f", timing)
+def functions(t, timing=None, prog="functions"):
+    bad, rep, out, err = record_functions(t, t.exe(prog), SPEC, "f", timing)
     if bad:
         return bad
     want = own_counts(out)
     if len(want) != 12:
         return ["the program's counts: %r" % want]
-    rows = function_rows(rep, "sc_functions", lambda fn: fn)
+    comp = "sc_" + prog
+    rows = function_rows(rep, comp, lambda fn: fn)
     bad = check_counts(rows, want, lambda fn: fn)
     for r in rows.values():
         if not r or timing != "all":
@@ -113,7 +116,7 @@ def functions(t, timing=None):
     skipped = {s["function"]: s for s in rep["skipped_functions"]}
     for fn, why in REFUSED.items():
         s = skipped.get(fn)
-        if not s or s["reason"] != why or s["component"] != "sc_functions":
+        if not s or s["reason"] != why or s["component"] != comp:
             bad.append("%s: skipped as %r, want %r" % (fn, s, why))
         if fn in rows:
             bad.append("%s was patched" % fn)
@@ -236,4 +239,5 @@ def checks(t):
         guarded("functions-timing-all", t.variant, lambda: functions(t, "all"))
         guarded("functions-errors", t.variant, lambda: functions_errors(t))
         guarded("functions-cxx", t.variant, lambda: functions_cxx(t))
+        guarded("functions-debugdata", t.variant, lambda: functions(t, prog="functions_minidata"))
         guarded("functions-exec", t.variant, lambda: functions_exec(t))
