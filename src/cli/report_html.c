@@ -690,6 +690,9 @@ static void html_calls(const struct report *r)
 		const struct sc_component *callee = sc_agg_component(r->agg, call->callee);
 		int hist = report_has_hist(call), internal = !strcmp(call->caller, call->callee);
 
+		if (internal && call->function)
+			continue;       /* time inside its component: html_functions */
+
 		fprintf(f, "<tr%s><td class=\"api\" title=\"", call->wait ? " class=\"wait\"" : "");
 		html_text(f, call->symbol ? call->symbol : call->api);
 		fputs("\">", f);
@@ -841,6 +844,82 @@ static void html_processes(const struct report *r)
 	fputs("</section>\n", f);
 }
 
+/* One row of the function table: a function, or (clone) one symbol of it. */
+static void function_row(FILE *f, const struct report *r, const struct sc_component *c,
+			 const char *name, const char *title, const struct report_fn_figures *g,
+			 int clone)
+{
+	int timed = r->timed && g->timed > 0;
+
+	fprintf(f, "<tr%s><td class=\"api\" title=\"", clone ? " class=\"clone\"" : "");
+	html_text(f, title);
+	fputs("\">", f);
+	if (clone)
+		fputs("\xe2\x86\xb3 ", f);
+	html_text(f, name);
+	fputs("</td>", f);
+	td_comp(f, c->name);
+	fputs("<td class=\"c\">", f);
+	html_text(f, g->callers_many ? "several components" : g->caller);
+	fputs("</td>", f);
+	td_count(f, g->count);
+	td_ns(f, (long double)g->total_ns, timed);
+	td_ns(f, (long double)g->self_ns, timed);
+	if (timed && c->self_ns > 0)
+		td_pct(f, (long double)g->self_ns, (long double)c->self_ns);
+	else
+		fputs("<td class=\"n\" data-v=\"-1\">-</td>", f);
+	td_ns(f, (long double)g->p50_ns, g->has_hist);
+	td_ns(f, (long double)g->p99_ns, g->has_hist);
+	fputs("</tr>\n", f);
+}
+
+/*
+ * The function view (--functions): each component's self time by its
+ * patched functions, every caller summed; a function with clones is
+ * followed by one row per symbol (report_functions.c).
+ */
+static void html_functions(const struct report *r)
+{
+	static const char *const cols[] = {
+		"function", "component", "from", "#calls", "#incl", "#excl", "#% self", "#p50",
+		"#p99",
+	};
+	FILE *f = r->out;
+	size_t i, k, p, n;
+	int any = 0;
+
+	for (i = 0; i < r->ncomp; i++) {
+		const struct sc_component *c = r->comp[i];
+		struct report_fn *fn;
+
+		if (!report_comp_selected(r, c->name))
+			continue;
+		n = report_functions(r, c->name, &fn);
+		if (n && !any) {
+			fputs("<section id=\"functions\">\n<h2>Function view: each component's self "
+			      "time by its patched functions</h2>\n<p class=\"note\">calls from "
+			      "inside a function's own component are counted, not timed (-).</p>\n", f);
+			table_start(f, "function-table", "functions", cols,
+				    sizeof(cols) / sizeof(cols[0]));
+			any = 1;
+		}
+		for (k = 0; k < n; k++) {
+			function_row(f, r, c, fn[k].name, fn[k].name, &fn[k].fig, 0);
+			if (fn[k].nparts == 1 && !*fn[k].parts[0].suffix)
+				continue;
+			for (p = 0; p < fn[k].nparts; p++)
+				function_row(f, r, c, fn[k].parts[p].symbol, fn[k].parts[p].symbol,
+					     &fn[k].parts[p].fig, 1);
+		}
+		report_functions_free(fn, n);
+	}
+	if (any) {
+		table_end(f);
+		fputs("</section>\n", f);
+	}
+}
+
 void report_html(const struct report *r)
 {
 	spark_axis(r);
@@ -848,6 +927,7 @@ void report_html(const struct report *r)
 	html_flame(r);
 	html_components(r);
 	html_calls(r);
+	html_functions(r);
 	if (r->series)
 		report_html_series(r);
 	html_threads(r);

@@ -196,6 +196,19 @@ def functions_cxx(t):
         bad.append("sc::scale, called from its own component, in the API view")
     if not re.search(r"^    fn_cmp +1,286 .* libc\.so\.6$", fv, re.M):
         bad.append("function view: fn_cmp from libc.so.6 missing")
+    rc, page, _ = run([t.scaler, "report", "-i", prof, "--format", "html"])
+    page = page.decode()
+    table = re.search(r'id="function-table".*?<tbody>(.*?)</tbody>', page, re.S)
+    calls = re.search(r'id="call-table".*?<tbody>(.*?)</tbody>', page, re.S)
+    rows = re.findall(r'<tr[^>]*><td class="api" title="([^"]*)">([^<]*)</td>.*?'
+                      r'data-v="(\d+)"', table.group(1) if table else "")
+    want_rows = [("sc::scale(long, int, long)", "sc::scale(long, int, long)", str(want))]
+    if clone:
+        want_rows.append((api, "\u21b3 sc::scale(long, int, long) [clone %s]" % clone, str(want)))
+    if not table or [r for r in rows if "sc::scale" in r[1]] != want_rows:
+        bad.append("html function table: %r" % rows)
+    if not calls or "sc::scale" in calls.group(1) or "fn_cmp" not in calls.group(1):
+        bad.append("html call table: sc::scale listed or fn_cmp missing")
     return bad
 
 
