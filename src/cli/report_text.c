@@ -503,11 +503,23 @@ static void api_table(const struct report *r, const struct sc_component *c, int 
 	free(rows);
 }
 
+/* A component's name over its table, the rest of the line the caller's. */
+static void comp_title(const struct report *r, const char *comp)
+{
+	char name[256];
+
+	report_fit(name, sizeof(name), comp, 50);
+	fputs("\n  ", r->out);
+	sgr(r, C_HEAD);
+	fputs(name, r->out);
+	sgr(r, "0");
+}
+
 static void text_apis(const struct report *r)
 {
 	const struct sc_agg *a = r->agg;
 	const struct sc_component **by_in;
-	char b1[64], b2[64], name[256];
+	char b1[64], b2[64];
 	size_t i, k, n = 0;
 
 	by_in = report_xcalloc(a->ncomp, sizeof(*by_in));
@@ -533,11 +545,7 @@ static void text_apis(const struct report *r)
 		const struct sc_component *c = by_in[i];
 
 		report_fmt_count(b2, sizeof(b2), c->in_calls);
-		report_fit(name, sizeof(name), c->name, 50);
-		fputs("\n  ", r->out);
-		sgr(r, C_HEAD);
-		fputs(name, r->out);
-		sgr(r, "0");
+		comp_title(r, c->name);
 		if (r->timed) {
 			report_fmt_ns(b1, sizeof(b1), (long double)c->in_ns);
 			fprintf(r->out, ": %s in %s calls from other components\n", b1, b2);
@@ -615,12 +623,8 @@ static void text_functions(const struct report *r)
 		if (!any)
 			heading(r, "FUNCTION VIEW: each component's self time by its patched functions");
 		any = 1;
-		report_fit(name, sizeof(name), c->name, 50);
 		report_fmt_count(b2, sizeof(b2), n);
-		fputs("\n  ", r->out);
-		sgr(r, C_HEAD);
-		fputs(name, r->out);
-		sgr(r, "0");
+		comp_title(r, c->name);
 		if (r->timed) {
 			report_fmt_ns(b1, sizeof(b1), (long double)c->self_ns);
 			fprintf(r->out, ": self %s; %s patched functions called\n", b1, b2);
