@@ -124,7 +124,8 @@ int report_comp_selected(const struct report *r, const char *name);
 /* ---- report_names.c: function names for people ---- */
 
 /* The length of sym without its clone suffixes (".isra.0", ".constprop.1",
- * ".part.0", ".cold", ...; "foo.part.0.cold" -> 3); strlen(sym) if none. */
+ * ".part.0", ".cold", ...; "foo.part.0.cold" -> 3), also when already
+ * demangled ("f(int) [clone .isra.0]" -> 6); strlen(sym) if none. */
 size_t report_clone_base(const char *sym);
 /* The function a symbol or its clone belongs to, demangled, in buf or sym
  * itself: "_Z3fooi.isra.0" -> "foo(int)", "bar.cold" -> "bar". */

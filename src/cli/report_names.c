@@ -36,9 +36,33 @@ static int clone_token(const char *s, size_t len)
 	return 0;
 }
 
+/* A demangled clone, "f(int) [clone .isra.0] [clone .cold]": the length
+ * without its " [clone ...]" groups, or strlen(sym) if it has none. */
+static size_t demangled_clone_base(const char *sym)
+{
+	size_t n = strlen(sym);
+	const char *tag = " [clone .";
+
+	for (;;) {
+		size_t k;
+
+		if (n == 0 || sym[n - 1] != ']')
+			return n;
+		for (k = n - 1; k > 0 && sym[k] != '['; k--)
+			;
+		if (k == 0 || strncmp(sym + k - 1, tag, strlen(tag)) != 0)
+			return n;
+		n = k - 1;
+	}
+}
+
 size_t report_clone_base(const char *sym)
 {
 	const char *dot;
+	size_t d = demangled_clone_base(sym);
+
+	if (sym[d])
+		return d;
 
 	/* the first '.' after which every '.'-separated token is a clone word
 	 * or a number: "foo.part.0.cold" -> "foo", "libz.so.1+0x40" stays */

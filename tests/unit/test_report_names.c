@@ -57,6 +57,9 @@ int main(void)
 	base("foo.bar", 7);                     /* not a clone word */
 	base("foo.isra.bar", 12);
 	base(".cold", 5);
+	base("f(int) [clone .isra.0]", 6);            /* already demangled */
+	base("f(int) [clone .isra.0] [clone .cold]", 6);
+	base("f(int) [x]", 10);
 	/* names for people: demangled, the clone visible or grouped */
 	pretty("parse.part.0", "parse.part.0");
 	pretty("_ZN2sc5scaleEli", "sc::scale(long, int)");
@@ -66,6 +69,7 @@ int main(void)
 	fname("_ZN2sc5scaleEli", "sc::scale(long, int)");
 	fname("parse.part.0.cold", "parse");
 	fname("libz.so.1+0x40", "libz.so.1+0x40");
+	fname("sc::scale(long, int) [clone .constprop.0]", "sc::scale(long, int)");
 
 	/* grouping: app's functions, clones and callers summed */
 	struct report r;
