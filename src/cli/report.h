@@ -127,9 +127,10 @@ int report_comp_selected(const struct report *r, const char *name);
  * ".part.0", ".cold", ...; "foo.part.0.cold" -> 3), also when already
  * demangled ("f(int) [clone .isra.0]" -> 6); strlen(sym) if none. */
 size_t report_clone_base(const char *sym);
-/* The function a symbol or its clone belongs to, demangled, in buf or sym
- * itself: "_Z3fooi.isra.0" -> "foo(int)", "bar.cold" -> "bar". */
-const char *report_function_name(const char *sym, char *buf, size_t n);
+/* The function a call's api (the model's name, already demangled) or its
+ * clone belongs to, in buf or api itself: "foo(int) [clone .isra.0]" ->
+ * "foo(int)", "bar.cold" -> "bar". */
+const char *report_function_name(const char *api, char *buf, size_t n);
 
 /* ---- report_functions.c: a component's patched functions ---- */
 
@@ -146,7 +147,8 @@ struct report_fn_figures {
 /* One symbol of a function: itself, or one of its clones. */
 struct report_fn_part {
 	const char *symbol;                 /* as linked: "_Z3fooi.isra.0" */
-	const char *suffix;                 /* its clone suffix, "" if none */
+	const char *api;                    /* demangled: "foo(int) [clone .isra.0]" */
+	const char *suffix;                 /* symbol's clone suffix, "" if none */
 	struct report_fn_figures fig;
 };
 

@@ -76,7 +76,7 @@ size_t report_functions(const struct report *r, const char *component, struct re
 
 	for (i = 0; i < r->ncalls; i++) {
 		const struct sc_call *c = r->calls[i];
-		const char *name;
+		const char *name, *sym;
 		struct report_fn *f;
 
 		if (!c->function || strcmp(c->callee, component))
@@ -98,11 +98,13 @@ size_t report_functions(const struct report *r, const char *component, struct re
 		}
 		f = &fn[k];
 		add(&f->fig, c);
-		for (k = 0; k < f->nparts && strcmp(f->parts[k].symbol, c->api); k++)
+		sym = c->symbol ? c->symbol : c->api;
+		for (k = 0; k < f->nparts && strcmp(f->parts[k].symbol, sym); k++)
 			;
 		if (k == f->nparts) {
-			f->parts[k].symbol = c->api;
-			f->parts[k].suffix = c->api + report_clone_base(c->api);
+			f->parts[k].symbol = sym;
+			f->parts[k].api = c->api;
+			f->parts[k].suffix = sym + report_clone_base(sym);
 			f->nparts++;
 		}
 		add(&f->parts[k].fig, c);

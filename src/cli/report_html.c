@@ -909,7 +909,7 @@ static void html_functions(const struct report *r)
 			if (fn[k].nparts == 1 && !*fn[k].parts[0].suffix)
 				continue;
 			for (p = 0; p < fn[k].nparts; p++)
-				function_row(f, r, c, fn[k].parts[p].symbol, fn[k].parts[p].symbol,
+				function_row(f, r, c, fn[k].parts[p].api, fn[k].parts[p].symbol,
 					     &fn[k].parts[p].fig, 1);
 		}
 		report_functions_free(fn, n);

@@ -1,18 +1,15 @@
 /*
- * report_names.c - the names of functions as people read them, shared by
- * every writer of `scaler report`: C++ names demangled, and the function a
- * compiler-made clone (`foo.isra.0`, `foo.cold`) belongs to.
+ * report_names.c - the function a compiler-made clone (`foo.isra.0`,
+ * `foo.cold`) belongs to, shared by every writer of `scaler report`.
  *
- * The profile keeps the symbol as linked; the writers show it demangled,
- * with a clone suffix still visible (libstdc++ prints `f(int) [clone
- * .isra.0]`, a C name keeps `.isra.0`), and group a clone with its
- * function by report_function_name().
+ * The model names a call demangled (model.c by sc_demangle), a clone
+ * suffix still visible (libstdc++ prints `f(int) [clone .isra.0]`, a C
+ * name keeps `.isra.0`); report_function_name() groups a clone with its
+ * function by taking the suffix off, in either spelling.
  */
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
-#include "demangle.h"
 #include "report.h"
 
 /* The words GCC and Clang put after a '.' when they clone a function or
@@ -82,16 +79,12 @@ size_t report_clone_base(const char *sym)
 	return strlen(sym);
 }
 
-const char *report_function_name(const char *sym, char *buf, size_t n)
+const char *report_function_name(const char *api, char *buf, size_t n)
 {
-	size_t base = report_clone_base(sym);
-	char raw[1024];
+	size_t base = report_clone_base(api);
 
-	if (!sym[base])
-		return sc_demangle(sym, buf, n);
-	snprintf(raw, sizeof(raw), "%.*s", (int)base, sym);
-	const char *d = sc_demangle(raw, buf, n);
-	if (d == raw)
-		snprintf(buf, n, "%s", raw);
+	if (!api[base])
+		return api;
+	snprintf(buf, n, "%.*s", (int)base, api);
 	return buf;
 }

@@ -1,6 +1,6 @@
 /*
  * test_report_names.c - unit test of the names the report gives functions
- * (src/cli/report_names.c: demangling, clone suffixes) and of their
+ * (src/cli/report_names.c: clone suffixes, mangled or demangled) and of their
  * grouping per function (report_functions.c): clones summed under their
  * function, callers merged, percentiles from the merged histograms.
  */
@@ -33,13 +33,16 @@ static void pretty(const char *sym, const char *want)
 }
 
 static struct sc_call calls[] = {
-	{ .caller = "app", .callee = "app", .api = "_ZN2sc5scaleEli.constprop.0", .function = 1,
+	{ .caller = "app", .callee = "app", .api = "sc::scale(long, int) [clone .constprop.0]",
+	  .symbol = "_ZN2sc5scaleEli.constprop.0", .function = 1,
 	  .count = 10, .timed = 10, .total_ns = 1000, .self_ns = 800, .max_ns = 300 },
-	{ .caller = "libc.so.6", .callee = "app", .api = "_ZN2sc5scaleEli", .function = 1,
+	{ .caller = "libc.so.6", .callee = "app", .api = "sc::scale(long, int)",
+	  .symbol = "_ZN2sc5scaleEli", .function = 1,
 	  .count = 5, .timed = 5, .total_ns = 500, .self_ns = 500, .max_ns = 200 },
 	{ .caller = "app", .callee = "app", .api = "parse.part.0", .function = 1,
 	  .count = 7 },
-	{ .caller = "app", .callee = "libc.so.6", .api = "_ZN2sc5scaleEli", .count = 99,
+	{ .caller = "app", .callee = "libc.so.6", .api = "sc::scale(long, int)",
+	  .symbol = "_ZN2sc5scaleEli", .count = 99,
 	  .total_ns = 99999 },     /* an import, and of another component */
 	{ .caller = "app", .callee = "app", .api = "parse", .function = 1, .count = 3 },
 };
@@ -65,8 +68,8 @@ int main(void)
 	pretty("_ZN2sc5scaleEli", "sc::scale(long, int)");
 	pretty("_ZN2sc5scaleEli.constprop.0", "sc::scale(long, int) [clone .constprop.0]");
 	pretty("_Zbad", "_Zbad");
-	fname("_ZN2sc5scaleEli.constprop.0", "sc::scale(long, int)");
-	fname("_ZN2sc5scaleEli", "sc::scale(long, int)");
+	fname("sc::scale(long, int)", "sc::scale(long, int)");
+	fname("_ZN2sc5scaleEli.constprop.0", "_ZN2sc5scaleEli");  /* no demangler at hand */
 	fname("parse.part.0.cold", "parse");
 	fname("libz.so.1+0x40", "libz.so.1+0x40");
 	fname("sc::scale(long, int) [clone .constprop.0]", "sc::scale(long, int)");
@@ -97,6 +100,8 @@ int main(void)
 		      (long long)fn[0].fig.p50_ns, (long long)fn[0].fig.p99_ns);
 		CHECK_EQ(fn[0].nparts, 2, "sc::scale: itself and one clone");
 		CHECK(!strcmp(fn[0].parts[0].suffix, ".constprop.0") && fn[0].parts[0].fig.count == 10 &&
+		      !strcmp(fn[0].parts[0].symbol, "_ZN2sc5scaleEli.constprop.0") &&
+		      !strcmp(fn[0].parts[0].api, "sc::scale(long, int) [clone .constprop.0]") &&
 		      !fn[0].parts[0].fig.callers_many, "sc::scale's clone part");
 		CHECK(!strcmp(fn[1].name, "parse") && fn[1].fig.count == 10 && fn[1].nparts == 2 &&
 		      !fn[1].fig.has_hist && !fn[1].fig.callers_many, "parse: counted, untimed");

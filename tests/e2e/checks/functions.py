@@ -164,8 +164,8 @@ def functions_stripped(t):
 
 def functions_cxx(t):
     """sc::scale, a C++ function GCC clones as .constprop.0: its row keeps
-    the linked symbol in api, its demangled function (clone suffix off) in
-    JSON and CSV, the text view's function view lists it with its clone
+    the linked symbol in symbol, its demangled function (clone suffix off)
+    in JSON and CSV, the text view's function view lists it with its clone
     under it and its calls from its own component are no API-view row."""
     exe = t.exe("functions")
     bad, rep, out, err = record_functions(t, exe, "_ZN2sc*,fn_cmp", "c")
@@ -173,16 +173,16 @@ def functions_cxx(t):
         return bad
     m = re.search(rb"^cxx \d+ sc::scale (\d+)$", out, re.M)
     want = int(m.group(1)) if m else -1
-    rows = [c for c in rep["calls"] if c["kind"] == "function" and c["api"].startswith("_ZN2sc")]
+    rows = [c for c in rep["calls"] if c["kind"] == "function" and c["symbol"].startswith("_ZN2sc")]
     if (len(rows) != 1 or rows[0]["count"] != want or rows[0]["caller"] != "sc_functions"
             or rows[0].get("function") != "sc::scale(long, int, long)"):
         return ["sc::scale rows %r, %d calls by its own count" % (rows, want)]
-    api = rows[0]["api"]
+    api = rows[0]["symbol"]
     clone = api[api.index("."):] if "." in api else ""
     prof = os.path.join(t.tmp, "c")
     rc, csv, _ = run([t.scaler, "report", "-i", prof, "--format", "csv"])
-    if rc != 0 or ("," + api + ",function,%d," % want).encode() not in csv \
-            or b',"sc::scale(long, int, long)"\r\n' not in csv:
+    if rc != 0 or (",function,%d," % want).encode() not in csv \
+            or ("," + api + ',"sc::scale(long, int, long)"\r\n').encode() not in csv:
         bad.append("csv rows of %s: %r" % (api, csv[-400:]))
     rc, text, _ = run([t.scaler, "report", "-i", prof])
     text = text.decode()
