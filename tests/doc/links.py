@@ -7,8 +7,8 @@ makes anchors), and each repository path written in backticks
 (`src/runtime/shadow.c`, `tests/e2e/`; not a pattern or a placeholder such
 as `test_NAME.c`) exists, from the top or from the file's own directory,
 so a file renamed in the code fails here until the docs follow. Prints
-"PASS doc-links FILE" or "FAIL doc-links FILE: why" per file; exits 1 if
-any failed. Usage: links.py [ROOT] (default: this repository).
+"PASS doc-links FILE" or "FAIL doc-links FILE: why" per file, and
+doc-readme-length: the README is at most 150 lines; exits 1 if any failed. Usage: links.py [ROOT] (default: this repository).
 """
 import glob
 import os
@@ -73,6 +73,9 @@ def check(root, md):
     return bad
 
 
+README_MAX_LINES = 150
+
+
 def main():
     root = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else
                            os.path.join(os.path.dirname(__file__), "..", ".."))
@@ -88,6 +91,15 @@ def main():
             print("FAIL doc-links %s: %s" % (rel, "; ".join(bad)))
         else:
             print("PASS doc-links %s" % rel)
+    # the README stays a front page: what scaler is, set-up, a first
+    # session, where to read on; the reference lives in doc/
+    n = sum(1 for _ in open(os.path.join(root, "README.md")))
+    if n > README_MAX_LINES:
+        failed += 1
+        print("FAIL doc-readme-length: README.md has %d lines, more than %d: move "
+              "reference text to doc/" % (n, README_MAX_LINES))
+    else:
+        print("PASS doc-readme-length: %d lines" % n)
     return 1 if failed else 0
 
 
