@@ -13,6 +13,7 @@
 
 #include "report.h"
 #include "check.h"
+#include "report_fixture.h"
 
 #define MS 1000000LL
 #define NLONG 12000
@@ -64,32 +65,7 @@ static void build(struct sc_profile *p, struct sc_image *im, struct sc_model *m,
 	ia->ncalls = 1;
 	ia->calls = calls;
 	ia->threads_ns = 10 * MS;
-	memset(p, 0, sizeof(*p));
-	p->dir = "mem";
-	p->nimages = 1;
-	p->images = im;
-	p->timing_mode = SC_TIMING_ALL;
-	p->wall_ns = 10 * MS;
-	memset(m, 0, sizeof(*m));
-	m->p = p;
-	m->agg = *ia;
-	m->nimages = 1;
-	m->images = ia;
-}
-
-static char *render(struct report *r, void (*writer)(const struct report *), size_t *len)
-{
-	char *buf = NULL;
-	size_t n = 0;
-
-	r->out = open_memstream(&buf, &n);
-	report_select(r);
-	writer(r);
-	fclose(r->out);
-	report_release(r);
-	if (len)
-		*len = n;
-	return buf;
+	fixture_model(p, im, ia, m, SC_TIMING_ALL, 10 * MS);
 }
 
 static size_t count(const char *s, const char *what)

@@ -14,6 +14,7 @@
 #include "profile.h"
 #include "report.h"
 #include "check.h"
+#include "report_fixture.h"
 
 #define MS 1000000LL
 
@@ -78,31 +79,7 @@ static void build(struct sc_profile *p, struct sc_image *im, struct sc_model *m,
 	ia->threads_ns = 300 * MS;
 	ia->attr_ns = 150 * MS;   /* the attributed self times add up to it */
 	ia->calls_count = 1010;
-	memset(p, 0, sizeof(*p));
-	p->dir = "mem";
-	p->nimages = 1;
-	p->images = im;
-	p->timing_mode = SC_TIMING_ALL;
-	p->wall_ns = im->wall_ns;
-	memset(m, 0, sizeof(*m));
-	m->p = p;
-	m->agg = *ia;
-	m->nimages = 1;
-	m->images = ia;
-}
-
-/* Run one writer into a string (free it). */
-static char *render(struct report *r, void (*writer)(const struct report *))
-{
-	char *buf = NULL;
-	size_t n = 0;
-
-	r->out = open_memstream(&buf, &n);
-	report_select(r);
-	writer(r);
-	fclose(r->out);
-	report_release(r);
-	return buf;
+	fixture_model(p, im, ia, m, SC_TIMING_ALL, im->wall_ns);
 }
 
 static void init(struct report *r, const struct sc_model *m)
@@ -174,7 +151,7 @@ int main(void)
 	/* text: attributed, percentiles, max; the imbalance sentence */
 	init(&r, &m);
 	r.threads = 1;
-	s = render(&r, report_text);
+	s = render(&r, report_text, NULL);
 	CHECK(strstr(s, "attributed, each call / running threads: 150 ms") != NULL,
 	      "text: critical time in the component view heading");
 	CHECK(strstr(s, "150 ms 100.0%     110 ms  73.3%") != NULL, "text: app's attributed total and share");
@@ -189,7 +166,7 @@ int main(void)
 
 	/* JSON: the new keys, hist buckets with an open last one */
 	init(&r, &m);
-	s = render(&r, report_json);
+	s = render(&r, report_json, NULL);
 	CHECK(strstr(s, "\"critical_ns\":150000000") != NULL, "json: critical_ns");
 	CHECK(strstr(s, "\"hist\":[[1024,2048,500],[131072,262144,99],[549755813888,null,1]]")
 	      != NULL, "json: hist of read");
@@ -207,7 +184,7 @@ int main(void)
 
 	/* CSV: RFC 4180 quoting */
 	init(&r, &m);
-	s = render(&r, report_csv);
+	s = render(&r, report_csv, NULL);
 	CHECK(strstr(s, "app,\"lib<x>&\"\"y\"\",z.so\",\"f<int>&\"\"q\"\"\",import,10,0,20000000,19000000,"
 			"false,0,10000000,0,0,3000000,\"f<int>&\"\"q\"\"\",\r\n") != NULL, "csv: quoted row");
 	CHECK(strstr(s, "caller,callee,api,kind,count,timed,total_ns,") == s, "csv: header");
@@ -217,7 +194,7 @@ int main(void)
 
 	/* HTML: escaped names, sparklines for the calls with histograms */
 	init(&r, &m);
-	s = render(&r, report_html);
+	s = render(&r, report_html, NULL);
 	CHECK(strstr(s, "lib&lt;x&gt;&amp;&quot;y&quot;,z.so") != NULL, "html: component escaped");
 	CHECK(strstr(s, "lib<x>") == NULL && strstr(s, "f<int>") == NULL, "html: no raw markup");
 	CHECK(strstr(s, "a&lt;b&gt;") != NULL, "html: command escaped");
@@ -262,23 +239,23 @@ int main(void)
 	/* --component: its API view and the calls it makes */
 	init(&r, &m);
 	r.component = "libc.so.6";
-	s = render(&r, report_text);
+	s = render(&r, report_text, NULL);
 	CHECK(strstr(s, "pthread_cond_wait") && !strstr(s, "f<int>"), "text --component libc.so.6");
 	free(s);
 
 	/* a format 3 profile: what timing a call cost is unknown */
 	init(&r, &m);
-	s = render(&r, report_json);
+	s = render(&r, report_json, NULL);
 	CHECK(strstr(s, "\"timing_cost\":{\"measurements\":0,") != NULL, "json: timing cost known");
 	free(s);
 	im.ovh_unknown = 1;
 	im.hdr.version = 3;
 	init(&r, &m);
-	s = render(&r, report_json);
+	s = render(&r, report_json, NULL);
 	CHECK(strstr(s, "\"timing_cost\":null") != NULL, "json: unknown timing cost is null");
 	free(s);
 	init(&r, &m);
-	s = render(&r, report_text);
+	s = render(&r, report_text, NULL);
 	CHECK(strstr(s, "own cost taken off each timed call: unknown (format 3)") != NULL,
 	      "text: unknown timing cost");
 	free(s);
