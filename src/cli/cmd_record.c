@@ -33,6 +33,7 @@
 
 #include "cli.h"
 #include "format.h"
+#include "profile.h"
 #include "record_functions.h"
 #include "record_target.h"
 #include "series.h"
@@ -271,21 +272,36 @@ static int prepare_dir(const char *dir)
 	return 0;
 }
 
+/* Root, or a user that a process of the run declared it became. */
+static bool run_uid(uid_t u, const uint32_t *uids, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (uids[i] == (uint32_t)u)
+			return true;
+	return u == 0;
+}
+
 /*
  * Run as root, once the command has ended: the directory and every file
  * of the profile become root's alone (files made by a server after it
  * dropped privileges were its new user's), and what others planted that
  * is not a regular file of one link (symbolic or hard links to files
- * elsewhere, fifos) is removed. Files are changed through descriptors
- * opened without following links, so nothing planted redirects a chown
- * or chmod. Processes the command left running keep their mappings;
- * files they start now, as another user than root, are refused.
+ * elsewhere, fifos) is removed. Only files owned by root or by a user
+ * that root's own metadata declared the run became (SC_M_UID) are the
+ * run's: a regular file of anyone else was planted in the directory open
+ * to all, and stays theirs, so that the report skips it and names it.
+ * Files are changed through descriptors opened without following links,
+ * so nothing planted redirects a chown or chmod. Processes the command
+ * left running keep their mappings; files they start now, as another
+ * user than root, are refused.
  */
 static void finish_dir(const char *dir)
 {
 	int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (dfd < 0)
 		return;
+	uint32_t *uids;
+	size_t nuids = sc_profile_run_uids(dfd, 0, &uids);
 	DIR *d = fdopendir(dup(dfd));
 	struct dirent *e;
 	if (d)
@@ -296,7 +312,9 @@ static void finish_dir(const char *dir)
 		int fd = openat(dfd, e->d_name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
 		struct stat st;
 		if (fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_nlink == 1) {
-			if (fchown(fd, 0, 0) != 0 || fchmod(fd, 0600) != 0)
+			if (!run_uid(st.st_uid, uids, nuids))
+				;       /* planted: stays its owner's, unread */
+			else if (fchown(fd, 0, 0) != 0 || fchmod(fd, 0600) != 0)
 				fprintf(stderr, "scaler: cannot make %s/%s root's: %s\n", dir,
 					e->d_name, strerror(errno));
 		} else
@@ -306,6 +324,7 @@ static void finish_dir(const char *dir)
 	}
 	if (d)
 		closedir(d);
+	free(uids);
 	if (fchmod(dfd, 0700) != 0)
 		fprintf(stderr, "scaler: cannot set the mode of %s: %s\n", dir, strerror(errno));
 	close(dfd);

@@ -104,6 +104,9 @@ enum sc_meta_type {
 	SC_M_BIND = 8,          /* struct sc_m_bind: an import's first call */
 	SC_M_SKIP = 9,          /* struct sc_m_skip + reason + function name
 				   (each NUL-terminated): not patched */
+	SC_M_UID = 10,          /* struct sc_m_uid: the image is about to run
+				   as this user (set*uid), written before the
+				   change (src/runtime/uids.c) */
 };
 
 struct sc_m_object {
@@ -154,6 +157,14 @@ struct sc_m_bind {
 /* A function --functions matched but the runtime would not patch. */
 struct sc_m_skip {
 	uint32_t obj;           /* object id */
+	uint32_t reserved;
+};
+
+/* Files a run made after one of its processes changed user are that
+ * user's; only a uid that a file owned by root (or the directory's owner)
+ * declares makes them part of the run (profile.c, doc/security.md). */
+struct sc_m_uid {
+	uint32_t uid;
 	uint32_t reserved;
 };
 

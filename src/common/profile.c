@@ -15,13 +15,12 @@
  * all (scaler record run as root makes it 1777 while the command runs),
  * so a file is read only if it is a regular file (opened without
  * following a link, and without blocking on a fifo, then checked with
- * fstat) owned by the directory's owner or by root: another user's file
- * is not part of the run; but a thread's .thr file that its image's
- * trusted .meta declares is read whoever owns it (thread_declared: a
- * server that dropped root makes its threads' files as its new user). A
- * .meta of an image that started after the drop is its new user's until
- * scaler record ends and makes it root's; read before then, it is skipped
- * as another user's. Nothing read from a file is trusted either: a .meta
+ * fstat) owned by the directory's owner, by root, or by a user that a
+ * .meta of those two declares the run became (SC_M_UID, written before a
+ * set*uid call: a server that dropped root makes its files as its new
+ * user); any other user's file is not part of the run. A thread's .thr
+ * file that its image's trusted .meta declares is read whoever owns it
+ * (thread_declared). Nothing read from a file is trusted either: a .meta
  * larger than SC_META_MAX is not read, record counts come from the file's
  * size, and a .thr file is read only where bound entries have their
  * records (a sparse file with one bind near 2^32 costs one read). A file
@@ -284,10 +283,27 @@ static int cmp_thr_tmp(const void *a, const void *b)
 }
 
 /*
+ * The uids the run declared (sc_profile_run_uids) while sc_profile_load
+ * reads a directory: one table for the whole load rather than one more
+ * parameter through every reading function. The CLI reads one profile at
+ * a time.
+ */
+static uint32_t *run_uids;
+static size_t nrun_uids;
+
+static int run_uid(uid_t u)
+{
+	for (size_t i = 0; i < nrun_uids; i++)
+		if (run_uids[i] == (uint32_t)u)
+			return 1;
+	return 0;
+}
+
+/*
  * Open dir's file `name` for reading if the reader trusts it (see the top
- * of this file): a regular file owned by dir_uid or root, or by anyone if
- * any_owner. Returns the descriptor with *st filled in, or -1 with the
- * reason in why.
+ * of this file): a regular file owned by dir_uid, root or a uid the run
+ * declared, or by anyone if any_owner. Returns the descriptor with *st
+ * filled in, or -1 with the reason in why.
  */
 static int open_trusted(int dirfd, uid_t dir_uid, const char *name, int any_owner,
 			struct stat *st, char *why, size_t whylen)
@@ -314,9 +330,9 @@ static int open_trusted(int dirfd, uid_t dir_uid, const char *name, int any_owne
 		close(fd);
 		return -1;
 	}
-	if (!any_owner && st->st_uid != dir_uid && st->st_uid != 0) {
-		snprintf(why, whylen, "owned by uid %u, not by the directory's owner (uid %u) "
-			 "or root", (unsigned)st->st_uid, (unsigned)dir_uid);
+	if (!any_owner && st->st_uid != dir_uid && st->st_uid != 0 && !run_uid(st->st_uid)) {
+		snprintf(why, whylen, "owned by uid %u, not by the directory's owner (uid %u), "
+			 "root or a user the run became", (unsigned)st->st_uid, (unsigned)dir_uid);
 		close(fd);
 		return -1;
 	}
@@ -416,6 +432,7 @@ static const char *meta_type_name(uint32_t type)
 	case SC_M_UNLOAD: return "UNLOAD";
 	case SC_M_BIND: return "BIND";
 	case SC_M_SKIP: return "SKIP";
+	case SC_M_UID: return "UID";
 	default: return "unknown";
 	}
 }
@@ -1242,6 +1259,69 @@ skip:
 	return -1;
 }
 
+/* Adds the SC_M_UID records of one .meta's bytes to *out. */
+static void meta_uids(const unsigned char *buf, size_t size, uint32_t **out, size_t *n,
+		      size_t *cap)
+{
+	struct sc_meta_header h;
+	size_t off;
+
+	if (size < sizeof(h))
+		return;
+	memcpy(&h, buf, sizeof(h));
+	if (memcmp(h.magic, SC_META_MAGIC, 8) != 0 || h.header_size < sizeof(h) ||
+	    h.header_size > size)
+		return;
+	for (off = h.header_size; size - off >= sizeof(struct sc_meta_rec);) {
+		struct sc_meta_rec r;
+		struct sc_m_uid u;
+
+		memcpy(&r, buf + off, sizeof(r));
+		if (r.len > size - off - sizeof(r))
+			break;
+		if (r.type == SC_M_UID && r.len >= sizeof(u)) {
+			memcpy(&u, buf + off + sizeof(r), sizeof(u));
+			*out = sc_grow(*out, cap, *n + 1, sizeof(**out));
+			(*out)[(*n)++] = u.uid;
+		}
+		off += sizeof(r) + (((size_t)r.len + 7) & ~(size_t)7);
+		if (off > size)
+			break;
+	}
+}
+
+size_t sc_profile_run_uids(int dirfd, uid_t dir_uid, uint32_t **out)
+{
+	DIR *d;
+	struct dirent *de;
+	size_t n = 0, cap = 0;
+	int fd = dup(dirfd);
+
+	*out = NULL;
+	if (fd < 0 || !(d = fdopendir(fd))) {
+		if (fd >= 0)
+			close(fd);
+		return 0;
+	}
+	rewinddir(d);           /* the offset is dirfd's */
+	while ((de = readdir(d)) != NULL) {
+		struct dirfile f;
+		unsigned char *buf;
+		size_t size;
+		char why[256];
+
+		if (!parse_name(de->d_name, &f) || !f.is_meta)
+			continue;
+		/* only a file of the directory's owner or root declares */
+		if (read_meta_file(dirfd, dir_uid, de->d_name, &buf, &size, why, sizeof(why)) < 0)
+			continue;
+		meta_uids(buf, size, out, &n, &cap);
+		free(buf);
+	}
+	closedir(d);
+	return n;
+}
+
 int sc_profile_load(const char *dir, struct sc_profile *out, char *err, size_t errlen)
 {
 	DIR *d;
@@ -1287,6 +1367,8 @@ int sc_profile_load(const char *dir, struct sc_profile *out, char *err, size_t e
 	}
 	sc_sort(files, nfiles, sizeof(*files), cmp_dirfile);
 
+	/* declared before use: read strictly (run_uids empty) */
+	nrun_uids = sc_profile_run_uids(dfd, dst.st_uid, &run_uids);
 	for (i = 0; i < nfiles; i = next) {
 		if (files[i].is_meta) {
 			load_image(out, dfd, dst.st_uid, files, nfiles, i, &next, &capimg);
@@ -1308,6 +1390,9 @@ int sc_profile_load(const char *dir, struct sc_profile *out, char *err, size_t e
 out:
 	closedir(d);
 	free(files);
+	free(run_uids);
+	run_uids = NULL;
+	nrun_uids = 0;
 	return rc;
 }
 

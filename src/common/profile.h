@@ -14,6 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <sys/types.h>
 
 #include "format.h"
 
@@ -150,6 +151,14 @@ struct sc_profile {
  */
 int sc_profile_load(const char *dir, struct sc_profile *out, char *err, size_t errlen);
 void sc_profile_free(struct sc_profile *p);
+
+/*
+ * The uids that the run's processes declared they became (SC_M_UID) in
+ * the .meta files of directory dirfd that its owner dir_uid or root owns:
+ * a file owned by one of them was made by the run. Returns their number
+ * (repeats kept) and the array in *out (malloc'ed, NULL when none).
+ */
+size_t sc_profile_run_uids(int dirfd, uid_t dir_uid, uint32_t **out);
 
 /* One line per skipped file on f: "scaler: skipped DIR/FILE: reason". */
 void sc_profile_print_skipped(const struct sc_profile *p, FILE *f);

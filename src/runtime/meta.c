@@ -244,9 +244,11 @@ void sc_meta_add(uint32_t type, const void *a, size_t alen, const char *str)
 	bool sig = type == SC_M_END && sc_in_signal;
 	if (!sig)
 		sc_leaf_lock();
-	bool hold = batch && !sig;
-	if (sig || (hold && held_len + total > sizeof(held)))   /* total <= sizeof(held) */
-		flush_held();
+	/* a new uid is declared before the change, while this file can
+	 * still be reopened: it is never held for later */
+	bool hold = batch && !sig && type != SC_M_UID;
+	if (sig || type == SC_M_UID || (hold && held_len + total > sizeof(held)))
+		flush_held();           /* total <= sizeof(held) */
 	if (hold || total <= sizeof(small)) {
 		char *dst = hold ? held + held_len : small;
 		size_t at = 0;

@@ -348,6 +348,8 @@ bool sc_inherit_get(struct sc_inherited *out) SC_HIDDEN;
 void sc_inherit_set_clock(uint64_t tsc, uint64_t mono, uint64_t hz) SC_HIDDEN;
 bool sc_inherit_format(char *buf, size_t n) SC_HIDDEN;
 void *sc_exec_wrapper(const char *name) SC_HIDDEN;
+/* uids.c: set*uid wrappers that declare the new user first */
+void *sc_uid_wrapper(const char *name) SC_HIDDEN;
 
 /* wrap.c */
 /* The wrapper for an API, or NULL. A wrapper runs untimed (it sees the

@@ -18,6 +18,7 @@
  *   __libc_start_main  notes main's return value (the exit status).
  *   exit/_exit      keep the exit status for the end record; _exit skips
  *                   destructors, so it writes the record itself.
+ * Signal, exec and set*uid wrappers live in signals.c, exec.c and uids.c.
  */
 #include <dlfcn.h>
 #include <elf.h>
@@ -510,6 +511,11 @@ void *sc_wrapper_for(const char *name, bool *timed)
 	/* exec.c's wrappers never need to see their caller: posix_spawn
 	 * stays timed (the exec family is never timed: no return) */
 	s = sc_exec_wrapper(name);
+	if (s) {
+		*timed = true;
+		return s;
+	}
+	s = sc_uid_wrapper(name);
 	if (s) {
 		*timed = true;
 		return s;

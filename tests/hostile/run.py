@@ -284,6 +284,76 @@ def test_drop(a, tmp):
     return bad
 
 
+def test_planted_after_drop(a, tmp):
+    """A root program drops to another user (daemon) and execs itself; the
+    attacker (nobody) plants a well-formed .meta of their own in the 1777
+    directory meanwhile. The program's files after the drop are the run's
+    (root's metadata declared the uid before the change): the report
+    reads them while the command runs and after it ends. The planted file
+    is not: it is skipped and named, never taken back as root's."""
+    os.chmod(tmp, 0o755)
+    prof = os.path.join(tmp, "plant")
+    p = subprocess.Popen([a.scaler, "record", "-o", prof, "--", a.victim, "dropwait", "1"],
+                         stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE)
+    bad = []
+    try:
+        first = p.stdout.readline().decode()
+        if first != "dropped\n":
+            return ["victim said %r" % first]
+        metas = sorted(n for n in os.listdir(prof) if n.endswith("-0.meta"))
+        if not metas:
+            return ["no .meta in %s" % os.listdir(prof)]
+        real = open(os.path.join(prof, metas[0]), "rb").read()
+        hlen = struct.unpack_from("<I", real, 12)[0]
+        fake_pid = 4000000
+        hdr = bytearray(real[:hlen])
+        struct.pack_into("<I", hdr, 16, fake_pid)
+        cmd = b"forged\0\0"
+        forged = bytes(hdr) + struct.pack("<II", 1, len(cmd)) + cmd
+        src = os.path.join(tmp, "forged.meta")
+        with open(src, "wb") as f:
+            f.write(forged)
+        os.chmod(src, 0o644)
+        err = as_nobody("cat %s > %s/p%d-0.meta" % (src, prof, fake_pid))
+        if err:
+            return [err]
+        p.stdin.write(b"go\n")
+        p.stdin.flush()
+        out, err = p.communicate(timeout=TIMEOUT)
+    finally:
+        if p.poll() is None:
+            p.kill()
+            p.wait()
+    if p.returncode != 0 or out:
+        return ["exit %d output %r stderr %r" % (p.returncode, out, err[-300:])]
+    rep = report(a.scaler, prof)
+    cmds = [q["command"][-1:] for q in rep["processes"]]
+    if any(q["pid"] == fake_pid for q in rep["processes"]):
+        bad.append("the planted image is in the report: %r" % cmds)
+    if sorted(cmds) != [["1"], ["quiet"]]:
+        bad.append("images %r, want the program and its exec as daemon" % cmds)
+    skipped = [s["file"] for s in rep.get("skipped_files", [])]
+    if "p%d-0.meta" % fake_pid not in skipped:
+        bad.append("the planted file is not named as skipped: %r" % skipped)
+    st = os.lstat(os.path.join(prof, "p%d-0.meta" % fake_pid))
+    if st.st_uid == 0:
+        bad.append("the planted file was made root's")
+    if getppid_calls(rep) != 53:
+        bad.append("getppid calls %d, want 53" % getppid_calls(rep))
+    # as read while the command runs: the exec'd image's .meta is still
+    # daemon's then, and is read because root's .meta declared uid 1
+    quiet = [q for q in rep["processes"] if q["command"][-1:] == ["quiet"]]
+    if quiet:
+        name = "p%d-1.meta" % quiet[0]["pid"]
+        os.chown(os.path.join(prof, name), 1, 1)
+        again = report(a.scaler, prof)
+        if not any(q["command"][-1:] == ["quiet"] for q in again["processes"]):
+            bad.append("%s owned by the declared uid 1 is not read: skipped %r"
+                       % (name, again.get("skipped_files")))
+    return bad
+
+
 def test_grow_after_drop(a, tmp):
     """A program started as root drops privileges and then calls more new
     APIs on its main thread than that thread's file had room for: the
@@ -440,6 +510,8 @@ def main():
                  ("hostile-fd-per-thread", test_fds, False),
                  ("hostile-full-disk", test_full_disk, "to mount a small tmpfs"),
                  ("hostile-drop-closeall", test_drop, "for a program that drops privileges"),
+                 ("hostile-planted-after-drop", test_planted_after_drop,
+                  "for a program that drops privileges"),
                  ("hostile-grow-after-drop", test_grow_after_drop,
                   "for a program that drops privileges"),
                  ("hostile-private-files", test_private, "to run the attacker as nobody"),

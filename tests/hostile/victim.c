@@ -23,6 +23,10 @@
  *                (the profile directory fills up meanwhile); prints "done"
  *                and exits with status 3.
  *   wait         prints "pid P", waits for a line on stdin, exits 0.
+ *   dropwait U   as root: drops to uid and gid U, starts a thread that
+ *                calls getppid 50 times, prints "dropped", waits for a
+ *                line on stdin, then execs itself in mode quiet.
+ *   quiet        calls getppid 3 times, exits 0.
  */
 #define _GNU_SOURCE
 #include <dirent.h>
@@ -169,6 +173,24 @@ int main(int argc, char **argv)
 		printf("done\n");
 		return 3;
 	}
-	fprintf(stderr, "usage: victim attack|threads|drop|fill|wait [N]\n");
+	if (!strcmp(mode, "dropwait") && n > 0) {
+		if (setgroups(0, NULL) || setgid((gid_t)n) || setuid((uid_t)n)) {
+			perror("drop");
+			return 8;
+		}
+		run_threads(1, calls, 50, 0);
+		printf("dropped\n");
+		fflush(stdout);
+		wait_line();
+		execl("/proc/self/exe", argv[0], "quiet", (char *)NULL);
+		perror("exec");
+		return 8;
+	}
+	if (!strcmp(mode, "quiet")) {
+		for (int i = 0; i < 3; i++)
+			getppid();
+		return 0;
+	}
+	fprintf(stderr, "usage: victim attack|threads|drop|fill|wait|dropwait|quiet [N]\n");
 	return 2;
 }
