@@ -257,10 +257,7 @@ LIST_WRAPPER(w_execl, EX_EXECVE, 0)
 LIST_WRAPPER(w_execle, EX_EXECVE, 1)
 LIST_WRAPPER(w_execlp, EX_EXECVPE, 0)
 
-static const struct {
-	const char *name;
-	void *fn;
-} exec_wrappers[] = {
+static const struct sc_wrapper exec_wrappers[] = {
 	{"execve", (void *)w_execve},     {"execv", (void *)w_execv},
 	{"execvpe", (void *)w_execvpe},   {"execvp", (void *)w_execvp},
 	{"fexecve", (void *)w_fexecve},   {"execveat", (void *)w_execveat},
@@ -271,8 +268,5 @@ static const struct {
 
 void *sc_exec_wrapper(const char *name)
 {
-	for (size_t i = 0; i < sizeof(exec_wrappers) / sizeof(exec_wrappers[0]); i++)
-		if (sc_name_eq(name, exec_wrappers[i].name))
-			return exec_wrappers[i].fn;
-	return NULL;
+	return SC_WRAPPER_FIND(exec_wrappers, name);
 }

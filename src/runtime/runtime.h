@@ -209,6 +209,13 @@ static inline bool sc_name_eq(const char *a, const char *b)
 {
 	return a[0] == b[0] && strcmp(a, b) == 0;
 }
+/* A table of wrappers by API name, and its lookup (NULL if absent). */
+struct sc_wrapper {
+	const char *name;
+	void *fn;
+};
+void *sc_wrapper_find(const struct sc_wrapper *t, size_t n, const char *name) SC_HIDDEN;
+#define SC_WRAPPER_FIND(t, name) sc_wrapper_find((t), sizeof(t) / sizeof((t)[0]), (name))
 uint64_t sc_rdtsc(void) SC_HIDDEN;
 uint64_t sc_mono_ns(void) SC_HIDDEN;
 

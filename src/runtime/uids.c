@@ -70,10 +70,7 @@ static int w_setfsuid(uid_t u)
 	return setfsuid(u);
 }
 
-static const struct {
-	const char *name;
-	void *fn;
-} uid_wrappers[] = {
+static const struct sc_wrapper uid_wrappers[] = {
 	{"setuid", (void *)w_setuid},       {"seteuid", (void *)w_seteuid},
 	{"setreuid", (void *)w_setreuid},   {"setresuid", (void *)w_setresuid},
 	{"setfsuid", (void *)w_setfsuid},
@@ -81,8 +78,5 @@ static const struct {
 
 void *sc_uid_wrapper(const char *name)
 {
-	for (size_t i = 0; i < sizeof(uid_wrappers) / sizeof(uid_wrappers[0]); i++)
-		if (sc_name_eq(name, uid_wrappers[i].name))
-			return uid_wrappers[i].fn;
-	return NULL;
+	return SC_WRAPPER_FIND(uid_wrappers, name);
 }

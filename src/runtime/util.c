@@ -1,6 +1,7 @@
 /*
  * util.c - the runtime's general helpers: its one kind of message (a
- * `scaler:` line on stderr, written whole with one write) and its clocks.
+ * `scaler:` line on stderr, written whole with one write), its clocks, and
+ * the lookup of its tables of wrappers by API name.
  */
 #include <stdarg.h>
 #include <stdio.h>
@@ -34,4 +35,12 @@ uint64_t sc_mono_ns(void)
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+void *sc_wrapper_find(const struct sc_wrapper *t, size_t n, const char *name)
+{
+	for (size_t i = 0; i < n; i++)
+		if (sc_name_eq(name, t[i].name))
+			return t[i].fn;
+	return NULL;
 }

@@ -486,10 +486,7 @@ static int w___libc_start_main(main_fn m, int argc, char **argv, void (*init)(vo
 }
 
 /* Which APIs get which wrapper: the one table of them. */
-static const struct {
-	const char *name;
-	void *fn;
-} wrappers[] = {
+static const struct sc_wrapper wrappers[] = {
 	{"__libc_start_main", (void *)w___libc_start_main},
 	{"exit", (void *)w_exit},
 	{"_exit", (void *)w__exit},
@@ -520,8 +517,5 @@ void *sc_wrapper_for(const char *name, bool *timed)
 		*timed = true;
 		return s;
 	}
-	for (size_t i = 0; i < sizeof(wrappers) / sizeof(wrappers[0]); i++)
-		if (sc_name_eq(name, wrappers[i].name))
-			return wrappers[i].fn;
-	return NULL;
+	return SC_WRAPPER_FIND(wrappers, name);
 }
