@@ -143,3 +143,6 @@ if stale "$out/sc_functions_minidata" "$out/sc_functions"; then
 	objcopy --add-section .gnu_debugdata="$mini/mini.xz" "$mini/exe" "$out/sc_functions_minidata"
 	rm -rf "$mini"
 fi
+
+lib $CC libsc_est.so estim/sc_est.c
+exe $CC sc_estim estim/main.c -lsc_est -pthread
