@@ -151,7 +151,7 @@ ENTRY(sc_shadow_common)
 	 * (and with the calibration loop's layout) by more than a short call
 	 * lasts (doc/design-runtime.md). Draining first makes the start the
 	 * same for the calibration and for the program's calls. One lfence per sampled call (1 in up to
-	 * 127); `all` and calls timed back to back keep the plain read.
+	 * 31); `all` and calls timed back to back keep the plain read.
 	 */
 	movq	FR_REC(%rcx), %rax
 	movq	TH_OVH_HOT(%r10), %rdx

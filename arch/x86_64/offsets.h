@@ -93,6 +93,15 @@
 #define PC_TSHIFT   4
 #define PC_RECIP_MAX 4095 /* sc_recip[k] = 2^16 / k for k <= this */
 
+/* sc_span_geo (src/runtime/span.c): row k - SC_SPAN_KMIN holds the
+ * geometric spans of mean p = 2^k - 1, 256 uint16_t each */
+#define SC_SPAN_KMIN 2
+#define SC_SPAN_KMAX 5
+#define SC_SPAN_ROWS (SC_SPAN_KMAX - SC_SPAN_KMIN + 1)
+/* the longest period of an API whose time is mostly in long calls
+ * (trampoline.S, slow.c) */
+#define SC_PERIOD_LONG 7
+
 /* An import's stub: endbr64; mov $n,%r11d; jmp *common(%rip) */
 #define HOOK_STUB_SIZE 16
 /* A shadow entry's code: its whole counted path (arch.h) */

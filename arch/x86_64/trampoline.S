@@ -106,14 +106,18 @@ sc_return_point:			/* the API's return address */
 	incq	RC_TIMED(%r11)
 	addq	%rdx, RC_TICKS(%r11)
 	/*
-	 * Estimator: this call ends a span of `span` calls (the countdown
-	 * set at the previous timed return) of which it alone was timed, so
-	 * it stands for all of them: every sum is also kept times w = span
-	 * (wcount += w). A never-timed record has span 0 and stands for
-	 * itself: w = 1, the case of every call in `all` mode and of slow
-	 * calls, done here without multiplying; w > 1 is .Lweighted.
+	 * Estimator: this call was timed with probability 1/p, p the period
+	 * in force when its span was drawn (the spans are geometric: span.c),
+	 * so it stands for p calls: every sum is also kept times w = p
+	 * (wcount += w), which makes each sum unbiased whatever the calls
+	 * took. Not the span that ended here: its length was decided by the
+	 * previous timed call's, and a long span ending at the first call of
+	 * a slow phase would be weighted as if all of it were slow. A
+	 * never-timed record has period 0 and stands for itself: w = 1, the
+	 * case of every call in `all` mode and after slow calls, done here
+	 * without multiplying; w > 1 is .Lweighted.
 	 */
-	movl	RC_SPAN(%r11), %edi
+	movl	RC_PERIOD(%r11), %edi
 	cmpl	$1, %edi
 	ja	.Lweighted
 	movl	$1, %edi			/* rdi = w */
@@ -196,26 +200,53 @@ sc_return_point:			/* the API's return address */
 	jmp	.Lp_set
 3:	movl	$1, %eax
 .Lp_set:
-	cmpl	sc_period_min(%rip), %eax
+	/*
+	 * An API whose time is mostly in long calls (over the blocking
+	 * threshold: wblock > wticks / 2) keeps p <= SC_PERIOD_LONG. Each
+	 * long call it lets through untimed is missing from the sum, and the
+	 * one timed stands for p: where long calls come in runs (a slow
+	 * phase, a contended lock) the error of a run's first calls is about
+	 * p of them, and it is the bulk of such an API's time. Its short
+	 * calls are then timed one in up to 7, which costs little beside
+	 * what its long calls take.
+	 */
+	cmpl	$SC_PERIOD_LONG, %eax
+	jbe	7f
+	movq	RC_WTICKS(%r11), %rdx
+	shrq	$1, %rdx
+	cmpq	%rdx, RC_WBLOCK(%r11)
+	jbe	7f
+	movl	$SC_PERIOD_LONG, %eax
+7:	cmpl	sc_period_min(%rip), %eax
 	cmovbl	sc_period_min(%rip), %eax
 	movl	%eax, RC_PERIOD(%r11)
 	/*
-	 * The next span is drawn uniformly from 1 .. 2p-1 (mean p), not p
-	 * itself: a fixed stride could lock onto a periodic pattern in the
-	 * program's calls (every 64th call is long) and time only the
-	 * short ones. The draw hashes the TSC (Fibonacci hashing, top 16
-	 * bits of the low word). p = 1 gives 1; "none" (p >= 2^16) takes p.
+	 * The next span is drawn from the geometric law of mean p
+	 * (sc_span_geo, span.c: row k for p = 2^k - 1), so that each call
+	 * is the timed one with the same chance 1/p wherever it falls
+	 * (which the weight above relies on), and no fixed stride can lock
+	 * onto a periodic pattern in the program's calls. The draw hashes
+	 * the TSC (Fibonacci hashing, top 8 bits of the low word). p = 1
+	 * gives 1; "none" (p >= 2^16) takes p.
 	 */
 	cmpl	$1, %eax
 	je	5f
 	cmpl	$0xffff, %eax
 	ja	5f
-	leal	-1(%rax,%rax), %edi		/* 2p - 1 */
-	imull	$0x9e3779b1, %esi, %edx
-	shrl	$16, %edx			/* u in 0 .. 65535 */
-	imulq	%rdi, %rdx
-	shrq	$16, %rdx
-	leal	1(%rdx), %eax			/* span = 1 + u(2p-1)/65536 */
+	leal	1(%rax), %edx
+	bsrl	%edx, %edx			/* k = log2(p + 1) */
+	movl	$SC_SPAN_KMIN, %edi
+	cmpl	%edi, %edx
+	cmovbl	%edi, %edx
+	movl	$SC_SPAN_KMAX, %edi
+	cmpl	%edi, %edx
+	cmoval	%edi, %edx
+	shll	$8, %edx
+	imull	$0x9e3779b1, %esi, %edi
+	shrl	$24, %edi			/* u in 0 .. 255 */
+	addl	%edi, %edx			/* k * 256 + u */
+	leaq	sc_span_geo(%rip), %rdi
+	movzwl	-(SC_SPAN_KMIN * 512)(%rdi,%rdx,2), %eax
 5:	movl	%eax, RC_SPAN(%r11)
 6:	movl	%eax, RC_COUNTDOWN(%r11)
 	movq	FR_RET(%rcx), %r11
@@ -292,13 +323,13 @@ sc_return_point:			/* the API's return address */
 	jmp	.Lp_have
 
 	/*
-	 * w > 1 (rax = the P interval, rdx = elapsed, rdi = span). An outlier
+	 * w > 1 (rax = the P interval, rdx = elapsed, rdi = p). An outlier
 	 * stands only for itself: a call over 1 ms (sc_outlier_ticks, a
 	 * scheduler time slice is a few) and over 256 times this record's
 	 * mean so far (elapsed/256 * wcount > wticks, in 128 bits) was most
-	 * likely preempted, and weighting that by its span would add
+	 * likely preempted, and weighting that by p would add
 	 * milliseconds that the calls let through never spent. The reader's
-	 * count/wcount scaling fills the rest of its span at the mean. Mixed
+	 * count/wcount scaling fills the rest of its weight at the mean. Mixed
 	 * call lengths below a millisecond (a 5 us call among 3 ns ones) keep
 	 * their weight: judged against a mean that is still low, they would
 	 * otherwise hold it low.

@@ -9,18 +9,21 @@
 
 /*
  * The estimator. A rec has `count` calls of which `timed` were measured.
- * Under adaptive timing a timed call stands for its span S (itself and the
- * calls let through since the previous timed one), so the runtime
- * accumulates wticks = sum(ticks * S) and wcount = sum(S). wticks/wcount
- * is then the per-call average weighted by how many calls each sample
- * represents, and calls not covered by any sample's weight
- * (count - wcount > 0, e.g. the tail after the last sample) are charged
- * that average:
+ * Under adaptive timing a timed call stands for w calls, w the inverse of
+ * the chance it had of being timed (the period p its span was drawn
+ * with: trampoline.S, span.c), so the runtime accumulates
+ * wticks = sum(ticks * w) and wcount = sum(w). wticks is then an
+ * unbiased estimate of all the calls' time and wcount of their number;
+ * as the number is known exactly, the estimate is wticks scaled by it
+ * (the ratio estimator, exact when all calls take the same time):
  *
- *     est = wticks + max(0, count - wcount) * (wticks / wcount)
+ *     est = wticks * count / wcount
  *
- * With timing "all" S == 1 and this is simply ticks. A record with timed
- * calls but no weights (wcount == 0) falls back to ticks/timed.
+ * With timing "all" w == 1 and this is simply ticks. Profiles of earlier
+ * runtimes weighted a timed call by the span it ended (so wcount <=
+ * count): the same formula reads them as they were read then. A record
+ * with timed calls but no weights (wcount == 0) falls back to
+ * ticks/timed.
  *
  * The interceptor's own cost was taken off each timed call as it was
  * booked (runtime calib.c: measured at start-up and re-measured on each
@@ -49,9 +52,7 @@ void sc_estimate(const struct sc_rec *r, uint64_t overhead_ticks, long double *i
 		wt = (long double)r->ticks;
 		wc = (long double)r->timed;
 	}
-	est = wt;
-	if ((long double)r->count > wc)
-		est += ((long double)r->count - wc) * (wt / wc);
+	est = wt * ((long double)r->count / wc);
 	if (overhead_ticks) {
 		est -= (long double)overhead_ticks * (long double)r->count;
 		if (est < 0)

@@ -237,10 +237,12 @@ _Static_assert(sizeof(struct sc_thr_header) <= SC_THR_HEADER_SIZE, "thread heade
  * every call, the rest only on timed calls. Offsets are mirrored in
  * arch/x86_64/offsets.h and checked by static asserts in the runtime.
  *
- * Each timed call stands for `span` calls (adaptive timing: itself and the
- * calls let through since the previous timed one), so every sum of a timed
- * quantity is kept weighted by span as well (w*); the reader scales by
- * count/wcount.
+ * Each timed call stands for w calls (adaptive timing: the period its span
+ * was drawn with, the inverse of the chance it had of being timed; 1 when
+ * every call is timed), so every sum of a timed quantity is kept weighted
+ * by w as well (w*); the reader scales by count/wcount. Profiles of
+ * earlier runtimes weighted by the span a timed call ended; the reader
+ * reads both alike.
  *
  * The parallel clock P (the runtime's sc_pclock) advances at 1/k of the TSC
  * rate while k threads of the process are running (not blocked in a Wait
@@ -258,20 +260,22 @@ struct sc_rec {
 	uint64_t ticks;         /* 16: sum of inclusive TSC ticks of timed calls */
 	int32_t countdown;      /* 24: calls left until the next timed one */
 	uint32_t period;        /* 28: sampling period in force (adaptive):
-				       1, 3, 7 ... 127, doubled by cheap
-				       calls; spans are drawn around it
+				       1, 3, 7, 15, 31, doubled by cheap
+				       calls; spans are drawn with mean p,
+				       and a timed call weighs p
 				       (trampoline.S) */
-	uint64_t wticks;        /* 32: sum of ticks * span (estimator) */
-	uint64_t wcount;        /* 40: sum of span over timed calls */
+	uint64_t wticks;        /* 32: sum of ticks * w (estimator) */
+	uint64_t wcount;        /* 40: sum of w over timed calls */
 	uint64_t self_ticks;    /* 48: ticks minus nested calls (estimated:
-				       each timed one as ticks * its span);
+				       each timed one as ticks * its w);
 				       a signed sum stored as uint64 */
 	uint64_t max_ticks;     /* 56: longest timed call */
-	uint64_t wpticks;       /* 64: sum of P interval * span */
-	uint64_t wblock;        /* 72: sum of ticks * span of timed calls
+	uint64_t wpticks;       /* 64: sum of P interval * w */
+	uint64_t wblock;        /* 72: sum of ticks * w of timed calls
 				       over the blocking threshold */
-	uint32_t span;          /* 80: calls the next timed one stands for
-				       (drawn around period, adaptive) */
+	uint32_t span;          /* 80: calls until the next timed one,
+				       itself included (drawn from the
+				       geometric law of mean period) */
 	uint32_t reserved0;     /* 84 */
 	uint64_t max_tsc;       /* 88: TSC at the start of the longest timed
 				       call (version 5; 0 = unknown) */

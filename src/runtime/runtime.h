@@ -176,6 +176,7 @@ extern SC_HIDDEN uint64_t sc_period_budget;            /* trampoline.S */
 extern SC_HIDDEN uint32_t sc_xsave_size;               /* slowpath.S, trampoline.S */
 extern SC_HIDDEN uint64_t sc_block_ticks;              /* pclock.c, trampoline.S */
 extern SC_HIDDEN uint64_t sc_outlier_ticks;            /* pclock.c, trampoline.S */
+extern SC_HIDDEN const uint16_t sc_span_geo[SC_SPAN_ROWS][256]; /* span.c, trampoline.S */
 extern SC_HIDDEN int sc_have_xsave;                     /* slowpath.S */
 extern SC_HIDDEN int sc_active;   /* 1 once start-up succeeded */
 extern SC_HIDDEN const char *sc_dir;     /* < 4000 bytes */
@@ -332,6 +333,9 @@ void sc_unwind_prepare(struct sc_thread *t, uintptr_t rsp) SC_HIDDEN;
 void sc_tail_credit(struct sc_frame *f, uint64_t now) SC_HIDDEN;
 void sc_rec_book(struct sc_rec *r, uint64_t start, uint64_t t, uint64_t self, uint64_t w,
 		 uint64_t pticks) SC_HIDDEN;
+
+/* span.c: the next span for period per, drawn from now (as trampoline.S) */
+uint32_t sc_span_draw(uint32_t per, uint64_t now) SC_HIDDEN;
 
 /* init.c: end of the image; status from exit()/_exit() when known */
 void sc_record_end(int status, uint32_t how) SC_HIDDEN;

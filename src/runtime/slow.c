@@ -190,16 +190,19 @@ void sc_rec_book(struct sc_rec *r, uint64_t start, uint64_t t, uint64_t self, ui
 /*
  * The period after a cheap timed call of r, as trampoline.S works it out:
  * 2p+1 while p * mean is below sc_period_budget, then p, or p/2 while the
- * half still meets it (unsigned __int128: no product can wrap).
+ * half still meets it (unsigned __int128: no product can wrap); at most
+ * SC_PERIOD_LONG while most of r's time is in long calls.
  */
 static uint32_t next_period(const struct sc_rec *r)
 {
 	unsigned __int128 budget = (unsigned __int128)sc_period_budget * r->wcount;
 	uint32_t p = r->period;
 	if ((unsigned __int128)p * r->wticks < budget)
-		return 2 * p + 1;
-	if ((unsigned __int128)(p >> 1) * r->wticks >= budget)
-		return p >> 1;
+		p = 2 * p + 1;
+	else if ((unsigned __int128)(p >> 1) * r->wticks >= budget)
+		p >>= 1;
+	if (p > SC_PERIOD_LONG && r->wblock > r->wticks / 2)
+		p = SC_PERIOD_LONG;
 	return p;
 }
 
@@ -208,7 +211,7 @@ static uint32_t next_period(const struct sc_rec *r)
  * f->ttsc, and that API has now returned (to f's caller, through the
  * trampoline). This is a timed call of that API chosen by its own
  * sampling (the jump found its countdown run out), so it is booked like
- * the trampoline books one: weighted by its span, with its share of the
+ * the trampoline books one: weighted by its period, with its share of the
  * parallel clock in proportion to f's, and the next span drawn. f loses
  * it from its exclusive time like any nested call.
  */
@@ -219,7 +222,7 @@ void sc_tail_credit(struct sc_frame *f, uint64_t now)
 	 * too (calib.c): taken off as from any timed call */
 	uint64_t t0 = f->ttsc + sc_tls_thread->cal.hot;
 	uint64_t t = now > t0 ? now - t0 : 0;
-	uint64_t w = r->span ? r->span : 1, el = now - f->tsc;
+	uint64_t w = r->period ? r->period : 1, el = now - f->tsc;
 	uint64_t p = sc_pclock_step(0, now), pe = sc_pclock_entry(f), pt = 0;
 
 	f->trec = NULL;
@@ -235,11 +238,6 @@ void sc_tail_credit(struct sc_frame *f, uint64_t now)
 	if (per < sc_period_min)
 		per = sc_period_min;
 	r->period = per;
-	uint32_t span = per;
-	if (per <= 0xffff) {
-		uint32_t u = ((uint32_t)now * 0x9e3779b1u) >> 16;
-		span = 1 + (uint32_t)(((uint64_t)u * (2 * per - 1)) >> 16);
-	}
-	r->span = span;
-	r->countdown = (int32_t)span;
+	r->span = sc_span_draw(per, now);
+	r->countdown = (int32_t)r->span;
 }

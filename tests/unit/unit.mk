@@ -29,6 +29,17 @@ $(ARCH_UNIT:%=$(BUILD)/tests/asan/test_%): $(BUILD)/tests/asan/test_%: tests/uni
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(ASAN_FLAGS) -Itests/unit -o $@ $< arch/$(ARCH)/$*.c
 
+# The runtime's span table (span.c), alone.
+$(BUILD)/tests/test_span: tests/unit/test_span.c tests/unit/check.h src/runtime/span.c \
+		src/runtime/runtime.h arch/$(ARCH)/offsets.h
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -Itests/unit -Isrc/runtime -o $@ $< src/runtime/span.c -lm
+
+$(BUILD)/tests/asan/test_span: tests/unit/test_span.c tests/unit/check.h src/runtime/span.c \
+		src/runtime/runtime.h arch/$(ARCH)/offsets.h
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(ASAN_FLAGS) -Itests/unit -Isrc/runtime -o $@ $< src/runtime/span.c -lm
+
 # The function-entry patcher (fnpatch.c), with the decoder it loads.
 $(BUILD)/tests/test_fnpatch: tests/unit/test_fnpatch.c arch/$(ARCH)/fnpatch.c arch/$(ARCH)/fnpatch.h
 	@mkdir -p $(@D)

@@ -14,7 +14,7 @@ def check_nest(t, timing):
     least vsnprintf's time nested in it (80 %: vsnprintf is its bulk; 70 %
     under adaptive timing, where the two are separate estimates from ~400
     sampled calls each, and a sample that meets a preemption of this
-    shared machine stands for up to 127 calls: a run came out at 79 %)."""
+    shared machine stands for up to 31 calls: a run came out at 79 %)."""
     bad, d, _ = t.record_program("nest", timing)
     if bad:
         return bad

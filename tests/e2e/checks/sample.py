@@ -10,12 +10,11 @@ VARIANTS = ("lazy",)
 def check_sample(t, timing):
     """The calls each timing mode measured (the report's `timed`): all of
     them in `all`, none in `none`. Under adaptive timing the empty
-    smp_cheap's period grows to 127 (a mean span of 127 calls: at most
-    1 in 50 timed, which leaves room for periods reset by preempted calls),
+    smp_cheap's period grows to 31 (a mean span of 31 calls: at most
+    1 in 20 timed, which leaves room for periods reset by preempted calls),
     while smp_mid (0.3-1 us a call) stops at 3 or 7, where period x mean
     reaches the 1.25 us budget: at least 1 in 12 of its calls timed
-    (without the budget it was 1 in ~127, the sampling error of its
-    estimate ~3x larger)."""
+    (without the budget it would be 1 in 31)."""
     bad, d, _ = t.record_program("sample", timing)
     if bad:
         return bad
@@ -28,7 +27,7 @@ def check_sample(t, timing):
     elif timing == "none":
         want = {"smp_cheap": (0, 0), "smp_mid": (0, 0)}
     else:
-        want = {"smp_cheap": (1, 1000000 // 50), "smp_mid": (100000 // 12, 100000)}
+        want = {"smp_cheap": (1, 1000000 // 20), "smp_mid": (100000 // 12, 100000)}
     bad = []
     for api, (lo, hi) in want.items():
         if not lo <= calls[api]["timed"] <= hi:
@@ -37,7 +36,7 @@ def check_sample(t, timing):
     # per call, smp_mid is ~150x smp_cheap (400 vs 2.6 ns measured, the
     # latter off by the few ns timing an empty function can be off by);
     # 5x leaves room for one preempted sample of smp_cheap weighted by
-    # its span (under 1 ms, the outlier rule keeps its weight)
+    # its period (under 1 ms, the outlier rule keeps its weight)
     if timing != "none" and not mid["total_ns"] / 1e5 > 5 * cheap["total_ns"] / 1e6:
         bad.append("smp_mid %d ns a call vs smp_cheap %.1f ns" %
                    (mid["total_ns"] / 1e5, cheap["total_ns"] / 1e6))
