@@ -16,8 +16,10 @@ Both also print how much of the measured time the program's threads were
 off the CPU (wall less CPU time: preempted by other work on the machine,
 or asleep in the lock), which no sampling sees inside untimed calls.
 
-Usage: estimator.py [--runs N] [--timing MODE] [--scaler PATH] [--bin DIR]
-(default: 10 runs, adaptive, this tree's build and its lazy e2e programs).
+Usage: estimator.py [--runs N] [--timing MODE] [--scaler PATH] [--bin DIR] [--fifo]
+(default: 10 runs, adaptive, this tree's build and its lazy e2e programs;
+--fifo: at real-time priority, so that a shared machine's other work does
+not preempt the program).
 """
 import argparse
 import json
@@ -29,9 +31,10 @@ import tempfile
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
-def run_case(scaler, exe, case, timing, out):
+def run_case(scaler, exe, case, timing, out, fifo):
     """one recorded run: (the program's figures, the JSON report)"""
-    r = subprocess.run([scaler, "record", "-o", out, "--timing", timing, "--", exe, case],
+    pre = ["chrt", "-f", "5"] if fifo else []
+    r = subprocess.run(pre + [scaler, "record", "-o", out, "--timing", timing, "--", exe, case],
                        capture_output=True, text=True, timeout=300, check=True)
     own = dict((k, int(v)) for k, v in (l.split() for l in r.stdout.splitlines()))
     rep = json.loads(subprocess.run([scaler, "report", "-i", out, "--format", "json"],
@@ -44,9 +47,9 @@ def api_total(rep, api):
     return sum(c["total_ns"] for c in rep["calls"] if c["api"] == api)
 
 
-def measure(scaler, exe, case, timing, tmp):
+def measure(scaler, exe, case, timing, tmp, fifo):
     """one run's error and, for mutex, the sums' consistency"""
-    own, rep = run_case(scaler, exe, case, timing, os.path.join(tmp, case))
+    own, rep = run_case(scaler, exe, case, timing, os.path.join(tmp, case), fifo)
     if case == "phased":
         return {"err": api_total(rep, "est_call") / own["inside_ns"] - 1,
                 "off": 1 - own["phased_cpu_ns"] / own["phased_ns"]}
@@ -66,15 +69,18 @@ def main():
     ap.add_argument("--timing", default="adaptive")
     ap.add_argument("--scaler", default=os.path.join(ROOT, "build/bin/scaler"))
     ap.add_argument("--bin", default=os.path.join(ROOT, "build/tests/e2e/lazy"))
+    ap.add_argument("--fifo", action="store_true",
+                    help="run at real-time priority (chrt -f 5, root): other work on a "
+                    "shared machine does not preempt the program")
     a = ap.parse_args()
     exe = os.path.join(a.bin, "sc_estim")
     with tempfile.TemporaryDirectory() as tmp:
         res = {"phased": [], "mutex": []}
         for _ in range(a.runs):
             for case in res:
-                res[case].append(measure(a.scaler, exe, case, a.timing, tmp))
-    print("timing %s, %d runs each: error of the estimate against the program's clock" %
-          (a.timing, a.runs))
+                res[case].append(measure(a.scaler, exe, case, a.timing, tmp, a.fifo))
+    print("timing %s, %d runs each%s: error of the estimate against the program's clock" %
+          (a.timing, a.runs, " (chrt -f 5)" if a.fifo else ""))
     ph = res["phased"]
     print("phased est_call:  " + " ".join("%+.1f%%" % (100 * r["err"]) for r in ph) +
           "   within 10%%: %d/%d" % (sum(abs(r["err"]) <= 0.10 for r in ph), len(ph)))

@@ -3,14 +3,15 @@
  * timing's estimates against (issue 19):
  *
  *   sc_estim phased [ROUNDS]  est_call in phases: 20000 calls of ~10 ns,
- *                             then 40 of ~50 us, ROUNDS times (30); the
- *                             truth, `inside_ns`, is the sum of the calls'
- *                             lengths as est_call measures them itself
+ *                             then 40 of ~50 us, ROUNDS times (30)
  *   sc_estim mutex [N]        4 threads contend on one mutex: lock,
  *                             counter++, unlock, N times each (1000000)
  *
- * Each prints on stdout what it measured with its own clock: `phased_ns`
- * the time of its phases' loops (the calls and the loop around them),
+ * Each prints on stdout what it measured with its own clock: `inside_ns`
+ * the time of est_call's calls (the long ones measured inside each call;
+ * the short ones as the same work done by a private copy after each
+ * phase, less the same loop around an empty function, as
+ * bench/accuracy.c does), `phased_ns` the time of its phases' loops,
  * `threads_ns` the 4 threads' time in their loops (nearly all of it in
  * pthread_mutex_lock/unlock) and `counter` (4 N when the lock held); and,
  * as *_cpu_ns, the CPU time of the same: what is missing from it is time
@@ -23,6 +24,8 @@
 #include <string.h>
 #include <time.h>
 #include <x86intrin.h>
+
+#include "work.h"
 
 void est_call(uint64_t ticks);
 uint64_t est_spent(void);
@@ -57,11 +60,35 @@ static double ticks_per_us(void)
 	return (double)(__rdtsc() - c0) / ((double)(now_ns() - t0) / 1000.0);
 }
 
+static volatile unsigned long sink;
+
+static __attribute__((noinline)) void copy_call(void)
+{
+	sink = est_work(sink);
+}
+
+static __attribute__((noinline)) void empty_call(void)
+{
+	__asm__ volatile("");
+}
+
+/* ns of n short calls' own work: the private copy less an empty call */
+static long long short_truth(int n)
+{
+	long long t0 = now_ns();
+	for (int i = 0; i < n; i++)
+		copy_call();
+	long long t1 = now_ns();
+	for (int i = 0; i < n; i++)
+		empty_call();
+	return 2 * t1 - t0 - now_ns();
+}
+
 static int phased(int rounds)
 {
 	double tpu = ticks_per_us();
 	uint64_t slow = (uint64_t)(50 * tpu);
-	long long total = 0, cpu = 0;
+	long long total = 0, cpu = 0, fast = 0;
 
 	for (int r = 0; r < rounds; r++) {
 		long long c0 = cpu_ns(), t0 = now_ns();
@@ -71,9 +98,10 @@ static int phased(int rounds)
 			est_call(slow);
 		total += now_ns() - t0;
 		cpu += cpu_ns() - c0;
+		fast += short_truth(20000);
 	}
 	printf("calls %d\nphased_ns %lld\nphased_cpu_ns %lld\ninside_ns %lld\n", rounds * 20040,
-	       total, cpu, (long long)((double)est_spent() / tpu * 1000.0));
+	       total, cpu, fast + (long long)((double)est_spent() / tpu * 1000.0));
 	return 0;
 }
 
