@@ -20,6 +20,7 @@
 #define TH_OVH_COLD 56  /* ... off a call sampled after untimed ones */
 #define TH_NESTED   64  /* ticks a timed call adds to its timed caller */
 #define TH_RECAL    72  /* TSC deadline for re-measuring the three */
+#define TH_RNG      80  /* state of the span draws (span.c) */
 
 /* struct sc_frame: one per timed call in flight */
 #define FR_RET      0   /* the caller's real return address */
@@ -98,6 +99,8 @@
 #define SC_SPAN_KMIN 2
 #define SC_SPAN_KMAX 5
 #define SC_SPAN_ROWS (SC_SPAN_KMAX - SC_SPAN_KMIN + 1)
+/* the span draws' generator: x = x * A + 1 (mod 2^64), top 8 bits */
+#define SC_SPAN_LCG_A 6364136223846793005
 /* the longest period of an API whose time is mostly in long calls
  * (trampoline.S, slow.c) */
 #define SC_PERIOD_LONG 7

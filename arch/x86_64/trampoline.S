@@ -225,9 +225,12 @@ sc_return_point:			/* the API's return address */
 	 * (sc_span_geo, span.c: row k for p = 2^k - 1), so that each call
 	 * is the timed one with the same chance 1/p wherever it falls
 	 * (which the weight above relies on), and no fixed stride can lock
-	 * onto a periodic pattern in the program's calls. The draw hashes
-	 * the TSC (Fibonacci hashing, top 8 bits of the low word). p = 1
-	 * gives 1; "none" (p >= 2^16) takes p.
+	 * onto a periodic pattern in the program's calls. The draw is the
+	 * top 8 bits of the thread's own generator (span.c), not a hash of
+	 * the TSC: with calls of regular length, the TSC at the next timed
+	 * return follows from the span drawn, and the draws fed on
+	 * themselves (spans 20 % shorter than drawn for). p = 1 gives 1;
+	 * "none" (p >= 2^16) takes p.
 	 */
 	cmpl	$1, %eax
 	je	5f
@@ -242,8 +245,11 @@ sc_return_point:			/* the API's return address */
 	cmpl	%edi, %edx
 	cmoval	%edi, %edx
 	shll	$8, %edx
-	imull	$0x9e3779b1, %esi, %edi
-	shrl	$24, %edi			/* u in 0 .. 255 */
+	movabsq	$SC_SPAN_LCG_A, %rdi
+	imulq	TH_RNG(%r10), %rdi
+	incq	%rdi
+	movq	%rdi, TH_RNG(%r10)
+	shrq	$56, %rdi			/* u in 0 .. 255 */
 	addl	%edi, %edx			/* k * 256 + u */
 	leaq	sc_span_geo(%rip), %rdi
 	movzwl	-(SC_SPAN_KMIN * 512)(%rdi,%rdx,2), %eax

@@ -59,6 +59,7 @@ _Static_assert(offsetof(struct sc_thread, cal.hot) == TH_OVH_HOT, "TH_OVH_HOT");
 _Static_assert(offsetof(struct sc_thread, cal.cold) == TH_OVH_COLD, "TH_OVH_COLD");
 _Static_assert(offsetof(struct sc_thread, cal.nested) == TH_NESTED, "TH_NESTED");
 _Static_assert(offsetof(struct sc_thread, recal_at) == TH_RECAL, "TH_RECAL");
+_Static_assert(offsetof(struct sc_thread, span_rng) == TH_RNG, "TH_RNG");
 
 #define SC_RECAL_MS 10
 #define CALIB_GAP 8             /* counted calls before a cold timed one */

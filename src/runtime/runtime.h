@@ -92,6 +92,7 @@ struct sc_thread {
 	struct sc_calib cal;
 	uint64_t recal_at;      /* TSC at which a timed return re-measures
 				   them (~0: never) */
+	uint64_t span_rng;      /* state of its span draws (span.c) */
 	/* C only */
 	struct sc_calib cal_last[3]; /* the last three measurements: the
 					figures in force are their medians */
@@ -334,8 +335,9 @@ void sc_tail_credit(struct sc_frame *f, uint64_t now) SC_HIDDEN;
 void sc_rec_book(struct sc_rec *r, uint64_t start, uint64_t t, uint64_t self, uint64_t w,
 		 uint64_t pticks) SC_HIDDEN;
 
-/* span.c: the next span for period per, drawn from now (as trampoline.S) */
-uint32_t sc_span_draw(uint32_t per, uint64_t now) SC_HIDDEN;
+/* span.c: the next span for period per, drawn from the thread's
+ * generator *rng (as trampoline.S) */
+uint32_t sc_span_draw(uint32_t per, uint64_t *rng) SC_HIDDEN;
 
 /* init.c: end of the image; status from exit()/_exit() when known */
 void sc_record_end(int status, uint32_t how) SC_HIDDEN;

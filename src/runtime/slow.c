@@ -238,6 +238,6 @@ void sc_tail_credit(struct sc_frame *f, uint64_t now)
 	if (per < sc_period_min)
 		per = sc_period_min;
 	r->period = per;
-	r->span = sc_span_draw(per, now);
+	r->span = sc_span_draw(per, &sc_tls_thread->span_rng);
 	r->countdown = (int32_t)r->span;
 }

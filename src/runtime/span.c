@@ -104,10 +104,12 @@ SC_HIDDEN const uint16_t sc_span_geo[SC_SPAN_ROWS][256] = {
 
 /*
  * The next span of a record whose period is now `per`, drawn from the
- * low bits of the TSC as trampoline.S draws it: 1 for per <= 1, per
+ * thread's generator *rng as trampoline.S draws it: 1 for per <= 1, per
  * itself past the table (timing "none" sets a period no call reaches).
+ * The generator is Knuth's 64-bit linear congruential one (its top bits
+ * are the good ones), seeded from the TSC when the thread starts.
  */
-uint32_t sc_span_draw(uint32_t per, uint64_t now)
+uint32_t sc_span_draw(uint32_t per, uint64_t *rng)
 {
 	uint32_t k, u;
 
@@ -118,6 +120,7 @@ uint32_t sc_span_draw(uint32_t per, uint64_t now)
 		k = SC_SPAN_KMIN;
 	if (k > SC_SPAN_KMAX)
 		k = SC_SPAN_KMAX;
-	u = ((uint32_t)now * 0x9e3779b1u) >> 24;
+	*rng = *rng * SC_SPAN_LCG_A + 1;
+	u = (uint32_t)(*rng >> 56);
 	return sc_span_geo[k - SC_SPAN_KMIN][u];
 }

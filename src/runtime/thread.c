@@ -209,6 +209,7 @@ static struct sc_thread *thread_new(void)
 	t->sp = t->sp_base = t->frames;
 	t->sp_end = t->frames + SC_FRAMES;
 	sc_calib_thread_init(t);
+	t->span_rng = sc_rdtsc();       /* each thread and run draws its own spans */
 
 	struct sc_m_thread mt = {.seq = seq, .tid = t->tid,
 				 .start_routine = sc_tls_start_routine,

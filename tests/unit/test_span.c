@@ -37,17 +37,29 @@ int main(void)
 		CHECK(worst <= 1.0 / 256 + 1e-9, "p = %.0f: every span's chance within 1/256 of "
 		      "the geometric law's (off by %.4f at most)", p, worst);
 	}
-	CHECK_EQ(sc_span_draw(0, 12345), 1, "a record never timed: span 1");
-	CHECK_EQ(sc_span_draw(1, 12345), 1, "p = 1: span 1");
-	CHECK_EQ(sc_span_draw(0x7fffffff, 12345), 0x7fffffff, "timing none: the period itself");
-	/* the longest period: every draw lands in its row, both ends reached */
-	uint32_t pmax = (1u << SC_SPAN_KMAX) - 1, lo = ~0u, hi = 0;
-	for (uint64_t t = 0; t < 100000; t += 7) {
-		uint32_t s = sc_span_draw(pmax, t);
-		lo = s < lo ? s : lo;
-		hi = s > hi ? s : hi;
+	uint64_t rng = 12345;
+	CHECK_EQ(sc_span_draw(0, &rng), 1, "a record never timed: span 1");
+	CHECK_EQ(sc_span_draw(1, &rng), 1, "p = 1: span 1");
+	CHECK_EQ(sc_span_draw(0x7fffffff, &rng), 0x7fffffff, "timing none: the period itself");
+	/*
+	 * Each period: the mean of many draws is the period (the chance of
+	 * being timed is 1/p only if the draws follow the table's law), also
+	 * from a generator started at 0 (a thread whose seed was not set).
+	 */
+	for (int k = SC_SPAN_KMIN; k <= SC_SPAN_KMAX; k++) {
+		uint32_t p = (1u << k) - 1, lo = ~0u, hi = 0;
+		double sum = 0;
+
+		rng = 0;
+		for (int i = 0; i < 1 << 20; i++) {
+			uint32_t s = sc_span_draw(p, &rng);
+			sum += s;
+			lo = s < lo ? s : lo;
+			hi = s > hi ? s : hi;
+		}
+		CHECK(fabs(sum / (1 << 20) - p) / p < 0.01 && lo == 1 &&
+		      hi == sc_span_geo[k - SC_SPAN_KMIN][255],
+		      "p = %u: 2^20 draws average %.3f, from %u to %u", p, sum / (1 << 20), lo, hi);
 	}
-	CHECK(lo == 1 && hi == sc_span_geo[SC_SPAN_ROWS - 1][255],
-	      "p = %u: draws reach both ends of its row (%u .. %u)", pmax, lo, hi);
 	return check_summary();
 }
