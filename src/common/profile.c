@@ -807,15 +807,60 @@ static struct sc_thread *thread_by_seq(struct sc_image *im, size_t nmeta, uint32
 	return t;
 }
 
-/* Fold one counter record of thread t into entry ei of im. */
+/* A sampled record: its times are estimates, not sums of every call. */
+static int rec_sampled(const struct sc_rec *rec)
+{
+	return rec->timed < rec->count;
+}
+
+/*
+ * A thread's calls took no longer than the thread ran. Each record's
+ * estimate is unbiased, but a sampled one carries sampling noise, and
+ * where calls fill nearly all of a thread's time (threads contending on
+ * one lock) the noise alone could put the calls' exclusive times past
+ * the thread's, leaving its code a negative self time. So when the
+ * exclusive times of a finished thread's n records add up to more than
+ * its wall time, its sampled records' estimates are scaled down together
+ * until they fit beside the exact ones: the factor this returns (1 when
+ * they fit, or for a thread still running, whose end is not known yet).
+ */
+static long double thread_fit(const struct sc_thread *t, const struct sc_rec *recs, size_t n,
+			      uint64_t ovh_ticks)
+{
+	long double exact = 0, sampled = 0, incl, self, attr, block, room;
+	size_t i;
+
+	if (!t->end_tsc || t->end_tsc <= t->start_tsc)
+		return 1;
+	for (i = 0; i < n; i++) {
+		sc_estimate(&recs[i], ovh_ticks, &incl, &self, &attr, &block);
+		if (rec_sampled(&recs[i]))
+			sampled += self;
+		else
+			exact += self;
+	}
+	room = (long double)(t->end_tsc - t->start_tsc) - exact;
+	if (sampled <= 0 || exact + sampled <= (long double)(t->end_tsc - t->start_tsc))
+		return 1;
+	return room > 0 ? room / sampled : 0;
+}
+
+/* Fold one counter record of thread t into entry ei of im, a sampled
+ * one's estimates scaled by fit (thread_fit). */
 static void fold_record(struct sc_image *im, struct sc_thread *t, size_t ei,
-			const struct sc_rec *rec, uint64_t ovh_ticks)
+			const struct sc_rec *rec, uint64_t ovh_ticks, long double fit)
 {
 	struct sc_entry *e = &im->entries[ei];
 	long double incl, self, attr, block, scale;
 	int b;
 
 	sc_estimate(rec, ovh_ticks, &incl, &self, &attr, &block);
+	if (fit < 1 && rec_sampled(rec)) {
+		incl *= fit;
+		self *= fit;
+		attr *= fit;
+		block *= fit;
+	}
 	e->count = sc_addu_sat(e->count, rec->count);
 	e->timed = sc_addu_sat(e->timed, rec->timed);
 	e->est_ticks += incl;
@@ -855,6 +900,20 @@ static void fold_record(struct sc_image *im, struct sc_thread *t, size_t ei,
 	}
 }
 
+/* Fold thread t's n records (recs, of entries recei) into im, fitted to
+ * the thread's time, and free both arrays. */
+static void fold_thread(struct sc_image *im, struct sc_thread *t, struct sc_rec *recs,
+			size_t *recei, size_t n, uint64_t ovh_ticks)
+{
+	long double fit = thread_fit(t, recs, n, ovh_ticks);
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		fold_record(im, t, recei[i], &recs[i], ovh_ticks, fit);
+	free(recs);
+	free(recei);
+}
+
 /* ---- .thr ------------------------------------------------------------- */
 
 /* Read one .thr file into im (its thread, and its records into im's
@@ -866,7 +925,9 @@ static int load_thr(struct sc_image *im, int dirfd, uid_t dir_uid, const struct 
 	struct stat st;
 	struct sc_thread *t;
 	unsigned char *chunk;
-	size_t ei = 0, chunk_recs;
+	size_t ei = 0, chunk_recs, nread = 0, readcap = 0;
+	struct sc_rec *recs = NULL;     /* the thread's records with calls */
+	size_t *recei = NULL;           /* and their entries */
 	uint64_t nrecs;
 	static const char zero_magic[8];
 	uint64_t ovh_ticks = 0;
@@ -975,6 +1036,7 @@ static int load_thr(struct sc_image *im, int dirfd, uid_t dir_uid, const struct 
 				       (unsigned long long)pos + got, strerror(errno));
 				free(chunk);
 				close(fd);
+				fold_thread(im, t, recs, recei, nread, ovh_ticks);
 				return -1;
 			}
 			if (r == 0)
@@ -986,14 +1048,22 @@ static int load_thr(struct sc_image *im, int dirfd, uid_t dir_uid, const struct 
 			struct sc_rec rec;
 
 			memcpy(&rec, chunk + (im->entries[ei].idx - first) * h.rec_size, sizeof(rec));
-			if (rec.count)
-				fold_record(im, t, ei, &rec, ovh_ticks);
+			if (!rec.count)
+				continue;
+			if (nread == readcap) {
+				readcap = readcap ? 2 * readcap : 64;
+				recs = sc_xrealloc(recs, readcap * sizeof(*recs));
+				recei = sc_xrealloc(recei, readcap * sizeof(*recei));
+			}
+			recs[nread] = rec;
+			recei[nread++] = ei;
 		}
 		if (n < want)
 			break;
 	}
 	free(chunk);
 	close(fd);
+	fold_thread(im, t, recs, recei, nread, ovh_ticks);
 	return 0;
 }
 

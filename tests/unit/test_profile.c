@@ -412,6 +412,41 @@ static void test_basic(void)
 }
 
 /*
+ * A thread's calls fit in its time (profile.c, thread_fit): in a thread
+ * of 10000 ticks, an exact record of 1000 and a sampled one whose
+ * estimate alone is 20x the thread (wticks * count / wcount = 200000),
+ * the sampled one is scaled down to the 9000 left beside the exact one,
+ * and the program's self time is 0, not negative. A thread whose calls
+ * fit keeps its estimates (the basic profile: checked there).
+ */
+static void test_fit(void)
+{
+	const char *dir = mkdir_t("fit");
+	struct buf b = { 0 };
+	struct sc_profile p;
+	struct sc_rec r[2];
+	char err[512];
+	int rc;
+
+	basic_meta(&b);
+	write_meta(dir, 100, 0, &b);
+	r[0] = rec(10, 10, 1000, 1000, 10, 1000);
+	r[1] = rec(1000, 10, 2000, 2000 * 8, 80, 2000);
+	write_thr(dir, 100, 0, 0, S0, S0 + 10000, r, 2, 0);
+	rc = load(dir, &p, err, sizeof(err));
+	CHECK(rc == 0, "load fit profile (%s)", rc ? err : "ok");
+	if (rc == 0) {
+		const struct sc_agg *a = agg_of(&p.images[0]);
+
+		printf("-- fit\n");
+		check_call(a, "app", "libc.so.6", "strlen", 10, 1000, 1000);
+		check_call(a, "app", "libc.so.6", "memcpy", 1000, 9000, 9000);
+		check_comp(a, "app", 10000, 0);
+	}
+	unload(&p);
+}
+
+/*
  * Imports and binds (format v3): counters are numbered in the order of
  * first calls. An import never called has no entry; a bind names its
  * import by number, in any order; a bind of an import the file does not
@@ -1282,6 +1317,7 @@ int main(void)
 		return 2;
 	}
 	test_basic();
+	test_fit();
 	test_binds();
 	test_torn();
 	test_errors();
