@@ -297,51 +297,65 @@ bool sc_arch_fn_head(uint8_t *c, uint64_t ca, uint8_t *t, uint64_t ta,
 {
 	/* the counted path mirrors sc_arch_write_entry's (arch.h), with %r10
 	 * kept below the stack pointer (the callee's red zone, free at its
-	 * entry: a signal frame skips it) */
+	 * entry: a signal frame skips it) and %r11 untouched */
 	static const uint8_t save_r10[5] = {0x4c, 0x89, 0x54, 0x24, 0xf8};
 	static const uint8_t load_r10[5] = {0x4c, 0x8b, 0x54, 0x24, 0xf8};
+	static const uint8_t save_r11[5] = {0x4c, 0x89, 0x5c, 0x24, 0xf0};
 	static const uint8_t ret_r10[4] = {0x4c, 0x8b, 0x14, 0x24};     /* mov (%rsp), %r10 */
-	if (r->idx >= (1u << (31 - 8)))
+	if (r->idx >= (1u << (31 - RC_SHIFT)))
 		return false;
-	uint32_t imm = r->idx + 1, rec = r->idx << 8, cnt = rec;       /* RC_COUNT is 0 */
+	uint32_t imm = r->idx + 1, rec = r->idx << RC_SHIFT;
+	uint32_t cnt = rec + RC_COUNT, cdn = rec + RC_COUNTDOWN;
+	const uint64_t counted = ca + 29, own = ta, foreign = ta + 17;
 	memcpy(c, save_r10, 5);
 	memcpy(c + 5, ret_r10, 4);
 	bool ok = rip_op(c + 9, ca + 9, 0x2b, r->own_lo) &&            /* sub lo, %r10 */
 		  rip_op(c + 16, ca + 16, 0x3b, r->own_lo + 8);         /* cmp span, %r10 */
 	c[23] = 0x0f, c[24] = 0x83;                                     /* jae foreign */
-	ok = ok && put_rel32(c + 25, ca + 29, ta + 17);
+	ok = ok && put_rel32(c + 25, ca + 29, foreign);
 	c[29] = 0x64, c[30] = 0x48, c[31] = 0x81, c[32] = 0x3c, c[33] = 0x25; /* cmpq $imm, %fs:lim */
 	memcpy(c + 34, &r->lim_off, 4);
 	memcpy(c + 38, &imm, 4);
-	c[42] = 0x0f, c[43] = 0x82;                                     /* jb no_record */
-	ok = ok && put_rel32(c + 44, ca + 48, ta);
+	c[42] = 0x0f, c[43] = 0x82;                                     /* jb own (CF=1) */
+	ok = ok && put_rel32(c + 44, ca + 48, own);
 	c[48] = 0x64, c[49] = 0x4c, c[50] = 0x8b, c[51] = 0x14, c[52] = 0x25; /* mov %fs:recs, %r10 */
 	memcpy(c + 53, &r->recs_off, 4);
 	c[57] = 0x49, c[58] = 0xff, c[59] = 0x82;                       /* incq cnt(%r10) */
 	memcpy(c + 60, &cnt, 4);
-	memcpy(c + 64, load_r10, 5);
-	/* no_record: r10 back, r11 = idx << 8, CF still set by the cmp */
-	memcpy(t, load_r10, 5);
+	c[64] = 0x41, c[65] = 0xff, c[66] = 0x8a;                       /* decl cdn(%r10) */
+	memcpy(c + 67, &cdn, 4);
+	c[71] = 0x0f, c[72] = 0x8e;                                     /* jle own (CF=0) */
+	ok = ok && put_rel32(c + 73, ca + 77, own);
+	memcpy(c + 77, load_r10, 5);
+	/* own: r11 saved below r10's copy, r11 = idx << 8, the flags kept */
+	memcpy(t, save_r11, 5);
 	t[5] = 0x41, t[6] = 0xbb;
 	memcpy(t + 7, &rec, 4);
 	t[11] = 0xff, t[12] = 0x25;
-	ok = ok && put_rel32(t + 13, ta + 17, r->rare_ptr);
-	/* foreign: the caller's entry when it is the cached caller, else
-	 * sc_slowpath with r11 = the function's number, r10 = SLOW_FUNC */
+	ok = ok && put_rel32(t + 13, ta + 17, r->own_ptr);
+	/* foreign: a tail call from a timed call counts as its own object's;
+	 * the caller's entry when it is the cached caller; else sc_slowpath
+	 * with r11 = the function's number, r10 = SLOW_FUNC */
 	memcpy(t + 17, ret_r10, 4);
-	ok = ok && rip_op(t + 21, ta + 21, 0x2b, r->cache) &&
-	     rip_op(t + 28, ta + 28, 0x3b, r->cache + 8);
-	memcpy(t + 35, load_r10, 5);
-	t[40] = 0x73, t[41] = 6;                                        /* jae miss */
-	t[42] = 0xff, t[43] = 0x25;
-	ok = ok && put_rel32(t + 44, ta + 48, r->cache + 16);
+	ok = ok && rip_op(t + 21, ta + 21, 0x3b, r->ret_ptrs);
+	t[28] = 0x0f, t[29] = 0x84;                                     /* je counted */
+	ok = ok && put_rel32(t + 30, ta + 34, counted);
+	ok = ok && rip_op(t + 34, ta + 34, 0x3b, r->ret_ptrs + 8);
+	t[41] = 0x0f, t[42] = 0x84;
+	ok = ok && put_rel32(t + 43, ta + 47, counted);
+	ok = ok && rip_op(t + 47, ta + 47, 0x2b, r->cache) &&
+	     rip_op(t + 54, ta + 54, 0x3b, r->cache + 8);
+	memcpy(t + 61, load_r10, 5);
+	t[66] = 0x73, t[67] = 6;                                        /* jae miss */
+	t[68] = 0xff, t[69] = 0x25;
+	ok = ok && put_rel32(t + 70, ta + 74, r->cache + 16);
 	uint32_t why = SLOW_FUNC;
-	t[48] = 0x41, t[49] = 0xbb;
-	memcpy(t + 50, &r->fn, 4);
-	t[54] = 0x41, t[55] = 0xba;
-	memcpy(t + 56, &why, 4);
-	t[60] = 0xff, t[61] = 0x25;
-	ok = ok && put_rel32(t + 62, ta + 66, r->miss_ptr);
+	t[74] = 0x41, t[75] = 0xbb;
+	memcpy(t + 76, &r->fn, 4);
+	t[80] = 0x41, t[81] = 0xba;
+	memcpy(t + 82, &why, 4);
+	t[86] = 0xff, t[87] = 0x25;
+	ok = ok && put_rel32(t + 88, ta + 92, r->miss_ptr);
 	return ok;
 }
 

@@ -77,21 +77,24 @@ size_t sc_arch_fn_replay(uint8_t *out, uint64_t out_addr, const uint8_t *code, u
  * function's own object (its return address in [lo, lo + span)) is
  * counted in record idx of the thread, keeping every register but the
  * flags: a caller of a local function may rely on it not touching
- * registers it does not use (-fipa-ra); without a record (a new thread,
- * a busy one) it goes to *rare_ptr (sc_shadow_rare) as a shadow entry's
- * would. A call from elsewhere goes to the cached caller's shadow entry
- * (cache: {lo, span, code}) when its return address is in that range,
- * else to *miss_ptr (sc_slowpath) with %r11 = fn, %r10 = SLOW_FUNC. False
- * if an operand does not fit.
+ * registers it does not use (-fipa-ra). When its countdown runs out, or
+ * there is no record (a new thread, a busy one), it goes to *own_ptr
+ * (sc_fn_own, fnown.S), which times it keeping every register too. A
+ * call whose return address is one of *ret_ptrs (a tail call from a
+ * timed call) is taken as one from its own object. A call from elsewhere
+ * goes to the cached caller's shadow entry (cache: {lo, span, code}) when
+ * its return address is in that range, else to *miss_ptr (sc_slowpath)
+ * with %r11 = fn, %r10 = SLOW_FUNC. False if an operand does not fit.
  */
-#define SC_FN_HEAD 69u
-#define SC_FN_TAIL 66u
+#define SC_FN_HEAD 82u
+#define SC_FN_TAIL 92u
 struct sc_fn_refs {
 	uint32_t idx, fn;
 	int32_t lim_off, recs_off;      /* of sc_tls_lim, sc_tls_recs */
 	uint64_t own_lo;                /* address of {lo, span} */
 	uint64_t cache;                 /* address of {lo, span, code} */
-	uint64_t rare_ptr, miss_ptr;    /* addresses of the pointers */
+	uint64_t own_ptr, miss_ptr;     /* addresses of the pointers */
+	uint64_t ret_ptrs;              /* address of the two return points */
 };
 bool sc_arch_fn_head(uint8_t *code, uint64_t code_addr, uint8_t *tail, uint64_t tail_addr,
 		     const struct sc_fn_refs *r);

@@ -144,8 +144,8 @@ struct sc_m_entry {
 #define SC_ENT_FUNC 256u        /* a function patched at its entry
 				   (--functions), callee the object holding
 				   it, caller the one calling (from the
-				   return address): calls from its own
-				   object are counted, never timed */
+				   return address), its own object's
+				   calls included */
 
 struct sc_m_bind {
 	uint32_t import;        /* sc_m_entry.idx */

@@ -15,11 +15,12 @@
  * (fnpatch.c) and jumps back into F. Before, it tells calls by the
  * return address: from F's own object, it counts the call in F's record
  * (an import of F's own, caller and callee its object, flag SC_ENT_FUNC,
- * bound at once, so the reader names it as any other), counted only: a
- * timed call's return path changes registers that a caller of a local
- * function may keep live across it (-fipa-ra). From another object, the
- * call goes to that caller's shadow entry for F (sc_fn_caller_code),
- * timed like an import's.
+ * bound at once, so the reader names it as any other) and times a sample
+ * of them through fnown.S, whose return path keeps every register: a
+ * caller of a local function may keep values live across the call in
+ * registers the ABI does not promise (-fipa-ra). From another object,
+ * the call goes to that caller's shadow entry for F (sc_fn_caller_code),
+ * timed like an import's, whose return path is the common one.
  *
  * Functions that cannot be patched safely are written as SC_M_SKIP with
  * the reason. No page is ever writable and executable: the code pages are
@@ -46,14 +47,16 @@ _Static_assert(SC_FN_HEAD + SC_FN_REPLAY_MAX + SC_FN_TAIL <= SLOT, "slot");
  * (read+exec once written), then data the code reads and the runtime
  * writes (read+write, never exec):
  *   struct data   the object's range, for "is the caller this object?",
- *                 and the two pointers the code jumps through
+ *                 the two pointers the code jumps through and the two
+ *                 return points it compares with
  *   cache[k]      per function: the first other object that called it,
  *                 {lo, span, its shadow entry's code}; span 0: none yet
  */
 struct data {
 	uint64_t lo, span;
-	void *rare, *miss;
-	uint64_t pad[4];
+	void *own, *miss;
+	void *ret[2];           /* the return points of timed calls */
+	uint64_t pad[2];
 };
 #define CACHE 32u
 
@@ -360,8 +363,7 @@ static bool make_code(struct sc_object *o, struct fn *f, const char *name, struc
 		return false;
 	}
 	const char *kept = sc_mem_strdup(name);
-	long n = kept ? sc_hook_new((void *)F, o, SC_ENT_FUNC | SC_ENT_NOTIME, o->id, o->id,
-				    name, 0) : -1;
+	long n = kept ? sc_hook_new((void *)F, o, SC_ENT_FUNC, o->id, o->id, name, 0) : -1;
 	if (n < 0) {
 		f->why = "no room in the shadow table";
 		return false;
@@ -375,8 +377,8 @@ static bool make_code(struct sc_object *o, struct fn *f, const char *name, struc
 	sc_entry_table[b - 1].target = replay;
 	struct sc_fn_refs r = {.idx = b - 1, .fn = n_fns, .lim_off = lim_off,
 			       .recs_off = recs_off, .own_lo = (uintptr_t)&d->lo,
-			       .cache = (uintptr_t)cache, .rare_ptr = (uintptr_t)&d->rare,
-			       .miss_ptr = (uintptr_t)&d->miss};
+			       .cache = (uintptr_t)cache, .own_ptr = (uintptr_t)&d->own,
+			       .miss_ptr = (uintptr_t)&d->miss, .ret_ptrs = (uintptr_t)d->ret};
 	if (!sc_arch_fn_head(code, (uintptr_t)code, tail, (uintptr_t)tail, &r)) {
 		f->why = "an entry index too large";
 		return false;
@@ -508,8 +510,9 @@ static void patch_object(struct sc_object *o)
 	uint32_t first = n_fns;
 	if (area) {
 		struct data *d = (struct data *)(area + code_len);
-		*d = (struct data){.lo = o->lo, .span = o->hi - o->lo, .rare = (void *)sc_shadow_rare,
-				   .miss = (void *)sc_slowpath};
+		*d = (struct data){.lo = o->lo, .span = o->hi - o->lo, .own = (void *)sc_fn_own,
+				   .miss = (void *)sc_slowpath,
+				   .ret = {(void *)sc_return_point, (void *)sc_fn_return_point}};
 		uint8_t *cache = (uint8_t *)(d + 1);
 		memset(area, 0xcc, code_len);
 		size_t k = 0;
@@ -619,6 +622,22 @@ void *sc_fn_caller_code(uint32_t fn, uintptr_t ret)
 	}
 	sc_leaf_unlock();
 	return to;
+}
+
+/*
+ * A call from a function's own object that fnown.S cannot finish alone
+ * (everything saved): no record for entry idx yet (reason 0), or a frame
+ * a longjmp left on top (SLOW_STALE). Where it goes on: the function's
+ * own code again, to be counted now, or its replay copy.
+ */
+long sc_slow(uint64_t idx, int reason, void **entry_rsp);
+void *sc_fn_own_slow(uint64_t idx, int reason, void **entry_rsp);
+SC_HIDDEN void *sc_fn_own_slow(uint64_t idx, int reason, void **entry_rsp)
+{
+	uint8_t *replay = sc_entry_table[idx].target;
+	if (!reason)
+		reason = sc_tls_thread ? SLOW_NOREC : SLOW_NOTHREAD;
+	return sc_slow(idx, reason, entry_rsp) == SLOW_REDISPATCH ? replay - SC_FN_HEAD : replay;
 }
 
 /* Patches the functions wanted in the objects registered from first on

@@ -190,6 +190,14 @@ void sc_pending_common(void) SC_HIDDEN;	/* an import not bound yet */
 void sc_shadow_rare(void) SC_HIDDEN;	/* an entry's calls off its counted path */
 void sc_return_trampoline(void) SC_HIDDEN;
 void sc_return_point(void) SC_HIDDEN;	/* a timed API's return address */
+void sc_fn_own(void) SC_HIDDEN;		/* fnown.S: a function's own object's calls */
+void sc_fn_return_point(void) SC_HIDDEN;	/* ... and their return address */
+/* Whether a return address is one of the trampolines' (a timed call's). */
+static inline bool sc_is_return_point(uint64_t a)
+{
+	return a == (uint64_t)(uintptr_t)sc_return_point ||
+	       a == (uint64_t)(uintptr_t)sc_fn_return_point;
+}
 void sc_calib_nop(void) SC_HIDDEN;
 unsigned long sc_calib_work(unsigned long x) SC_HIDDEN;
 uint64_t sc_pclock_step(int64_t delta, uint64_t now) SC_HIDDEN;

@@ -29,7 +29,7 @@ void sc_unwind_prepare(struct sc_thread *t, uintptr_t rsp)
 {
 	for (struct sc_frame *f = t->sp; f-- > t->sp_base;) {
 		uint64_t *slot = (uint64_t *)f->slot;
-		if (f->slot >= rsp && *slot == (uint64_t)(uintptr_t)sc_return_point)
+		if (f->slot >= rsp && sc_is_return_point(*slot))
 			give_back(f);
 	}
 	t->sp = t->sp_base;
@@ -55,7 +55,7 @@ static bool drop_dead(struct sc_thread *t, uintptr_t slot)
 		struct sc_frame *top = t->sp - 1;
 		if (top->slot > slot)
 			return true;
-		if (*(const uint64_t *)top->slot == (uint64_t)(uintptr_t)sc_return_point)
+		if (sc_is_return_point(*(const uint64_t *)top->slot))
 			return false;
 		bury(t, top);
 		t->sp = top;

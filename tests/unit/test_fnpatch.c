@@ -124,10 +124,12 @@ int main(void)
 	const uint64_t ta = ADDR + 0x100;
 	struct sc_fn_refs r = {.idx = 5, .fn = 9, .lim_off = 0x100, .recs_off = 0x108,
 			       .own_lo = ADDR - 0x40, .cache = ADDR - 0x80,
-			       .rare_ptr = ADDR - 0x30, .miss_ptr = ADDR - 0x28};
+			       .own_ptr = ADDR - 0x30, .miss_ptr = ADDR - 0x28,
+			       .ret_ptrs = ADDR - 0x20};
 	CHECK(sc_arch_fn_head(head, ADDR, tail, ta, &r), "head and tail written");
-	static const unsigned hs[] = {0, 5, 9, 16, 23, 29, 42, 48, 57, 64, SC_FN_HEAD};
-	static const unsigned ts[] = {0, 5, 11, 17, 21, 28, 35, 40, 42, 48, 54, 60, SC_FN_TAIL};
+	static const unsigned hs[] = {0, 5, 9, 16, 23, 29, 42, 48, 57, 64, 71, 77, SC_FN_HEAD};
+	static const unsigned ts[] = {0, 5, 11, 17, 21, 28, 34, 41, 47, 54, 61, 66, 68, 74, 80, 86,
+				      SC_FN_TAIL};
 	unsigned off = 0, k = 0;
 	struct sc_insn in;
 	while (off < SC_FN_HEAD && sc_arch_decode(head + off, SC_FN_HEAD - off, ADDR + off, &in) == 0 &&
@@ -135,26 +137,40 @@ int main(void)
 		off += in.len;
 		k++;
 	}
-	CHECK(off == SC_FN_HEAD && k == 10, "head: ten instructions, %u bytes", off);
+	CHECK(off == SC_FN_HEAD && k == 12, "head: twelve instructions, %u bytes", off);
 	off = k = 0;
 	while (off < SC_FN_TAIL && sc_arch_decode(tail + off, SC_FN_TAIL - off, ta + off, &in) == 0 &&
 	       off == ts[k]) {
 		off += in.len;
 		k++;
 	}
-	CHECK(off == SC_FN_TAIL && k == 12, "tail: twelve instructions, %u bytes", off);
+	CHECK(off == SC_FN_TAIL && k == 16, "tail: sixteen instructions, %u bytes", off);
 	CHECK(sc_arch_decode(head + 9, 7, ADDR + 9, &in) == 0 && in.kind == SC_INSN_RIP &&
 	      in.target == ADDR - 0x40, "head: sub reads the object's lo");
 	CHECK(sc_arch_decode(head + 23, 6, ADDR + 23, &in) == 0 && in.kind == SC_INSN_JCC &&
 	      in.cc == 3 && in.target == ta + 17, "head: jae to the foreign path");
 	CHECK(sc_arch_decode(head + 42, 6, ADDR + 42, &in) == 0 && in.kind == SC_INSN_JCC &&
-	      in.cc == 2 && in.target == ta, "head: jb to the no-record path");
-	CHECK(sc_arch_decode(tail + 40, 2, ta + 40, &in) == 0 && in.kind == SC_INSN_JCC &&
-	      in.target == ta + 48, "tail: jae to the miss");
-	CHECK(sc_arch_decode(tail + 42, 6, ta + 42, &in) == 0 && in.kind == SC_INSN_JMP_IND,
+	      in.cc == 2 && in.target == ta, "head: jb to the own path (no record)");
+	CHECK(sc_arch_decode(head + 71, 6, ADDR + 71, &in) == 0 && in.kind == SC_INSN_JCC &&
+	      in.cc == 0xe && in.target == ta, "head: jle to the own path (timed)");
+	uint32_t cdn = (5u << RC_SHIFT) + RC_COUNTDOWN;
+	CHECK(head[64] == 0x41 && head[65] == 0xff && head[66] == 0x8a && !memcmp(head + 67, &cdn, 4),
+	      "head: decl of the record's countdown");
+	int32_t own_rel = (int32_t)((ADDR - 0x30) - (ta + 17));
+	CHECK(sc_arch_decode(tail + 11, 6, ta + 11, &in) == 0 && in.kind == SC_INSN_JMP_IND &&
+	      !memcmp(tail + 13, &own_rel, 4), "tail: jmp through the own path's pointer");
+	CHECK(sc_arch_decode(tail + 21, 7, ta + 21, &in) == 0 && in.kind == SC_INSN_RIP &&
+	      in.target == ADDR - 0x20 && sc_arch_decode(tail + 34, 7, ta + 34, &in) == 0 &&
+	      in.target == ADDR - 0x18, "tail: compares with both return points");
+	CHECK(sc_arch_decode(tail + 28, 6, ta + 28, &in) == 0 && in.kind == SC_INSN_JCC &&
+	      in.target == ADDR + 29 && sc_arch_decode(tail + 41, 6, ta + 41, &in) == 0 &&
+	      in.target == ADDR + 29, "tail: a tail call from a timed call is counted as own");
+	CHECK(sc_arch_decode(tail + 66, 2, ta + 66, &in) == 0 && in.kind == SC_INSN_JCC &&
+	      in.target == ta + 74, "tail: jae to the miss");
+	CHECK(sc_arch_decode(tail + 68, 6, ta + 68, &in) == 0 && in.kind == SC_INSN_JMP_IND,
 	      "tail: jmp through the cached code");
 	uint32_t slow_func = SLOW_FUNC;
-	CHECK(!memcmp(tail + 50, &r.fn, 4) && !memcmp(tail + 56, &slow_func, 4),
+	CHECK(!memcmp(tail + 76, &r.fn, 4) && !memcmp(tail + 82, &slow_func, 4),
 	      "tail: r11 = the function's number, r10 = SLOW_FUNC");
 	return check_summary();
 }
