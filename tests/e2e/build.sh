@@ -126,6 +126,8 @@ exe $CC sc_sample sample/main.c -lsc_smp
 lib $CC libsc_fnlib.so functions/sc_fnlib.c
 lib $CC libsc_fndl.so functions/sc_fndl.c
 exe $CXX sc_functions functions/main.cc -pthread -ldl -lsc_fnlib
+# calls from a function's own object, timed keeping every register (checks/fnown.py)
+exe $CC sc_fnown fnown/main.c -pthread
 if stale "$out/sc_functions_stripped" "$out/sc_functions"; then
 	strip -o "$out/sc_functions_stripped" "$out/sc_functions"
 fi
