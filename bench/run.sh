@@ -21,6 +21,11 @@
 #             piece by piece (bench/floor.c): extra jumps, counting, two
 #             rdtsc, a redirected return, a paired call; median of CALL_REPS
 #             runs
+#   functions ns per call of an empty static function patched at its
+#             entry (--functions, bench/fnrate.c), called from its own
+#             executable, in each timing mode, beside a timed import's
+#             (callrate, --timing=all) in the same rounds: what the
+#             register-keeping path of own-component calls costs (fnown.S)
 #   startup   what scaler adds to each process start, beside a bare run
 #             (bench/startup.sh: /bin/true, python3, sqlite3, git, each
 #             started in a row by a driver; also runs alone)
@@ -34,7 +39,7 @@
 set -eu
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 . "$ROOT/tests/apps/lib.sh"
-PARTS=${PARTS:-callrate floor startup servers memory accuracy report}
+PARTS=${PARTS:-callrate functions floor startup servers memory accuracy report}
 REPS=${REPS:-5}
 export MEMC_N=${MEMC_N:-40000}
 CALL_REPS=${CALL_REPS:-5}
@@ -130,6 +135,49 @@ if [[ " $PARTS " == *" callrate "* ]]; then
 		awk -v n="$name" -v v="$(mean_of "$t")" -v b="$vbase" -v q="$(quiet_of "$t")" -v qb="$vqbase" \
 			'BEGIN {printf "| %s | %.2f | %.2f | %.2f | %.2f |\n", n, v, v-b, q, q-qb}'
 	done
+	echo
+	cd "$ROOT"
+fi
+
+# ---- functions: a patched function's entry -----------------------------------
+if [[ " $PARTS " == *" functions "* ]]; then
+	cc -O2 -fpatchable-function-entry=5 -o "$out/fnrate" "$ROOT/bench/fnrate.c"
+	cc -O2 -fPIC -shared -o "$out/libbenchempty.so" "$ROOT/bench/empty.c"
+	cc -O2 -o "$out/callrate" "$ROOT/bench/callrate.c" -L"$out" -lbenchempty -Wl,-rpath,"$out"
+	cd "$out"
+	ftools=(none none-import scaler-none scaler-adaptive scaler-all all-import)
+	for t in "${ftools[@]}"; do : > "$out/fr-$t.txt"; done
+	for i in $(seq "$CALL_REPS"); do
+		for t in "${ftools[@]}"; do
+			case $t in
+			none) ./fnrate "$N" ;;
+			none-import) ./callrate "$N" ;;
+			all-import) "$SCALER" record -o "$out/sd-fr" --timing=all -- ./callrate "$N" ;;
+			scaler-*) "$SCALER" record -o "$out/sd-fr" --functions=fr_empty \
+				--timing="${t#scaler-}" -- ./fnrate "$N" ;;
+			esac 2>/dev/null | tail -n 1 >> "$out/fr-$t.txt"
+		done
+	done
+	fmean() { cut -d' ' -f1 "$out/fr-$1.txt" | median; }
+	fquiet() { cut -d' ' -f2 "$out/fr-$1.txt" | sort -g | head -n 1; }
+	echo "### functions: ns per call of an empty static function patched at its entry, median of $CALL_REPS alternating runs"
+	echo
+	echo "| calls | ns/call | added ns/call | quiet ns/call | quiet added |"
+	echo "|---|---:|---:|---:|---:|"
+	for t in "${ftools[@]}"; do
+		case $t in
+		none) name="fr_empty, no profiler"; b=none ;;
+		none-import) name="an import (callrate), no profiler"; b=none-import ;;
+		all-import) name="an import, scaler --timing=all (common return path)"; b=none-import ;;
+		scaler-adaptive) name="fr_empty, scaler --functions (adaptive)"; b=none ;;
+		scaler-*) name="fr_empty, scaler --functions --timing=${t#scaler-}"; b=none ;;
+		esac
+		awk -v n="$name" -v v="$(fmean "$t")" -v b="$(fmean "$b")" -v q="$(fquiet "$t")" \
+			-v qb="$(fquiet "$b")" \
+			'BEGIN {printf "| %s | %.2f | %.2f | %.2f | %.2f |\n", n, v, v-b, q, q-qb}'
+	done
+	echo
+	echo "($N calls each; fr_empty is called from its own executable: its timed calls take fnown.S's path, which keeps every register)"
 	echo
 	cd "$ROOT"
 fi

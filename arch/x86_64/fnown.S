@@ -9,9 +9,13 @@
  * call to a function it knows does not touch them (a static or local
  * function of the same object), and -fipa-stack-alignment lets it call
  * one with a stack aligned to less than 16 bytes. So here every general
- * register and the flags reach the function and come back from it exactly
- * as the function itself leaves them, the extended state is saved around
- * any call of C, and the stack is aligned before one.
+ * register reaches the function and comes back from it exactly as the
+ * function itself leaves it, vector and x87 registers are never touched
+ * (the extended state is saved around any call of C), and the stack is
+ * aligned before one. The flags are not kept: no compiler keeps them live
+ * across a call (GCC's -fipa-ra counts them, a fixed register, clobbered
+ * by every call), the entry's counting code changes them anyway, and
+ * popfq alone would add ~9 ns to each timed call (doc/performance.md).
  *
  * The way in: a patched entry's own code (fnpatch.c) counts the call and
  * jumps to sc_fn_own with r11 = idx << RC_SHIFT and, like an entry's
@@ -181,23 +185,25 @@ sc_fn_return_trampoline:
 	leaq	8(%rsp), %rsp
 	call	*(TGTS - 8)(%rsp)
 sc_fn_return_point:				/* rsp = S + 8 */
+	/*
+	 * Saved: what trampoline.S's return path may change but the return
+	 * values (rax and rdx it keeps, as any return must). Not the flags
+	 * (see the top of this file).
+	 */
 	leaq	-8(%rsp), %rsp			/* S: for the caller's return address */
-	pushfq
-	pushq	%rax
 	pushq	%rcx
-	pushq	%rdx
 	pushq	%rsi
 	pushq	%rdi
 	pushq	%r8
 	pushq	%r9
 	pushq	%r10
-	pushq	%r11				/* S = rsp + 80 */
+	pushq	%r11				/* S = rsp + 56 */
 	movq	sc_tls_thread@gottpoff(%rip), %r10
 	movq	%fs:(%r10), %r10
 	movq	TH_SP(%r10), %rcx
 	subq	$FR_SIZE, %rcx			/* top frame */
-	leaq	80(%rsp), %rax
-	cmpq	%rax, FR_SLOT(%rcx)
+	leaq	56(%rsp), %rsi
+	cmpq	%rsi, FR_SLOT(%rcx)
 	jne	.Lfn_ret_slow
 .Lfn_ret_have:					/* rcx = our frame, on top */
 	/*
@@ -205,12 +211,12 @@ sc_fn_return_point:				/* rsp = S + 8 */
 	 * final ret pops; trampoline.S books the frame as that of a call
 	 * whose slot is the one our call below pushes, and returns here.
 	 */
-	movq	FR_RET(%rcx), %rdx
-	movq	%rdx, 80(%rsp)
-	leaq	.Lfn_booked(%rip), %rdx
-	movq	%rdx, FR_RET(%rcx)
-	leaq	-16(%rsp), %rdx
-	movq	%rdx, FR_SLOT(%rcx)
+	movq	FR_RET(%rcx), %rsi
+	movq	%rsi, 56(%rsp)
+	leaq	.Lfn_booked(%rip), %rsi
+	movq	%rsi, FR_RET(%rcx)
+	leaq	-16(%rsp), %rsi
+	movq	%rsi, FR_SLOT(%rcx)
 	call	sc_return_point
 .Lfn_booked:					/* its ret left our call's slot */
 	leaq	8(%rsp), %rsp
@@ -220,10 +226,7 @@ sc_fn_return_point:				/* rsp = S + 8 */
 	popq	%r8
 	popq	%rdi
 	popq	%rsi
-	popq	%rdx
 	popq	%rcx
-	popq	%rax
-	popfq
 	ret					/* from S */
 
 	/* the top frame is not ours: sc_ret_lookup(S) finds it, drops the
@@ -231,18 +234,22 @@ sc_fn_return_point:				/* rsp = S + 8 */
 .Lfn_ret_slow:
 	pushq	%rbp
 	movq	%rsp, %rbp
+	pushq	%rax
+	pushq	%rdx
 	pushq	%rbx
 	movl	sc_xsave_size(%rip), %eax
 	subq	%rax, %rsp
 	andq	$-64, %rsp
-	leaq	88(%rbp), %rdi			/* S */
+	leaq	64(%rbp), %rdi			/* S */
 	call	sc_save_ext
 	call	sc_ret_lookup
 	movq	%rax, %rbx
 	call	sc_restore_ext
 	movq	%rbx, %rcx
-	leaq	-8(%rbp), %rsp
+	leaq	-24(%rbp), %rsp
 	popq	%rbx
+	popq	%rdx
+	popq	%rax
 	popq	%rbp
 	movq	sc_tls_thread@gottpoff(%rip), %r10
 	movq	%fs:(%r10), %r10
