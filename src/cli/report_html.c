@@ -898,8 +898,8 @@ static void html_functions(const struct report *r)
 		n = report_functions(r, c->name, &fn);
 		if (n && !any) {
 			fputs("<section id=\"functions\">\n<h2>Function view: each component's self "
-			      "time by its patched functions</h2>\n<p class=\"note\">calls from "
-			      "inside a function's own component are counted, not timed (-).</p>\n", f);
+			      "time by its patched functions</h2>\n<p class=\"note\">-: none of "
+			      "its calls was timed.</p>\n", f);
 			table_start(f, "function-table", "functions", cols,
 				    sizeof(cols) / sizeof(cols[0]));
 			any = 1;

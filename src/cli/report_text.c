@@ -644,7 +644,7 @@ static void text_functions(const struct report *r)
 		fputs("  from\n", r->out);
 		for (k = 0; k < n; k++) {
 			fn_row(r, c, fn[k].name, &fn[k].fig);
-			untimed |= fn[k].fig.timed < fn[k].fig.count;
+			untimed |= fn[k].fig.timed == 0;
 			if (fn[k].nparts == 1 && !*fn[k].parts[0].suffix)
 				continue;
 			for (p = 0; p < fn[k].nparts; p++) {
@@ -654,8 +654,7 @@ static void text_functions(const struct report *r)
 			}
 		}
 		if (r->timed && untimed)
-			fprintf(r->out, "    (\"-\": calls from inside %s are counted, not timed)\n",
-				c->name);
+			fputs("    (\"-\": none of its calls was timed)\n", r->out);
 		report_functions_free(fn, n);
 	}
 }
