@@ -421,8 +421,32 @@ static bool close_code(uintptr_t p, size_t len, uint8_t *w)
 	return false;
 }
 
-/* Writes the jumps at the entries of fs[0..n) (sorted), a page (or two,
- * for a jump across pages) at a time. */
+/*
+ * Where the jumps written with the one at fs[i] end: at start-up (no other
+ * thread runs), that of the last one in the same segment, so that the
+ * pages are opened once for all (two mprotect calls in all, not two per
+ * page: python3's 6000 functions took ~10 ms of those); later, its own
+ * end (a page or two at a time: open_code copies what it opens).
+ */
+static uintptr_t jumps_end(const struct sc_object *o, const struct fn *fs, size_t n, size_t i)
+{
+	uintptr_t at = o->base + fs[i].addr + fs[i].plan.at, end = at + fs[i].plan.len;
+	if (sc_active)
+		return end;
+	uintptr_t seg_end = at + sc_object_code_len(at);
+	for (size_t k = i + 1; k < n; k++) {
+		uintptr_t gat = o->base + fs[k].addr + fs[k].plan.at;
+		if (fs[k].why)
+			continue;
+		if (gat + fs[k].plan.len > seg_end)
+			break;
+		end = gat + fs[k].plan.len;
+	}
+	return end;
+}
+
+/* Writes the jumps at the entries of fs[0..n) (sorted), a range of pages
+ * at a time (jumps_end). */
 static void write_jumps(struct sc_object *o, struct fn *fs, size_t n)
 {
 	long pg = sysconf(_SC_PAGESIZE);
@@ -431,7 +455,7 @@ static void write_jumps(struct sc_object *o, struct fn *fs, size_t n)
 			continue;
 		uintptr_t at = o->base + fs[i].addr + fs[i].plan.at;
 		uintptr_t p0 = at & ~(uintptr_t)(pg - 1);
-		size_t len = ((at + fs[i].plan.len - 1) & ~(uintptr_t)(pg - 1)) - p0 + (size_t)pg;
+		size_t len = ((jumps_end(o, fs, n, i) - 1) & ~(uintptr_t)(pg - 1)) - p0 + (size_t)pg;
 		uint8_t *w = open_code(p0, len);
 		if (!w) {
 			fs[i].why = "its code page cannot be written";
