@@ -1,7 +1,8 @@
 /*
  * fnpatch.c - the x86-64 side of patching function entries (fnpatch.h):
- * decoding with Zydis, the rules that refuse a function, the replay copy
- * and the counting code a patched entry jumps to.
+ * decoding with Zydis (what insnlen.c's tables leave to it), the rules
+ * that refuse a function, the replay copy and the counting code a patched
+ * entry jumps to.
  *
  * Zydis is dlopen'ed, not linked: Debian ships it as a shared library
  * only, and the runtime must not bring a library into every profiled
@@ -74,6 +75,12 @@ const char *sc_arch_decoder_path(void)
 }
 
 int sc_arch_decode(const uint8_t *code, size_t n, uint64_t addr, struct sc_insn *in)
+{
+	int r = sc_arch_decode_fast(code, n, addr, in);
+	return r == 1 ? sc_arch_decode_zydis(code, n, addr, in) : r;
+}
+
+int sc_arch_decode_zydis(const uint8_t *code, size_t n, uint64_t addr, struct sc_insn *in)
 {
 	ZydisDecodedInstruction z;
 	if (!decode || ZYAN_FAILED(decode(&decoder, NULL, code, n, &z)))

@@ -41,8 +41,12 @@ struct sc_insn {
 /* Loads the decoder (libZydis.so.4.0); 0, or -1 with *why set. */
 int sc_arch_decoder_load(const char **why);
 /* Decodes the instruction at code (n bytes readable), which runs at addr;
- * 0 or -1. */
+ * 0 or -1. The common instructions by insnlen.c's tables
+ * (sc_arch_decode_fast: 1 when it leaves one to Zydis), the rest by Zydis
+ * (sc_arch_decode_zydis); the two give the same answers. */
 int sc_arch_decode(const uint8_t *code, size_t n, uint64_t addr, struct sc_insn *in);
+int sc_arch_decode_fast(const uint8_t *code, size_t n, uint64_t addr, struct sc_insn *in);
+int sc_arch_decode_zydis(const uint8_t *code, size_t n, uint64_t addr, struct sc_insn *in);
 /* The decoder's file, once loaded (objects.c leaves it unhooked). */
 const char *sc_arch_decoder_path(void);
 

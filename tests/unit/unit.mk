@@ -41,13 +41,13 @@ $(BUILD)/tests/asan/test_span: tests/unit/test_span.c tests/unit/check.h src/run
 	$(CC) $(CFLAGS) $(ASAN_FLAGS) -Itests/unit -Isrc/runtime -o $@ $< src/runtime/span.c -lm
 
 # The function-entry patcher (fnpatch.c), with the decoder it loads.
-$(BUILD)/tests/test_fnpatch: tests/unit/test_fnpatch.c arch/$(ARCH)/fnpatch.c arch/$(ARCH)/fnpatch.h
+$(BUILD)/tests/test_fnpatch: tests/unit/test_fnpatch.c arch/$(ARCH)/fnpatch.c arch/$(ARCH)/insnlen.c arch/$(ARCH)/fnpatch.h
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) -Itests/unit -o $@ $< arch/$(ARCH)/fnpatch.c -ldl
+	$(CC) $(CFLAGS) -Itests/unit -o $@ $< arch/$(ARCH)/fnpatch.c arch/$(ARCH)/insnlen.c -ldl
 
-$(BUILD)/tests/asan/test_fnpatch: tests/unit/test_fnpatch.c arch/$(ARCH)/fnpatch.c arch/$(ARCH)/fnpatch.h
+$(BUILD)/tests/asan/test_fnpatch: tests/unit/test_fnpatch.c arch/$(ARCH)/fnpatch.c arch/$(ARCH)/insnlen.c arch/$(ARCH)/fnpatch.h
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) $(ASAN_FLAGS) -Itests/unit -o $@ $< arch/$(ARCH)/fnpatch.c -ldl
+	$(CC) $(CFLAGS) $(ASAN_FLAGS) -Itests/unit -o $@ $< arch/$(ARCH)/fnpatch.c arch/$(ARCH)/insnlen.c -ldl
 
 # The report writers and the nesting tree (src/cli/report_*.c) on
 # in-memory profiles; the profile reader (src/common), the model built on
