@@ -189,6 +189,9 @@ struct fn {
 	uint64_t addr, size;
 	uint32_t name;          /* offset in the names */
 	bool anon;              /* known only from .eh_frame */
+	/* branches from other functions to its first bytes: into the ones
+	 * the jump overwrites, to its entry by call, by jump */
+	bool into, called, jumped;
 	struct sc_fn_plan plan;
 	const char *why;        /* NULL: patch it */
 	uint8_t *code;          /* its slot */
@@ -265,42 +268,45 @@ static int by_addr(const void *a, const void *b)
 	return x->addr < y->addr ? -1 : x->addr > y->addr;
 }
 
-static int by_target(const void *a, const void *b)
+/* Marks what a branch from another function finds in the function of
+ * fs[0..n) (sorted) whose first bytes it lands in, if any. */
+static void mark_branch(struct fn *fs, size_t n, uint64_t base, const struct branch *b)
 {
-	const struct branch *x = a, *y = b;
-	return x->target < y->target ? -1 : x->target > y->target;
-}
-
-/*
- * The checks across functions, once every matched function was scanned
- * (c->out sorted): a jump or call from another function into the bytes
- * the jump would overwrite (its first one excepted: a call or tail call);
- * and, for a function known only from .eh_frame, an entry reached by
- * jumps but by no call: it may be another function's .cold part, entered
- * with that function's red zone live below the stack pointer (symbols.c
- * drops the parts entered inside a frame). A function reached only by
- * tail calls is refused with them.
- */
-static const char *refuse(const struct collect *c, const struct sc_object *o, const struct fn *f)
-{
-	uint64_t F = o->base + f->addr, end = F + f->plan.at + f->plan.len;
-	size_t lo = 0, hi = c->nout;
+	size_t lo = 0, hi = n;
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
-		if (c->out[mid].target < F)
+		if (base + fs[mid].addr <= b->target)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
-	bool jumped = false, called = false;
-	for (size_t i = lo; i < c->nout && c->out[i].target < end; i++) {
-		uint64_t t = c->out[i].target;
-		if (t != F && t != F + f->plan.at)
-			return "a branch from another function into the overwritten bytes";
-		called |= c->out[i].call;
-		jumped |= !c->out[i].call;
-	}
-	if (f->anon && jumped && !called)
+	struct fn *f = lo ? &fs[lo - 1] : NULL;
+	uint64_t F = f ? base + f->addr : 0;
+	if (!f || f->why || b->target >= F + f->plan.at + f->plan.len)
+		return;
+	if (b->target != F && b->target != F + f->plan.at)
+		f->into = true;
+	else if (b->call)
+		f->called = true;
+	else
+		f->jumped = true;
+}
+
+/*
+ * The checks across functions, once every matched function was scanned
+ * and its branches marked (mark_branch): a jump or call from another
+ * function into the bytes the jump would overwrite (its first one
+ * excepted: a call or tail call); and, for a function known only from
+ * .eh_frame, an entry reached by jumps but by no call: it may be another
+ * function's .cold part, entered with that function's red zone live below
+ * the stack pointer (symbols.c drops the parts entered inside a frame). A
+ * function reached only by tail calls is refused with them.
+ */
+static const char *refuse(const struct fn *f)
+{
+	if (f->into)
+		return "a branch from another function into the overwritten bytes";
+	if (f->anon && f->jumped && !f->called)
 		return "entered only by jumps (maybe another function's .cold part)";
 	return NULL;
 }
@@ -515,11 +521,12 @@ static void patch_object(struct sc_object *o)
 		else
 			sc_arch_fn_plan((const uint8_t *)F, f->size, F, &f->plan, &f->why, out_cb, &c);
 	}
-	qsort(c.out, c.nout, sizeof(*c.out), by_target);
+	for (size_t i = 0; i < c.nout; i++)
+		mark_branch(c.f, n, o->base, &c.out[i]);
 	size_t ok = 0;
 	for (size_t i = 0; i < n; i++) {
 		if (!c.f[i].why)
-			c.f[i].why = refuse(&c, o, &c.f[i]);
+			c.f[i].why = refuse(&c.f[i]);
 		ok += !c.f[i].why;
 	}
 	uint8_t *area = NULL;
