@@ -363,6 +363,13 @@ bool sc_arch_fn_head(uint8_t *c, uint64_t ca, uint8_t *t, uint64_t ta,
 	memcpy(t + 82, &why, 4);
 	t[86] = 0xff, t[87] = 0x25;
 	ok = ok && put_rel32(t + 88, ta + 92, r->miss_ptr);
+	if (!r->own_calls) {
+		/* counted: r10 back, jmp replay */
+		memcpy(c + 29, load_r10, 5);
+		c[34] = 0xe9;
+		ok = ok && put_rel32(c + 35, ca + 39, ca + SC_FN_HEAD);
+		memset(c + 39, 0xcc, SC_FN_HEAD - 39);
+	}
 	return ok;
 }
 

@@ -99,6 +99,9 @@ struct sc_fn_refs {
 	uint64_t cache;                 /* address of {lo, span, code} */
 	uint64_t own_ptr, miss_ptr;     /* addresses of the pointers */
 	uint64_t ret_ptrs;              /* address of the two return points */
+	bool own_calls;                 /* false: calls from its own object
+					   (and tail calls from timed ones)
+					   go straight to the replay copy */
 };
 bool sc_arch_fn_head(uint8_t *code, uint64_t code_addr, uint8_t *tail, uint64_t tail_addr,
 		     const struct sc_fn_refs *r);

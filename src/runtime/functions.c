@@ -7,7 +7,9 @@
  * SCALER_FUNCTIONS is PATTERN[,PATTERN...], PATTERN = [COMPONENT:]GLOB;
  * COMPONENT is an object's basename (none: the executable), GLOB matches
  * a function's name (`*`, `?`), or `object+0xoffset` for one known only
- * from .eh_frame (symbols.c).
+ * from .eh_frame (symbols.c). Unless SCALER_PYEXT=0, every function of a
+ * Python extension module it does not name is patched too, for its calls
+ * from other components only (patch_object).
  *
  * A patched function F: its first instructions (after an endbr64, kept in
  * place) become `jmp` to its code in a page mapped within 2 GB of the
@@ -85,39 +87,66 @@ static uint32_t n_fns;
 static struct { uint32_t first, n; } obj_fns[SC_MAX_OBJECTS];
 
 
-static const char *spec;        /* SCALER_FUNCTIONS, NULL: off */
+static const char *spec;        /* SCALER_FUNCTIONS, NULL: none named */
+static bool pyext;              /* Python extension modules by default */
+static int ready;               /* decoder and table: 0 not yet, 1 ready, -1 failed */
 static int32_t lim_off, recs_off;
 
-/* Reads SCALER_FUNCTIONS and loads the decoder: at the first scan. */
+/* Reads SCALER_FUNCTIONS and SCALER_PYEXT: at the first scan. */
 static void functions_init(void)
 {
-	const char *s = getenv("SCALER_FUNCTIONS");
-	const char *why;
-	if (!s || !s[0])
-		return;
-	if (sc_arch_decoder_load(&why) != 0) {
-		sc_warn("--functions: %s; no function patched", why);
-		return;
-	}
+	const char *s = getenv("SCALER_FUNCTIONS"), *e = getenv("SCALER_PYEXT");
 	intptr_t lo = sc_arch_tls_offset(&sc_tls_lim), ro = sc_arch_tls_offset(&sc_tls_recs);
 	if (lo != (int32_t)lo || ro != (int32_t)ro)
 		return;
 	lim_off = (int32_t)lo;
 	recs_off = (int32_t)ro;
+	spec = s && s[0] ? sc_mem_strdup(s) : NULL;
+	pyext = !(e && !strcmp(e, "0"));
+}
+
+/*
+ * The decoder and the function table, loaded when the first object is to
+ * be patched (most processes never load them); false if they cannot be.
+ * Without libZydis, `--functions` patches nothing and says so; the
+ * default for Python extension modules goes on with insnlen.c's tables
+ * alone (a function holding an instruction they leave to Zydis is
+ * refused).
+ */
+static bool functions_ready(void)
+{
+	const char *why;
+	if (ready)
+		return ready > 0;
+	ready = -1;
+	if (sc_arch_decoder_load(&why) != 0 && spec) {
+		sc_warn("--functions: %s; no function patched", why);
+		return false;
+	}
 	void *m = mmap(NULL, (size_t)MAX_FNS * sizeof(*fns), PROT_READ | PROT_WRITE,
 		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 	if (m == MAP_FAILED) {
 		sc_warn("--functions: cannot reserve its table; no function patched");
-		return;
+		return false;
 	}
 	fns = m;
-	spec = sc_mem_strdup(s);
+	ready = 1;
+	return true;
+}
+
+/* A Python extension module, by its file's name (PEP 3149: _json.cpython-
+ * 311-x86_64-linux-gnu.so; the stable ABI's *.abi3.so). */
+static bool python_extension(const char *comp)
+{
+	size_t n = strlen(comp);
+	return n > 3 && !strcmp(comp + n - 3, ".so") &&
+	       (strstr(comp, ".cpython-") || (n > 8 && !strcmp(comp + n - 8, ".abi3.so")));
 }
 
 bool sc_functions_decoder(const char *path)
 {
 	const char *d = sc_arch_decoder_path();
-	return spec && d && path && !strcmp(d, path);
+	return ready > 0 && d && path && !strcmp(d, path);
 }
 
 /* glob: `*` any run, `?` any one character */
@@ -168,7 +197,7 @@ static bool named(const char *comp, bool main)
 {
 	const char *g;
 	size_t gn;
-	for (const char *p = spec; *p;)
+	for (const char *p = spec ? spec : ""; *p;)
 		if (next_pattern(&p, comp, main, &g, &gn))
 			return true;
 	return false;
@@ -179,7 +208,7 @@ static bool wanted(const char *comp, bool main, const char *name)
 {
 	const char *g;
 	size_t gn;
-	for (const char *p = spec; *p;)
+	for (const char *p = spec ? spec : ""; *p;)
 		if (next_pattern(&p, comp, main, &g, &gn) && glob(g, gn, name))
 			return true;
 	return false;
@@ -200,6 +229,7 @@ struct fn {
 struct collect {
 	const struct sc_object *o;
 	const char *comp;
+	bool all;               /* every function (a Python extension module) */
 	struct fn *f;
 	size_t n, cap;
 	char *names;
@@ -236,7 +266,7 @@ static int collect_cb(void *p, const char *name, uint64_t addr, uint64_t size)
 		sc_syms_anon_name(anon, sizeof(anon), c->o->path, addr);
 		name = anon;
 	}
-	if (!wanted(c->comp, c->o->id == 0, name))
+	if (!c->all && !wanted(c->comp, c->o->id == 0, name))
 		return 0;
 	size_t len = strlen(name) + 1;
 	if (c->n == c->cap) {
@@ -356,7 +386,7 @@ static uint8_t *map_near(uintptr_t lo, uintptr_t hi, size_t len)
 /* Gives f its number, import and entry, and writes its code at f->code;
  * false with f->why set if it cannot. */
 static bool make_code(struct sc_object *o, struct fn *f, const char *name, struct data *d,
-		      uint64_t *cache)
+		      uint64_t *cache, bool own_calls)
 {
 	uintptr_t F = o->base + f->addr;
 	uint8_t *code = f->code, *replay = code + SC_FN_HEAD, *tail = code + SLOT - SC_FN_TAIL;
@@ -384,7 +414,8 @@ static bool make_code(struct sc_object *o, struct fn *f, const char *name, struc
 	struct sc_fn_refs r = {.idx = b - 1, .fn = n_fns, .lim_off = lim_off,
 			       .recs_off = recs_off, .own_lo = (uintptr_t)&d->lo,
 			       .cache = (uintptr_t)cache, .own_ptr = (uintptr_t)&d->own,
-			       .miss_ptr = (uintptr_t)&d->miss, .ret_ptrs = (uintptr_t)d->ret};
+			       .miss_ptr = (uintptr_t)&d->miss, .ret_ptrs = (uintptr_t)d->ret,
+			       .own_calls = own_calls};
 	if (!sc_arch_fn_head(code, (uintptr_t)code, tail, (uintptr_t)tail, &r)) {
 		f->why = "an entry index too large";
 		return false;
@@ -490,16 +521,25 @@ static void write_jumps(struct sc_object *o, struct fn *fs, size_t n)
 	}
 }
 
+/*
+ * Patches the functions of o that SCALER_FUNCTIONS names or, when it
+ * names none of o and o is a Python extension module, all of them for
+ * their calls from other components only (SCALER_PYEXT): the interpreter
+ * calls an extension's functions through pointers (PyCFunction tables),
+ * which no GOT slot sees, and without them the extension's calls out
+ * would have no call in to come from. Its own calls go straight on.
+ */
 static void patch_object(struct sc_object *o)
 {
 	const char *comp = sc_basename(o->path);
-	if (!named(comp, o->id == 0))
+	bool mine = named(comp, o->id == 0), ext = !mine && pyext && python_extension(comp);
+	if ((!mine && !ext) || !functions_ready())
 		return;
 	if (!strncmp(comp, "libc.so", 7)) {
 		sc_warn("--functions: libc is not patched (the runtime runs on it)");
 		return;
 	}
-	struct collect c = {.o = o, .comp = comp};
+	struct collect c = {.o = o, .comp = comp, .all = ext};
 	sc_syms_each(o->path, NULL, collect_cb, &c);
 	if (c.oom)
 		sc_warn("--functions: out of memory reading %s; some functions not patched", comp);
@@ -551,7 +591,8 @@ static void patch_object(struct sc_object *o)
 			if (c.f[i].why)
 				continue;
 			c.f[i].code = area + k * SLOT;
-			make_code(o, &c.f[i], c.names + c.f[i].name, d, (uint64_t *)(cache + k * CACHE));
+			make_code(o, &c.f[i], c.names + c.f[i].name, d, (uint64_t *)(cache + k * CACHE),
+				  !ext);
 			k++;
 		}
 		if (mprotect(area, code_len, PROT_READ | PROT_EXEC) != 0) {
@@ -680,7 +721,7 @@ void sc_functions_patch(uint32_t first)
 		tried = true;
 		functions_init();
 	}
-	if (!spec)
+	if (!spec && !pyext)
 		return;
 	for (uint32_t i = first, n = sc_object_count(); i < n; i++) {
 		struct sc_object *o = sc_object_get(i);

@@ -189,7 +189,7 @@ int main(void)
 	struct sc_fn_refs r = {.idx = 5, .fn = 9, .lim_off = 0x100, .recs_off = 0x108,
 			       .own_lo = ADDR - 0x40, .cache = ADDR - 0x80,
 			       .own_ptr = ADDR - 0x30, .miss_ptr = ADDR - 0x28,
-			       .ret_ptrs = ADDR - 0x20};
+			       .ret_ptrs = ADDR - 0x20, .own_calls = true};
 	CHECK(sc_arch_fn_head(head, ADDR, tail, ta, &r), "head and tail written");
 	static const unsigned hs[] = {0, 5, 9, 16, 23, 29, 42, 48, 57, 64, 71, 77, SC_FN_HEAD};
 	static const unsigned ts[] = {0, 5, 11, 17, 21, 28, 34, 41, 47, 54, 61, 66, 68, 74, 80, 86,
@@ -236,6 +236,14 @@ int main(void)
 	uint32_t slow_func = SLOW_FUNC;
 	CHECK(!memcmp(tail + 76, &r.fn, 4) && !memcmp(tail + 82, &slow_func, 4),
 	      "tail: r11 = the function's number, r10 = SLOW_FUNC");
+	/* calls from its own object not counted (a Python extension module's
+	 * default): r10 back and on to the replay copy */
+	r.own_calls = false;
+	CHECK(sc_arch_fn_head(head, ADDR, tail, ta, &r), "head without own calls written");
+	CHECK(sc_arch_decode(head + 23, 6, ADDR + 23, &in) == 0 && in.target == ta + 17 &&
+	      head[29] == 0x4c && head[30] == 0x8b && sc_arch_decode(head + 34, 5, ADDR + 34, &in) == 0 &&
+	      in.kind == SC_INSN_JMP && in.target == ADDR + SC_FN_HEAD && head[39] == 0xcc,
+	      "head without own calls: foreign path kept, own ones jump to the replay copy");
 
 	/* the table decoder against Zydis on real code */
 	static const char *const files[] = {"/lib/x86_64-linux-gnu/libc.so.6",
