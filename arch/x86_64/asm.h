@@ -75,4 +75,31 @@
 	jne	1b
 .endm
 
+/*
+ * TIMED_START rec: the start of a timed call whose frame is %rcx (thread
+ * %r10, record \rec, not %rdx): FR_TSC = the TSC moved on by the thread's
+ * hot figure, or its cold one (the TSC then read after an lfence) for a
+ * sampled call, and FR_P, FR_TK = the parallel clock's state. intercept.S's
+ * timed path says why; fnown.S's starts its calls the same way. Clobbers
+ * rax, rdx and the flags.
+ */
+.macro TIMED_START rec
+	movq	TH_OVH_HOT(%r10), %rdx
+	cmpl	$1, RC_SPAN(\rec)
+	cmova	TH_OVH_COLD(%r10), %rdx
+	movq	%rdx, FR_TSC(%rcx)
+	jbe	93f
+	lfence
+93:	rdtsc
+	shlq	$32, %rdx
+	orq	%rdx, %rax
+	addq	%rax, FR_TSC(%rcx)
+94:	movq	sc_pclock+PC_TK(%rip), %rdx
+	movq	sc_pclock+PC_P(%rip), %rax
+	cmpq	sc_pclock+PC_TK(%rip), %rdx
+	jne	94b
+	movq	%rax, FR_P(%rcx)
+	movq	%rdx, FR_TK(%rcx)
+.endm
+
 #endif

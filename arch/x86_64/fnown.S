@@ -99,23 +99,7 @@ ENTRY(sc_fn_own)
 	xorl	%edx, %edx
 	movq	%rdx, FR_CHILD(%rcx)
 	movq	%rdx, FR_TREC(%rcx)
-	/* the start: as intercept.S's timed path, whose figures apply */
-	movq	TH_OVH_HOT(%r10), %rdx
-	cmpl	$1, RC_SPAN(%r11)
-	cmova	TH_OVH_COLD(%r10), %rdx
-	movq	%rdx, FR_TSC(%rcx)
-	jbe	1f
-	lfence
-1:	rdtsc
-	shlq	$32, %rdx
-	orq	%rdx, %rax
-	addq	%rax, FR_TSC(%rcx)
-1:	movq	sc_pclock+PC_TK(%rip), %rdx
-	movq	sc_pclock+PC_P(%rip), %rax
-	cmpq	sc_pclock+PC_TK(%rip), %rdx
-	jne	1b
-	movq	%rax, FR_P(%rcx)
-	movq	%rdx, FR_TK(%rcx)
+	TIMED_START %r11			/* as intercept.S's timed path */
 	RESTORE_FROM_RED_ZONE
 	jmp	sc_fn_return_trampoline
 

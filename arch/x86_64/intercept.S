@@ -154,26 +154,10 @@ ENTRY(sc_shadow_common)
 	 * 31); `all` and calls timed back to back keep the plain read.
 	 */
 	movq	FR_REC(%rcx), %rax
-	movq	TH_OVH_HOT(%r10), %rdx
-	cmpl	$1, RC_SPAN(%rax)
-	cmova	TH_OVH_COLD(%r10), %rdx
-	movq	%rdx, FR_TSC(%rcx)
-	jbe	1f
-	lfence
-1:	rdtsc
-	shlq	$32, %rdx
-	orq	%rdx, %rax
-	addq	%rax, FR_TSC(%rcx)
-	/*
-	 * The clock's state as it is now: the return works the call's share
-	 * out from it (a multiply at most, when k has not changed meanwhile).
-	 */
-1:	movq	sc_pclock+PC_TK(%rip), %rdx
-	movq	sc_pclock+PC_P(%rip), %rax
-	cmpq	sc_pclock+PC_TK(%rip), %rdx
-	jne	1b
-	movq	%rax, FR_P(%rcx)
-	movq	%rdx, FR_TK(%rcx)
+	/* then the clock's state as it is now: the return works the call's
+	 * share out from it (a multiply at most, when k has not changed
+	 * meanwhile) */
+	TIMED_START %rax
 	POP3
 	jmp	sc_return_trampoline
 
