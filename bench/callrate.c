@@ -15,9 +15,15 @@
  * interposer has in common between APIs (one shared jump on to them) no
  * longer sees the same API every time. The program's own switch is
  * mispredicted too, so only the figure a profiler adds means anything.
+ *
+ * `callrate N own` calls fr_empty, an empty static function of this
+ * program with a compiler's patch site at its entry (five nops, as
+ * uftrace -P needs), for `scaler record --functions=fr_empty`: a patched
+ * entry called from its own component (bench/run.sh, part functions).
  */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 void bench_empty(void);
@@ -33,6 +39,11 @@ static double now(void)
 	return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
 }
 
+__attribute__((noinline, patchable_function_entry(5, 0))) static void fr_empty(void)
+{
+	__asm__ volatile("");
+}
+
 /* one of the sixteen, by number */
 static inline void call_one(unsigned k)
 {
@@ -46,7 +57,7 @@ static inline void call_one(unsigned k)
 int main(int argc, char **argv)
 {
 	long n = argc > 1 ? atol(argv[1]) : 20000000;
-	int varied = argc > 2 && atoi(argv[2]) > 1;
+	int varied = argc > 2 && atoi(argv[2]) > 1, own = argc > 2 && !strcmp(argv[2], "own");
 	static unsigned char seq[BATCH];
 	unsigned x = 12345;
 	for (int i = 0; i < BATCH; i++) {
@@ -59,6 +70,9 @@ int main(int argc, char **argv)
 		if (varied)
 			for (long i = 0; i < m; i++)
 				call_one(seq[i]);
+		else if (own)
+			for (long i = 0; i < m; i++)
+				fr_empty();
 		else
 			for (long i = 0; i < m; i++)
 				bench_empty();

@@ -22,7 +22,7 @@
 #             rdtsc, a redirected return, a paired call; median of CALL_REPS
 #             runs
 #   functions ns per call of an empty static function patched at its
-#             entry (--functions, bench/fnrate.c), called from its own
+#             entry (--functions, `callrate N own`), called from its own
 #             executable, in each timing mode, beside a timed import's
 #             (callrate, --timing=all) in the same rounds: what the
 #             register-keeping path of own-component calls costs (fnown.S)
@@ -141,7 +141,6 @@ fi
 
 # ---- functions: a patched function's entry -----------------------------------
 if [[ " $PARTS " == *" functions "* ]]; then
-	cc -O2 -fpatchable-function-entry=5 -o "$out/fnrate" "$ROOT/bench/fnrate.c"
 	cc -O2 -fPIC -shared -o "$out/libbenchempty.so" "$ROOT/bench/empty.c"
 	cc -O2 -o "$out/callrate" "$ROOT/bench/callrate.c" -L"$out" -lbenchempty -Wl,-rpath,"$out"
 	cd "$out"
@@ -150,11 +149,11 @@ if [[ " $PARTS " == *" functions "* ]]; then
 	for i in $(seq "$CALL_REPS"); do
 		for t in "${ftools[@]}"; do
 			case $t in
-			none) ./fnrate "$N" ;;
+			none) ./callrate "$N" own ;;
 			none-import) ./callrate "$N" ;;
 			all-import) "$SCALER" record -o "$out/sd-fr" --timing=all -- ./callrate "$N" ;;
 			scaler-*) "$SCALER" record -o "$out/sd-fr" --functions=fr_empty \
-				--timing="${t#scaler-}" -- ./fnrate "$N" ;;
+				--timing="${t#scaler-}" -- ./callrate "$N" own ;;
 			esac 2>/dev/null | tail -n 1 >> "$out/fr-$t.txt"
 		done
 	done
