@@ -107,6 +107,8 @@ enum sc_meta_type {
 	SC_M_UID = 10,          /* struct sc_m_uid: the image is about to run
 				   as this user (set*uid), written before the
 				   change (src/runtime/uids.c) */
+	SC_M_CONTROL = 11,      /* struct sc_m_control: the control signal in
+				   force, counting paused or resumed */
 };
 
 struct sc_m_object {
@@ -166,6 +168,27 @@ struct sc_m_skip {
 struct sc_m_uid {
 	uint32_t uid;
 	uint32_t reserved;
+};
+
+/*
+ * Control of a running image (doc/ctl.md): the signal it takes requests
+ * on (at start), and each pause and resume of its counting, from `scaler
+ * ctl` (seq: the request's number, which ctl waits to see) or the
+ * control signal (seq 0). A reset is acknowledged in each thread's
+ * header (sc_thr_header.ctl_seq) instead: threads carry it out.
+ */
+struct sc_m_control {
+	uint32_t what;          /* enum sc_control */
+	uint32_t sig;           /* SC_CTL_LISTEN: the signal */
+	uint64_t seq;
+	uint64_t tsc;
+	uint64_t mono_ns;
+};
+
+enum sc_control {
+	SC_CTL_LISTEN = 1,
+	SC_CTL_PAUSE = 2,
+	SC_CTL_RESUME = 3,
 };
 
 struct sc_m_thread {
@@ -228,6 +251,15 @@ struct sc_thr_header {
 	uint32_t ovh_min;
 	uint32_t ovh_max;
 	uint32_t reserved1;
+	/* Time of the thread's life during which counting was paused (scaler
+	 * ctl pause, record --paused, the control signal), in ticks and in
+	 * the parallel clock: not the time of any component (the reader
+	 * takes it off). A pause still in force is added at the end. */
+	uint64_t paused_ticks;  /* 128 */
+	uint64_t paused_p;      /* 136 */
+	/* The last reset request (scaler ctl reset) the thread carried out:
+	 * its counters count from start_tsc, which the reset moved on. */
+	uint64_t ctl_seq;       /* 144 */
 };
 _Static_assert(sizeof(struct sc_thr_header) <= SC_THR_HEADER_SIZE, "thread header");
 

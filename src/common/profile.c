@@ -433,6 +433,7 @@ static const char *meta_type_name(uint32_t type)
 	case SC_M_BIND: return "BIND";
 	case SC_M_SKIP: return "SKIP";
 	case SC_M_UID: return "UID";
+	case SC_M_CONTROL: return "CONTROL";
 	default: return "unknown";
 	}
 }
@@ -547,6 +548,7 @@ static int load_meta(struct sc_profile *p, struct sc_image *im, struct meta_stat
 		case SC_M_END: need = sizeof(struct sc_m_end); break;
 		case SC_M_EXIT: need = sizeof(struct sc_m_exit); break;
 		case SC_M_SKIP: need = sizeof(struct sc_m_skip); break;
+		case SC_M_CONTROL: need = sizeof(struct sc_m_control); break;
 		default: break;
 		}
 		if (rec.len < need) {
@@ -659,6 +661,16 @@ static int load_meta(struct sc_profile *p, struct sc_image *im, struct meta_stat
 			t->reason = payload_str(p, pl, rec.len, sizeof(sk));
 			at = sizeof(sk) + strlen(t->reason) + 1;
 			t->name = at < rec.len ? payload_str(p, pl, rec.len, at) : "?";
+			break;
+		}
+		case SC_M_CONTROL: {
+			struct sc_m_control c;
+
+			memcpy(&c, pl, sizeof(c));
+			if (c.what == SC_CTL_LISTEN)
+				im->ctl_sig = c.sig;
+			else if (c.what == SC_CTL_PAUSE || c.what == SC_CTL_RESUME)
+				im->paused = c.what == SC_CTL_PAUSE;
 			break;
 		}
 		default:
@@ -995,6 +1007,8 @@ static int load_thr(struct sc_image *im, int dirfd, uid_t dir_uid, const struct 
 	t->last_tsc = h.last_tsc;
 	t->start_p = h.start_p;
 	t->end_p = h.end_p;
+	t->paused_ticks = h.paused_ticks;
+	t->paused_p = h.paused_p;
 	if (im->ovh_unknown) {
 		ovh_ticks = im->hdr.overhead_ticks;     /* see sc_profile_load */
 	} else if (h.ovh_n) {
@@ -1164,6 +1178,8 @@ static void finish_image(struct sc_image *im)
 		else
 			t->obj = 0;
 		t->wall_ticks = t->has_file && end > t->start_tsc ? end - t->start_tsc : 0;
+		/* paused, nothing was counted: that time is nobody's */
+		t->wall_ticks -= t->paused_ticks < t->wall_ticks ? t->paused_ticks : t->wall_ticks;
 		t->wall_ns = sc_round_ns(sc_ticks_to_ns(im->tsc_hz, (long double)t->wall_ticks));
 		t->wait_ns = im->timing_mode == SC_TIMING_NONE ? 0
 			     : sc_round_ns(sc_ticks_to_ns(im->tsc_hz, t->wait_ticks));
@@ -1183,7 +1199,7 @@ static void finish_image(struct sc_image *im)
 				uint64_t endp = t->end_tsc ? t->end_p : im->end.end_p;
 
 				a = endp > t->start_p ? (long double)(endp - t->start_p) : 0;
-				a -= t->wait_p;
+				a -= t->wait_p + (long double)t->paused_p;
 				t->attr_ns = sc_round_ns(sc_ticks_to_ns(im->tsc_hz, a));
 			} else {
 				a = t->calls_ticks > 0 ? t->calls_attr / t->calls_ticks : 1;

@@ -67,6 +67,8 @@ struct sc_thread {
 	long double calls_ticks, calls_attr; /* its timed calls, raw and 1/k */
 	long double wait_p;         /* parallel clock spent in Wait APIs */
 	int64_t attr_ns;            /* effective time weighted by 1/k running */
+	uint64_t paused_ticks, paused_p; /* of its life, counting paused
+					    (taken off wall_ticks, attr_ns) */
 };
 
 /* A thread's longest timed call through one entry (format version 5 on:
@@ -119,6 +121,10 @@ struct sc_image {
 	uint64_t ovh_sum, ovh_n;
 	uint64_t ovh_min, ovh_max;
 	int64_t ovh_mean_ns, ovh_min_ns, ovh_max_ns;
+	/* SC_M_CONTROL: the signal it takes control requests on (0: none
+	 * recorded) and whether its last pause was not resumed */
+	uint32_t ctl_sig;
+	int paused;
 };
 
 #define SC_TIMING_MIXED 0xffffffffu

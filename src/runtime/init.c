@@ -215,9 +215,11 @@ __attribute__((constructor(101))) static void sc_init(void)
 	sc_inherit_set_clock(tsc0, mono0, hz);
 	write_cmdline();
 	pthread_atfork(at_fork_prepare, at_fork_parent, at_fork_child);
+	sc_control_init();
 	sc_objects_scan(true);
 	sc_active = 1;
 	sc_signals_init();
+	sc_control_listen();
 	sc_thread_get();                        /* the main thread, from now */
 }
 
@@ -232,8 +234,10 @@ void sc_record_end(int status, uint32_t how)
 	uint64_t tsc = sc_rdtsc();
 	struct sc_m_end e = {.end_tsc = tsc, .end_mono_ns = sc_mono_ns(), .status = status,
 			     .how = how, .end_p = sc_pclock_step(0, tsc)};
-	if (how != SC_END_EXEC)
+	if (how != SC_END_EXEC) {
+		sc_control_end(tsc);
 		sc_threads_finish_all(tsc);
+	}
 	sc_meta_add(SC_M_END, &e, sizeof(e), NULL);
 }
 

@@ -29,18 +29,59 @@
 
 #include "runtime.h"
 
+/*
+ * A control request (control.c) that found a lock held waits for its
+ * release: every unlock looks at sc_control_due.
+ */
 static pthread_mutex_t lock = PTHREAD_RECURSIVE_MUTEX_INITIALIZER_NP;
 /* how deep this thread is in the lock (sc_lock_held) */
 static __thread int lock_depth __attribute__((tls_model("initial-exec")));
 void sc_lock(void) { pthread_mutex_lock(&lock); lock_depth++; }
-void sc_unlock(void) { lock_depth--; pthread_mutex_unlock(&lock); }
 bool sc_lock_held(void) { return lock_depth > 0; }
+void sc_unlock(void)
+{
+	lock_depth--;
+	pthread_mutex_unlock(&lock);
+	if (__atomic_load_n(&sc_control_due, __ATOMIC_SEQ_CST))
+		sc_control_run();
+}
 
 static pthread_mutex_t leaf = PTHREAD_RECURSIVE_MUTEX_INITIALIZER_NP;
 static __thread int leaf_depth __attribute__((tls_model("initial-exec")));
 void sc_leaf_lock(void) { pthread_mutex_lock(&leaf); leaf_depth++; }
-void sc_leaf_unlock(void) { leaf_depth--; pthread_mutex_unlock(&leaf); }
 bool sc_leaf_held(void) { return leaf_depth > 0; }
+void sc_leaf_unlock(void)
+{
+	leaf_depth--;
+	pthread_mutex_unlock(&leaf);
+	if (__atomic_load_n(&sc_control_due, __ATOMIC_SEQ_CST))
+		sc_control_run();
+}
+
+/* Both locks, without waiting, for a signal handler (control.c): true if
+ * taken; false, holding neither, if another thread holds one. Only for a
+ * thread that holds neither. */
+bool sc_locks_try(void)
+{
+	if (pthread_mutex_trylock(&lock) != 0)
+		return false;
+	if (pthread_mutex_trylock(&leaf) != 0) {
+		pthread_mutex_unlock(&lock);
+		return false;
+	}
+	lock_depth++;
+	leaf_depth++;
+	return true;
+}
+
+/* Gives both back without looking at sc_control_due. */
+void sc_locks_give(void)
+{
+	leaf_depth--;
+	pthread_mutex_unlock(&leaf);
+	lock_depth--;
+	pthread_mutex_unlock(&lock);
+}
 
 void sc_lock_reset_child(void)
 {

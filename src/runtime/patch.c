@@ -41,17 +41,12 @@ static void *resolve(const struct sc_object *o, const char *name, const char *ve
 	return r;
 }
 
-struct patch {
-	uintptr_t slot;
-	void *code;
-};
-
 struct patch_ctx {
 	struct sc_object *o;
 	const struct sc_reloc_info *all;        /* every registered object's */
 	uint32_t n_all;
 	struct sc_got_uses uses;
-	struct patch *patches;
+	struct sc_patch *patches;
 	size_t n, cap;
 };
 
@@ -110,7 +105,7 @@ static int import_cb(void *p, const struct sc_import *imp)
 	enum sc_callee how = sc_callee_of(o, imp->name, &cur, &callee, &booked);
 	if (how == SC_CALLEE_LEAVE)
 		return 0;
-	void *code = (void *)cur;
+	void *code = (void *)cur, *raw = NULL;
 	if (how == SC_CALLEE_HOOK) {
 		void *wrapper;
 		uint32_t flags = imp->kind | sc_entry_flags_for(imp->name, &wrapper);
@@ -122,16 +117,17 @@ static int import_cb(void *p, const struct sc_import *imp)
 		if (n < 0)
 			return 1;
 		code = sc_hook_code((uint32_t)n);
+		raw = sc_pause_target((uint32_t)n);
 	}
 	if (c->n == c->cap) {
 		size_t cap = c->cap ? c->cap * 2 : 256;
-		struct patch *np = sc_mem_grow(c->patches, cap * sizeof(*np));
+		struct sc_patch *np = sc_mem_grow(c->patches, cap * sizeof(*np));
 		if (!np)
 			return 1;
 		c->patches = np;
 		c->cap = cap;
 	}
-	c->patches[c->n++] = (struct patch){imp->slot, code};
+	c->patches[c->n++] = (struct sc_patch){imp->slot, code, raw, NULL};
 	return 0;
 }
 
@@ -164,9 +160,12 @@ static int final_prot(const struct sc_object *o, uintptr_t slot)
  * Writes the slots (sorted by address), opening each page for writing
  * only as long as needed and giving it back the protection the loader
  * left (final_prot). GOT pages are never executable. A page that cannot
- * be opened is skipped whole, with one warning.
+ * be opened is skipped whole, with one warning. Each slot gets its raw
+ * destination instead of its code while counting is paused (pause.c),
+ * and only if it holds old, when old is set (one 8-byte compare and swap:
+ * the program may have written the slot itself).
  */
-static void apply(struct sc_object *o, struct patch *pt, size_t n)
+void sc_patch_apply(struct sc_object *o, struct sc_patch *pt, size_t n)
 {
 	/* a bind may repoint a slot on a page another thread is patching:
 	 * one page's unprotect, writes and protect at a time */
@@ -186,11 +185,16 @@ static void apply(struct sc_object *o, struct patch *pt, size_t n)
 			continue;
 		}
 		for (size_t k = i; k < j; k++) {
-			__atomic_store_n((void **)pt[k].slot, pt[k].code, __ATOMIC_RELEASE);
+			void *v = sc_paused && pt[k].raw ? pt[k].raw : pt[k].code, *old = pt[k].old;
+			if (old && !__atomic_compare_exchange_n((void **)pt[k].slot, &old, v, false,
+								 __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+				continue;
+			if (!old)
+				__atomic_store_n((void **)pt[k].slot, v, __ATOMIC_RELEASE);
 			if (!o->witness)
 				o->witness = pt[k].slot;        /* objects.c: is_known */
 			if (o->witness == pt[k].slot)
-				o->witness_val = pt[k].code;
+				o->witness_val = v;
 		}
 		if (!(final & PROT_WRITE))
 			mprotect((void *)page, (size_t)pg, final);
@@ -199,9 +203,9 @@ static void apply(struct sc_object *o, struct patch *pt, size_t n)
 	sc_leaf_unlock();
 }
 
-static int cmp_patch(const void *a, const void *b)
+int sc_patch_cmp(const void *a, const void *b)
 {
-	uintptr_t x = ((const struct patch *)a)->slot, y = ((const struct patch *)b)->slot;
+	uintptr_t x = ((const struct sc_patch *)a)->slot, y = ((const struct sc_patch *)b)->slot;
 	return x < y ? -1 : x > y;
 }
 
@@ -223,7 +227,7 @@ static int cmp_patch(const void *a, const void *b)
  */
 #define PEND_MAX 64
 #define PEND_NS 1000000ull
-static struct patch pend[PEND_MAX];
+static struct sc_patch pend[PEND_MAX];
 static void *pend_old[PEND_MAX];
 static uint32_t n_pend;
 static uint64_t pend_since;
@@ -238,8 +242,8 @@ static void flush_pending(void)
 			pend[n++] = pend[i];
 	n_pend = 0;
 	if (n) {
-		qsort(pend, n, sizeof(pend[0]), cmp_patch);
-		apply(sc_object_get(0), pend, n);
+		qsort(pend, n, sizeof(pend[0]), sc_patch_cmp);
+		sc_patch_apply(sc_object_get(0), pend, n);
 	}
 }
 
@@ -261,11 +265,11 @@ void sc_objects_flush_due(void)
 void sc_objects_repoint(uint32_t id, uintptr_t slot, void *old, void *code)
 {
 	struct sc_object *o = sc_object_get(id);
-	if (!o || o->gone || o->id != id)
-		return;
+	if (!o || o->gone || o->id != id || sc_paused)
+		return;                 /* paused: the slot waits for the resume */
 	if (__atomic_load_n((void **)slot, __ATOMIC_ACQUIRE) != old)
 		return;
-	struct patch pt = {slot, code};
+	struct sc_patch pt = {slot, code, NULL, NULL};
 	if (id == 0 && !(final_prot(o, slot) & PROT_WRITE)) {   /* 0: the executable */
 		if (!n_pend)
 			pend_since = sc_mono_ns();
@@ -275,7 +279,7 @@ void sc_objects_repoint(uint32_t id, uintptr_t slot, void *old, void *code)
 			flush_pending();
 		return;
 	}
-	apply(o, &pt, 1);
+	sc_patch_apply(o, &pt, 1);
 }
 
 /* Patches object o; true if its code was read (gotuse.c) */
@@ -287,8 +291,8 @@ static bool patch_object(struct sc_object *o, const struct sc_reloc_info *all, u
 	struct patch_ctx c = {.o = o, .all = all, .n_all = n_all};
 	bool read = sc_got_uses_find(o, &ri, &c.uses);
 	sc_reloc_walk(&ri, import_cb, &c);
-	qsort(c.patches, c.n, sizeof(*c.patches), cmp_patch);
-	apply(o, c.patches, c.n);
+	qsort(c.patches, c.n, sizeof(*c.patches), sc_patch_cmp);
+	sc_patch_apply(o, c.patches, c.n);
 	sc_mem_free(c.patches);
 	sc_got_uses_free(&c.uses);
 	return read;
@@ -333,7 +337,7 @@ struct self_ctx {
 	uintptr_t libc_lo[4], libc_hi[4];
 	int libc_n;
 	void *libc;             /* a handle on it, taken at the first lookup */
-	struct patch *pt;
+	struct sc_patch *pt;
 	size_t n, cap;
 };
 
@@ -406,7 +410,7 @@ static int self_import_cb(void *p, const struct sc_import *imp)
 		return 1;
 	void *r = dlvsym(c->libc, imp->name, imp->version);
 	if (r && r != *(void **)imp->slot)
-		c->pt[c->n++] = (struct patch){imp->slot, r};
+		c->pt[c->n++] = (struct sc_patch){imp->slot, r, NULL, NULL};
 	return 0;
 }
 
@@ -421,7 +425,7 @@ static int self_import_cb(void *p, const struct sc_import *imp)
  */
 void sc_bind_self_to_libc(void)
 {
-	struct patch pt[256];
+	struct sc_patch pt[256];
 	struct self_ctx c = {.base = sc_self_base(), .pt = pt, .cap = 256};
 	if (!c.base)
 		return;
@@ -429,8 +433,8 @@ void sc_bind_self_to_libc(void)
 	struct sc_reloc_info ri;
 	if (c.found && c.o.dyn && sc_reloc_parse(c.o.base, c.o.dyn, &ri) == 0)
 		sc_reloc_walk(&ri, self_import_cb, &c);
-	qsort(pt, c.n, sizeof(pt[0]), cmp_patch);
-	apply(&c.o, pt, c.n);
+	qsort(pt, c.n, sizeof(pt[0]), sc_patch_cmp);
+	sc_patch_apply(&c.o, pt, c.n);
 	if (c.libc)
 		dlclose(c.libc);
 }

@@ -10,6 +10,18 @@
 #include "reloc.h"
 #include "runtime.h"
 
+/* One GOT slot to write (patch.c): code, or raw (when set) while counting
+ * is paused (pause.c); only if the slot holds old, when old is set. */
+struct sc_patch {
+	uintptr_t slot;
+	void *code;
+	void *raw;
+	void *old;
+};
+/* Writes n slots of object o, sorted by sc_patch_cmp (takes the leaf lock). */
+void sc_patch_apply(struct sc_object *o, struct sc_patch *pt, size_t n) SC_HIDDEN;
+int sc_patch_cmp(const void *a, const void *b) SC_HIDDEN;
+
 /* How one GLOB_DAT slot of a function is used by its object's code. */
 struct sc_got_use {
 	uintptr_t slot;

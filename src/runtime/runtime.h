@@ -23,6 +23,9 @@
  *   meta.c     the append-only metadata stream (format.h)
  *   files.c    the runtime's files in the profile directory, safe from others
  *   mem.c      the runtime's own memory, from mmap
+ *   pause.c    counting off and on by the GOT slots (pause, resume)
+ *   control.c  control of a running image: the control signal, scaler
+ *              ctl's requests (pause, resume, reset), the paused time
  */
 #ifndef SCALER_RUNTIME_H
 #define SCALER_RUNTIME_H
@@ -203,6 +206,7 @@ unsigned long sc_calib_work(unsigned long x) SC_HIDDEN;
 uint64_t sc_pclock_step(int64_t delta, uint64_t now) SC_HIDDEN;
 
 /* pclock.c */
+extern SC_HIDDEN struct sc_pclock sc_pclock;
 void sc_pclock_init(uint64_t tsc_hz) SC_HIDDEN;
 void sc_pclock_after_fork(void) SC_HIDDEN;
 uint64_t sc_pclock_entry(const struct sc_frame *f) SC_HIDDEN;
@@ -270,6 +274,9 @@ void *sc_hook_bind(uint32_t n) SC_HIDDEN;
 void *sc_hook_pass(uint32_t n) SC_HIDDEN;     /* a call that cannot bind now */
 void *sc_hook_target(uint32_t n) SC_HIDDEN;
 uint32_t sc_entry_count(void) SC_HIDDEN;
+uint32_t sc_hook_count(void) SC_HIDDEN;
+/* whether pc lies in the entries' code (which counts calls) */
+bool sc_shadow_code_has(uintptr_t pc) SC_HIDDEN;
 uint32_t sc_entry_flags_for(const char *name, void **wrapper) SC_HIDDEN;
 
 /* objects.c */
@@ -311,6 +318,8 @@ bool sc_lock_held(void) SC_HIDDEN;     /* by this thread */
 void sc_leaf_lock(void) SC_HIDDEN;
 void sc_leaf_unlock(void) SC_HIDDEN;
 bool sc_leaf_held(void) SC_HIDDEN;
+bool sc_locks_try(void) SC_HIDDEN;
+void sc_locks_give(void) SC_HIDDEN;
 /* fork child: the lock was taken by the parent's thread in the prepare
  * handler; a recursive mutex cannot be unlocked by another tid, so the
  * child starts with a fresh, unlocked one */
@@ -328,6 +337,9 @@ void sc_thread_idle(struct sc_thread *t) SC_HIDDEN;
 void sc_thread_finish(struct sc_thread *t, uint64_t tsc) SC_HIDDEN;
 void sc_threads_finish_all(uint64_t tsc) SC_HIDDEN;
 void sc_thread_after_fork(void) SC_HIDDEN;
+/* every thread state made so far (ended ones too), by creation order */
+uint32_t sc_thread_count(void) SC_HIDDEN;
+struct sc_thread *sc_thread_at(uint32_t i) SC_HIDDEN;
 extern SC_HIDDEN __thread uintptr_t sc_tls_start_routine;
 
 /* calib.c: what timing a call costs, taken off each timed call */
@@ -354,6 +366,23 @@ extern SC_HIDDEN int sc_exit_status;
 extern SC_HIDDEN volatile int sc_in_signal;
 void sc_signals_init(void) SC_HIDDEN;
 void *sc_signal_wrapper(const char *name) SC_HIDDEN;
+
+/* pause.c: while sc_paused (under the leaf lock), every hooked GOT slot
+ * holds its call's destination: calls are neither counted nor timed.
+ * sc_unpatch_all and sc_repatch_all set it and rewrite the slots (both
+ * locks held); sc_pause_target is what import n's slot holds paused. */
+extern SC_HIDDEN bool sc_paused;
+void sc_unpatch_all(void) SC_HIDDEN;
+void sc_repatch_all(void) SC_HIDDEN;
+void *sc_pause_target(uint32_t n) SC_HIDDEN;
+
+/* control.c */
+void sc_control_init(void) SC_HIDDEN;   /* before the first scan */
+void sc_control_listen(void) SC_HIDDEN; /* once the runtime is active */
+void sc_control_run(void) SC_HIDDEN;    /* a request that waited for a lock */
+void sc_control_end(uint64_t tsc) SC_HIDDEN;
+extern SC_HIDDEN int sc_control_due;
+bool sc_control_handler(void *h) SC_HIDDEN;     /* is h its handler */
 
 /* exec.c */
 void sc_exec_init(void) SC_HIDDEN;

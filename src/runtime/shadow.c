@@ -177,6 +177,17 @@ void *sc_hook_code(uint32_t n)
 	return code_of(&imports, n);
 }
 
+uint32_t sc_hook_count(void)
+{
+	return __atomic_load_n(&imports.n, __ATOMIC_ACQUIRE);
+}
+
+bool sc_shadow_code_has(uintptr_t pc)
+{
+	uintptr_t a = (uintptr_t)entries.area;
+	return a && pc >= a && pc - a < (uintptr_t)ENTRY_CHUNKS * CHUNK_BYTES;
+}
+
 uint32_t sc_entry_count(void)
 {
 	return __atomic_load_n(&entries.n, __ATOMIC_ACQUIRE);
@@ -230,7 +241,7 @@ long sc_hook_new(void *target, struct sc_object *to, uint32_t flags, uint32_t ca
 	h->caller = (uint16_t)caller;
 	h->slot_off = slot ? (uint32_t)(slot - cbase) : 0;
 	h->bound = flags << HK_IDX_BITS;
-	imports.n = (uint32_t)n + 1;
+	__atomic_store_n(&imports.n, (uint32_t)n + 1, __ATOMIC_RELEASE);
 	struct sc_m_entry e = {.idx = (uint32_t)n, .caller = caller, .callee = callee,
 			       .flags = flags};
 	sc_meta_add(SC_M_ENTRY, &e, sizeof(e), name);

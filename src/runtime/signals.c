@@ -65,7 +65,8 @@ void sc_signals_init(void)
 static int w_sigaction(int sig, const struct sigaction *act, struct sigaction *old)
 {
 	int r = sigaction(sig, act, old);
-	if (r == 0 && old && (old->sa_flags & SA_SIGINFO) && old->sa_sigaction == on_fatal) {
+	if (r == 0 && old && (old->sa_flags & SA_SIGINFO) &&
+	    (old->sa_sigaction == on_fatal || sc_control_handler((void *)old->sa_sigaction))) {
 		old->sa_handler = SIG_DFL;
 		old->sa_flags = 0;
 		sigemptyset(&old->sa_mask);
@@ -76,7 +77,8 @@ static int w_sigaction(int sig, const struct sigaction *act, struct sigaction *o
 static sighandler_t w_signal(int sig, sighandler_t h)
 {
 	sighandler_t r = signal(sig, h);
-	return (void (*)(void))r == (void (*)(void))on_fatal ? SIG_DFL : r;
+	return (void (*)(void))r == (void (*)(void))on_fatal || sc_control_handler((void *)r)
+		       ? SIG_DFL : r;
 }
 
 void *sc_signal_wrapper(const char *name)

@@ -340,6 +340,16 @@ static void register_thread(struct sc_thread *t)
 	sc_leaf_unlock();
 }
 
+uint32_t sc_thread_count(void)
+{
+	return __atomic_load_n(&n_threads, __ATOMIC_ACQUIRE);
+}
+
+struct sc_thread *sc_thread_at(uint32_t i)
+{
+	return all_threads[i];
+}
+
 /*
  * Calls still in flight when the image ends (an event loop that never
  * returns, a worker blocked in epoll_wait at shutdown) would otherwise

@@ -1,0 +1,330 @@
+/*
+ * control.c - control of a running image: `scaler ctl PID pause|resume|
+ * reset`, `record --paused` and the control signal (doc/ctl.md).
+ *
+ * Requests come by one signal, checked by the kernel's rules for sending
+ * one (the sender is the process's user or root), which the runtime
+ * handles from start-up: the one `record --control-signal` names
+ * (SCALER_CONTROL_SIGNAL), else SIGRTMAX-1. `scaler ctl` sends it with
+ * sigqueue and a value that names the request and its number; any other
+ * delivery of a signal the user chose toggles pause and resume, and of
+ * the default one is ignored. The signal is installed with SA_RESTART;
+ * what any signal does to a thread blocked in sleep, poll or epoll_wait
+ * (EINTR) it does too. A program that installs its own handler for the
+ * signal replaces ours (and control stops), as signals.c says of the
+ * fatal ones.
+ *
+ * Pause and resume are the process's: the thread the signal reaches
+ * rewrites the GOT slots (pause.c) under both runtime locks, taken
+ * without waiting. When either is held (a scan, a bind, maybe by the very
+ * thread the signal interrupted) the request waits in sc_control_due and
+ * the thread that releases the lock carries it out (lock.c), outside any
+ * signal handler. Done, it is written as SC_M_CONTROL with its number,
+ * which ctl waits to see.
+ *
+ * A reset is each thread's: ctl sends it to every thread that has a
+ * counter file, and each zeroes its own records in its handler, where
+ * nothing of its own counting is half done (no other thread writes
+ * them). Not when the signal interrupted the thread inside the runtime
+ * (the entries' code, the interceptor, the trampoline, runtime C code, a
+ * lock held): between the entry's count and its timing a zeroed record
+ * would get a timed call it does not count. ctl then asks again. Calls
+ * in flight (their shadow frames point at records) are counted again,
+ * with the time from the reset on: every call the new counts hold is
+ * whole. Threads that ended are zeroed by the first thread that resets.
+ * Each acknowledges in its file's header (ctl_seq).
+ *
+ * Paused time is nobody's time: at a resume (and at the end, still
+ * paused) each thread's header gets the paused part of its life
+ * (paused_ticks, paused_p), which the reader takes off its time.
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <ucontext.h>
+
+#include "runtime.h"
+
+/* a request's value (sigval): magic, what, number */
+#define CTL_MAGIC 0x5ca1u
+#define CTL_PAUSE 1u
+#define CTL_RESUME 2u
+#define CTL_RESET 3u
+#define CTL_SEQ_MASK ((1ull << 40) - 1)
+
+static int ctl_sig;             /* the signal requests come on (0: none) */
+static bool user_sig;           /* chosen by the user: a plain delivery toggles */
+static uintptr_t self_lo, self_hi;      /* the runtime's own code */
+
+/* a pause or resume waiting for the locks: what (0: none) << 48 | seq;
+ * and plain deliveries of the user's signal not yet carried out */
+SC_HIDDEN int sc_control_due;
+static uint64_t want;
+static uint32_t toggles;
+static int running;
+
+/* when the pause in force began (ticks, parallel clock) */
+static uint64_t pause_tsc, pause_p;
+
+/* ---- paused time ------------------------------------------------------ */
+
+static uint64_t clock_now(uint64_t tsc)
+{
+	return sc_pclock_step(0, tsc);
+}
+
+/* Adds the part of each thread's life since the pause began, up to now,
+ * to its paused time. */
+static void account_pause(uint64_t now)
+{
+	uint64_t pnow = clock_now(now);
+	uint32_t n = sc_thread_count();
+	for (uint32_t i = 0; i < n; i++) {
+		struct sc_thread *t = sc_thread_at(i);
+		struct sc_thr_header *h = t ? t->hdr : NULL;
+		if (!h)
+			continue;
+		uint64_t s = h->start_tsc > pause_tsc ? h->start_tsc : pause_tsc;
+		uint64_t e = h->end_tsc ? h->end_tsc : now;
+		if (e > s)
+			h->paused_ticks += e - s;
+		uint64_t sp = h->start_p > pause_p ? h->start_p : pause_p;
+		uint64_t ep = h->end_tsc ? h->end_p : pnow;
+		if (ep > sp)
+			h->paused_p += ep - sp;
+	}
+}
+
+void sc_control_end(uint64_t tsc)
+{
+	if (sc_paused)
+		account_pause(tsc);
+}
+
+/* ---- pause and resume (both locks held) ------------------------------ */
+
+static void note(uint32_t what, uint64_t seq, uint64_t now)
+{
+	struct sc_m_control c = {.what = what, .sig = what == SC_CTL_LISTEN ? (uint32_t)ctl_sig : 0,
+				 .seq = seq, .tsc = now, .mono_ns = sc_mono_ns()};
+	sc_meta_add(SC_M_CONTROL, &c, sizeof(c), NULL);
+}
+
+static void set_paused(bool on, uint64_t seq)
+{
+	uint64_t now = sc_rdtsc();
+	if (on && !sc_paused) {
+		pause_tsc = now;
+		pause_p = clock_now(now);
+		sc_unpatch_all();
+	} else if (!on && sc_paused) {
+		sc_repatch_all();
+		account_pause(now);
+	}
+	note(on ? SC_CTL_PAUSE : SC_CTL_RESUME, seq, now);
+}
+
+/* Carries out what waits, if both locks can be had now (see the top). */
+void sc_control_run(void)
+{
+	for (int tries = 0; tries < 2; tries++) {
+		if (!__atomic_load_n(&sc_control_due, __ATOMIC_SEQ_CST) || sc_lock_held() ||
+		    sc_leaf_held())
+			return;
+		if (__atomic_exchange_n(&running, 1, __ATOMIC_SEQ_CST))
+			return;                 /* another thread is at it */
+		bool locked = sc_locks_try();
+		if (locked) {
+			__atomic_store_n(&sc_control_due, 0, __ATOMIC_SEQ_CST);
+			uint64_t w = __atomic_exchange_n(&want, 0, __ATOMIC_SEQ_CST);
+			uint32_t tg = __atomic_exchange_n(&toggles, 0, __ATOMIC_SEQ_CST);
+			if (w)
+				set_paused(w >> 48 == CTL_PAUSE, w & CTL_SEQ_MASK);
+			if (tg & 1)
+				set_paused(!sc_paused, 0);
+			sc_locks_give();
+		}
+		__atomic_store_n(&running, 0, __ATOMIC_SEQ_CST);
+		/* a holder that let go meanwhile saw running set and left the
+		 * request to us: look once more */
+		if (locked && !__atomic_load_n(&sc_control_due, __ATOMIC_SEQ_CST))
+			return;
+	}
+}
+
+/* ---- reset (a thread, in its handler) --------------------------------- */
+
+/* Zeroes the counters of records [0, n) of r, keeping the sampling state
+ * (countdown, period, span). A record that is zero already is not written
+ * (its page may never have been touched). */
+static void zero_recs(struct sc_rec *r, uint64_t n)
+{
+	for (uint64_t i = 0; i < n; i++) {
+		struct sc_rec *x = &r[i];
+		if (!x->count && !x->timed && !x->wcount)
+			continue;
+		x->count = x->timed = x->ticks = 0;
+		x->wticks = x->wcount = x->self_ticks = x->max_ticks = 0;
+		x->wpticks = x->wblock = x->max_tsc = 0;
+		memset(x->hist, 0, sizeof(x->hist));
+	}
+}
+
+static uint64_t recs_in(const struct sc_thread *t)
+{
+	uint64_t n = sc_entry_count();
+	return n < t->real_cap ? n : t->real_cap;
+}
+
+/* The parallel clock's state now, as the entries read it (intercept.S). */
+static void clock_state(uint64_t *p, uint64_t *tk)
+{
+	do {
+		*tk = __atomic_load_n(&sc_pclock.tk, __ATOMIC_ACQUIRE);
+		*p = __atomic_load_n(&sc_pclock.p, __ATOMIC_ACQUIRE);
+	} while (*tk != __atomic_load_n(&sc_pclock.tk, __ATOMIC_ACQUIRE));
+}
+
+/* Threads that ended: nobody writes their records any more. */
+static void reset_ended(uint64_t seq)
+{
+	uint32_t n = sc_thread_count();
+	for (uint32_t i = 0; i < n; i++) {
+		struct sc_thread *t = sc_thread_at(i);
+		struct sc_thr_header *h = t ? t->hdr : NULL;
+		if (!h || !h->end_tsc || h->ctl_seq >= seq)
+			continue;
+		zero_recs(t->recs, recs_in(t));
+		h->start_tsc = h->end_tsc;
+		h->start_p = h->end_p;
+		h->paused_ticks = h->paused_p = 0;
+		__atomic_store_n(&h->ctl_seq, seq, __ATOMIC_RELEASE);
+	}
+}
+
+static bool in_runtime(const ucontext_t *uc)
+{
+	uintptr_t pc = (uintptr_t)uc->uc_mcontext.gregs[REG_RIP];
+	return (pc >= self_lo && pc < self_hi) || sc_shadow_code_has(pc);
+}
+
+static void reset_self(uint64_t seq, const ucontext_t *uc)
+{
+	struct sc_thread *t = sc_tls_thread;
+	if (!t || t == &sc_idle_thread || !t->hdr || t->hdr->end_tsc)
+		return;
+	if (t->hdr->ctl_seq >= seq)
+		return;                         /* asked twice */
+	if (t->busy || sc_lock_held() || sc_leaf_held() || !uc || in_runtime(uc))
+		return;                         /* not now: ctl asks again */
+	uint64_t now = sc_rdtsc(), pnow = clock_now(now), p, tk;
+	clock_state(&p, &tk);
+	zero_recs(t->recs, recs_in(t));
+	/* calls in flight: counted again, timed from now (a frame whose
+	 * slot no longer holds the trampoline was abandoned) */
+	for (struct sc_frame *f = t->sp_base; f < t->sp; f++) {
+		if (*(const uint64_t *)f->slot != (uint64_t)(uintptr_t)sc_return_point)
+			continue;
+		if (f->rec)
+			f->rec->count++;
+		if (f->trec) {
+			f->trec->count++;
+			f->ttsc = now;
+		}
+		f->tsc = now;
+		f->child = 0;
+		if (f->tk) {
+			f->p = p;
+			f->tk = tk;
+		} else {
+			f->p = pnow;            /* a Wait: the clock itself */
+		}
+	}
+	struct sc_thr_header *h = t->hdr;
+	h->start_tsc = now;
+	h->start_p = pnow;
+	h->paused_ticks = h->paused_p = 0;
+	__atomic_store_n(&h->ctl_seq, seq, __ATOMIC_RELEASE);
+	reset_ended(seq);
+}
+
+/* ---- the signal -------------------------------------------------------- */
+
+
+static void on_control(int sig, siginfo_t *si, void *uc)
+{
+	int saved = errno;
+	uint64_t v = si && si->si_code == SI_QUEUE ? (uint64_t)(uintptr_t)si->si_value.sival_ptr : 0;
+	if (v >> 48 == CTL_MAGIC) {
+		uint32_t what = (uint32_t)(v >> 40) & 0xff;
+		uint64_t seq = v & CTL_SEQ_MASK;
+		if (what == CTL_RESET) {
+			reset_self(seq, uc);
+		} else if (what == CTL_PAUSE || what == CTL_RESUME) {
+			__atomic_store_n(&want, (uint64_t)what << 48 | seq, __ATOMIC_SEQ_CST);
+			__atomic_store_n(&sc_control_due, 1, __ATOMIC_SEQ_CST);
+			sc_control_run();
+		}
+	} else if (sig == ctl_sig && user_sig) {
+		__atomic_add_fetch(&toggles, 1, __ATOMIC_SEQ_CST);
+		__atomic_store_n(&sc_control_due, 1, __ATOMIC_SEQ_CST);
+		sc_control_run();
+	}
+	errno = saved;
+}
+
+bool sc_control_handler(void *h)
+{
+	return h == (void *)on_control;
+}
+
+/* SCALER_PAUSED=1: the image starts paused, before its first patching. */
+void sc_control_init(void)
+{
+	const char *p = getenv("SCALER_PAUSED");
+	if (p && !strcmp(p, "1")) {
+		sc_paused = true;
+		pause_tsc = sc_rdtsc();
+		pause_p = clock_now(pause_tsc);
+	}
+	const char *s = getenv("SCALER_CONTROL_SIGNAL");
+	char *end;
+	long n = s && s[0] ? strtol(s, &end, 10) : 0;
+	if (n > 0 && n <= SIGRTMAX && !*end && n != SIGKILL && n != SIGSTOP) {
+		ctl_sig = (int)n;
+		user_sig = true;
+	} else {
+		ctl_sig = SIGRTMAX - 1;
+	}
+}
+
+/* Installs the handler (the default signal only if the program has left
+ * it alone) and says so in the meta stream; the pause --paused began. */
+void sc_control_listen(void)
+{
+	struct sc_object *self = sc_object_of((uintptr_t)sc_control_init);
+	if (self) {
+		self_lo = self->lo;
+		self_hi = self->hi;
+	}
+	struct sigaction old, sa;
+	if (sigaction(ctl_sig, NULL, &old) != 0 ||
+	    (!user_sig && (old.sa_handler != SIG_DFL || (old.sa_flags & SA_SIGINFO))) ||
+	    !self_hi) {
+		ctl_sig = 0;
+	} else {
+		memset(&sa, 0, sizeof(sa));
+		sa.sa_sigaction = on_control;
+		sa.sa_flags = SA_SIGINFO | SA_RESTART | SA_ONSTACK;
+		sigfillset(&sa.sa_mask);
+		if (sigaction(ctl_sig, &sa, NULL) != 0)
+			ctl_sig = 0;
+	}
+	sc_leaf_lock();
+	if (ctl_sig)
+		note(SC_CTL_LISTEN, 0, sc_rdtsc());
+	if (sc_paused)
+		note(SC_CTL_PAUSE, 0, pause_tsc);
+	sc_leaf_unlock();
+}
