@@ -17,7 +17,6 @@
 #include <inttypes.h>
 #include <math.h>
 #include <poll.h>
-#include <pwd.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -31,6 +30,7 @@
 #include "cli.h"
 #include "json.h"
 #include "live.h"
+#include "procdir.h"
 #include "report.h"
 #include "xalloc.h"
 
@@ -142,165 +142,6 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 	if (o->json && !o->once)
 		return cli_usage_error(&live_cmd, "--format json is for --once"), CLI_USAGE;
 	return 0;
-}
-
-/* ---- -p PID: the profile directory of a running process ------------------- */
-
-/* "process 12 belongs to user bob (uid 1000): ..." */
-static void not_yours(uint32_t pid, uid_t uid)
-{
-	struct passwd *pw = getpwuid(uid);
-
-	fprintf(stderr, "scaler: live: process %u belongs to %s%s%s(uid %u): only that user or "
-		"root can watch it\n", pid, pw ? "user " : "", pw ? pw->pw_name : "",
-		pw ? " " : "", (unsigned)uid);
-}
-
-/* The directory of a counter file the process pid maps (its threads'
- * p<pid>-<gen>-t<seq>.thr, format.h) into dir: the profile it writes,
- * named by the kernel whatever the program did to its environment. 0, or
- * 1 when it maps none. */
-static int maps_dir(uint32_t pid, char *dir, size_t n)
-{
-	char path[64], line[4096 + 128];
-	int found = 0;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/proc/%u/maps", pid);
-	if (!(f = fopen(path, "re")))
-		return 1;
-	while (!found && fgets(line, sizeof(line), f)) {
-		char *file = strchr(line, '/'), *base;
-		unsigned p, g, t;
-		int end = 0;
-
-		if (!file)
-			continue;
-		file[strcspn(file, "\n")] = 0;
-		base = strrchr(file, '/');
-		if (sscanf(base, "/p%u-%u-t%u.thr%n", &p, &g, &t, &end) != 3 || base[end])
-			continue;
-		*base = 0;
-		found = (size_t)snprintf(dir, n, "%s", base == file ? "/" : file) < n;
-	}
-	fclose(f);
-	return !found;
-}
-
-/* The profile directory of process pid: the one its counter files are in,
- * else the SCALER_DIR of its environment resolved against its working
- * directory (a process that has not counted a call yet). 0; 1 when it has
- * neither; -1 after the message. */
-static int env_dir(uint32_t pid, char *dir, size_t n)
-{
-	char path[64], *buf;
-	unsigned char *b = NULL;
-	size_t len = 0, cap = 0;
-	struct stat st;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/proc/%u", pid);
-	if (stat(path, &st) < 0) {
-		fprintf(stderr, "scaler: live: no process %u\n", pid);
-		return -1;
-	}
-	if (geteuid() != 0 && geteuid() != st.st_uid) {
-		not_yours(pid, st.st_uid);
-		return -1;
-	}
-	if (maps_dir(pid, dir, n) == 0)
-		return 0;
-	snprintf(path, sizeof(path), "/proc/%u/environ", pid);
-	if (!(f = fopen(path, "re"))) {
-		if (errno == EACCES || errno == EPERM)
-			not_yours(pid, st.st_uid);
-		else
-			fprintf(stderr, "scaler: live: cannot read %s: %s\n", path, strerror(errno));
-		return -1;
-	}
-	for (;;) {
-		b = sc_grow(b, &cap, len + 4096, 1);
-		size_t r = fread(b + len, 1, cap - len - 1, f);
-		len += r;
-		if (r == 0)
-			break;
-	}
-	fclose(f);
-	b[len] = 0;
-	buf = NULL;
-	for (size_t at = 0; at < len; at += strlen((char *)b + at) + 1)
-		if (!strncmp((char *)b + at, "SCALER_DIR=", 11))
-			buf = (char *)b + at + 11;
-	if (!buf || !buf[0]) {
-		free(b);
-		return 1;
-	}
-	if (buf[0] == '/') {
-		snprintf(dir, n, "%s", buf);
-	} else {
-		char cwd[4096];
-		ssize_t k;
-
-		snprintf(path, sizeof(path), "/proc/%u/cwd", pid);
-		if ((k = readlink(path, cwd, sizeof(cwd) - 1)) < 0) {
-			fprintf(stderr, "scaler: live: cannot resolve %s against %s: %s\n", buf, path,
-				strerror(errno));
-			free(b);
-			return -1;
-		}
-		cwd[k] = 0;
-		if ((size_t)snprintf(dir, n, "%s/%s", cwd, buf) >= n) {
-			fprintf(stderr, "scaler: live: the profile path of process %u is too long\n", pid);
-			free(b);
-			return -1;
-		}
-	}
-	free(b);
-	return 0;
-}
-
-/* The first child of pid (scaler record's command), 0 if none. */
-static uint32_t first_child(uint32_t pid)
-{
-	char path[64];
-	unsigned c = 0;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/proc/%u/task/%u/children", pid, pid);
-	if (!(f = fopen(path, "re")))
-		return 0;
-	if (fscanf(f, "%u", &c) != 1)
-		c = 0;
-	fclose(f);
-	return c;
-}
-
-/* -p PID: the directory and the process to show; -1 after the message. */
-static int resolve_pid(const char *arg, char *dir, size_t n, uint32_t *pid)
-{
-	char *end;
-	unsigned long v;
-	int r;
-
-	errno = 0;
-	v = strtoul(arg, &end, 10);
-	if (errno || end == arg || *end || v == 0 || v > UINT32_MAX) {
-		fprintf(stderr, "scaler: live: -p wants a process id, not '%s'\n", arg);
-		return -1;
-	}
-	*pid = (uint32_t)v;
-	r = env_dir(*pid, dir, n);
-	if (r == 1) {
-		/* scaler record itself: it profiles its child */
-		uint32_t c = first_child(*pid);
-
-		if (c && (r = env_dir(c, dir, n)) == 0)
-			*pid = c;
-		else if (r == 1)
-			fprintf(stderr, "scaler: live: process %s is not running under scaler record "
-				"(no SCALER_DIR in its environment)\n", arg);
-	}
-	return r == 0 ? 0 : -1;
 }
 
 /* ---- --once ------------------------------------------------------------------ */
@@ -631,7 +472,7 @@ int cmd_live(int argc, char **argv)
 	}
 	st.base.kind = SEL_ALL;
 	if (o.pid) {
-		if (resolve_pid(o.pid, dir, sizeof(dir), &pid) < 0)
+		if (proc_resolve("live", o.pid, dir, sizeof(dir), &pid) < 0)
 			return 1;
 		st.base = (struct live_sel){ SEL_TREE, pid, 0 };
 	} else {
