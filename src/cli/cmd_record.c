@@ -269,7 +269,8 @@ static const char *timing_choice(size_t i, const char **help)
 	return cli_choice_at(timing_modes, sizeof(timing_modes) / sizeof(timing_modes[0]), i, help);
 }
 
-enum { OPT_TIMING = 256, OPT_FUNCTIONS, OPT_INTERVAL, OPT_INTERVAL_SLOTS };
+enum { OPT_TIMING = 256, OPT_FUNCTIONS, OPT_INTERVAL, OPT_INTERVAL_SLOTS, OPT_PAUSED,
+       OPT_CONTROL_SIGNAL };
 
 static const struct cli_opt record_opts[] = {
 	{ 'o', "output", required_argument, "DIR", CLI_DIR, NULL, "scaler.data",
@@ -286,12 +287,19 @@ static const struct cli_opt record_opts[] = {
 	  "--interval-slots samples (the report's series)" },
 	{ OPT_INTERVAL_SLOTS, "interval-slots", required_argument, "N", CLI_WORD, NULL, "512",
 	  "samples the ring keeps (2 to 65536); older ones are overwritten" },
+	{ OPT_PAUSED, "paused", no_argument, NULL, CLI_NONE, NULL, NULL,
+	  "start with counting and timing off, in every process: scaler ctl PID resume "
+	  "(or the control signal) turns them on" },
+	{ OPT_CONTROL_SIGNAL, "control-signal", required_argument, "SIG", CLI_WORD, NULL, NULL,
+	  "each SIG a process receives (USR2, SIGUSR2, 12, RTMIN+3) pauses or resumes its "
+	  "counting, in turn; scaler ctl sends its requests on SIG too (else on RTMAX-1)" },
 	{ 0, NULL, 0, NULL, 0, NULL, NULL, NULL },
 };
 
 static const struct cli_cmd record_cmd = {
 	.name = "record",
-	.synopsis = "[-o DIR] [--timing MODE] [--interval MS] [--] CMD [ARG...]",
+	.synopsis = "[-o DIR] [--timing MODE] [--interval MS] [--paused] [--control-signal SIG] "
+		    "[--] CMD [ARG...]",
 	.about = "Runs CMD with the runtime (libscaler.so) preloaded: every call between the "
 		 "executable and its shared libraries is counted, and timed as --timing says, "
 		 "into DIR. Child processes (fork, exec) are profiled into the same DIR. "
@@ -318,13 +326,41 @@ static int parse_uint(const char *s, unsigned lo, unsigned hi, unsigned *v)
 	return 0;
 }
 
+/* A signal by number or name (SIGUSR2, USR2, RTMIN+3, RTMAX-1) that a
+ * handler can catch and no fault raises; 0 if s is none. */
+static int parse_signal(const char *s)
+{
+	static const int refused[] = {SIGKILL, SIGSTOP, SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGTRAP,
+				      SIGABRT, SIGSYS};
+	unsigned n = 0, k = 0;
+
+	if (!strncmp(s, "SIG", 3))
+		s += 3;
+	if (parse_uint(s, 1, (unsigned)SIGRTMAX, &n) == 0)
+		;
+	else if (!strncmp(s, "RTMIN", 5) && (!s[5] || (s[5] == '+' && !parse_uint(s + 6, 0, 64, &k))))
+		n = (unsigned)SIGRTMIN + (s[5] ? k : 0);
+	else if (!strncmp(s, "RTMAX", 5) && (!s[5] || (s[5] == '-' && !parse_uint(s + 6, 0, 64, &k))))
+		n = (unsigned)SIGRTMAX - (s[5] ? k : 0);
+	else
+		for (int i = 1; i < SIGRTMIN && !n; i++)
+			if (sigabbrev_np(i) && !strcmp(sigabbrev_np(i), s))
+				n = (unsigned)i;
+	if (n < 1 || n > (unsigned)SIGRTMAX || (n >= 32 && n < (unsigned)SIGRTMIN))
+		return 0;
+	for (size_t i = 0; i < sizeof(refused) / sizeof(refused[0]); i++)
+		if ((int)n == refused[i])
+			return 0;
+	return (int)n;
+}
+
 int cmd_record(int argc, char **argv)
 {
 	const char *dir = "scaler.data";
 	const char *timing = "adaptive";
 	const char *functions = NULL;
 	unsigned interval = 0, slots = SERIES_SLOTS_DEFAULT;
-	int c;
+	int c, paused = 0, ctl_sig = 0;
 
 	optind = 0;     /* getopt starts afresh (and reads the "+" again) */
 	while ((c = cli_getopt(&record_cmd, argc, argv)) != CLI_END) {
@@ -346,6 +382,13 @@ int cmd_record(int argc, char **argv)
 				return cli_usage_error(&record_cmd, "--interval-slots wants a number "
 						       "from 2 to 65536, not '%s'", optarg);
 			break;
+		case OPT_PAUSED: paused = 1; break;
+		case OPT_CONTROL_SIGNAL:
+			if (!(ctl_sig = parse_signal(optarg)))
+				return cli_usage_error(&record_cmd, "--control-signal wants a signal a "
+						       "program can catch (USR2, SIGUSR2, 12, RTMIN+3), not "
+						       "'%s'", optarg);
+			break;
 		case CLI_EXIT: return 0;
 		default: return 2;
 		}
@@ -365,7 +408,7 @@ int cmd_record(int argc, char **argv)
 		fprintf(stderr, "scaler: not profiled: %s (%s); running it anyway\n", cmd[0], why);
 	if (find_runtime(lib, sizeof(lib)) != 0)
 		return fail("cannot find the runtime libscaler.so next to this scaler (set SCALER_LIB)");
-	int r = profdir_prepare(dir);
+	int r = profdir_prepare(dir, geteuid() == 0);
 	if (r)
 		return r;
 	if (!realpath(dir, absdir))
@@ -383,6 +426,16 @@ int cmd_record(int argc, char **argv)
 		setenv("SCALER_FUNCTIONS", functions, 1);
 	else
 		unsetenv("SCALER_FUNCTIONS");
+	if (paused)
+		setenv("SCALER_PAUSED", "1", 1);
+	else
+		unsetenv("SCALER_PAUSED");
+	char signo[16];
+	snprintf(signo, sizeof(signo), "%d", ctl_sig);
+	if (ctl_sig)
+		setenv("SCALER_CONTROL_SIGNAL", signo, 1);
+	else
+		unsetenv("SCALER_CONTROL_SIGNAL");
 	free(preload);
 
 	/* Signals sent to us are the command's: servers are stopped by

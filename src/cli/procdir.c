@@ -28,7 +28,7 @@ void proc_not_yours(const char *cmd, uint32_t pid, uid_t uid)
  * p<pid>-<gen>-t<seq>.thr, format.h) into dir: the profile it writes,
  * named by the kernel whatever the program did to its environment. 0, or
  * 1 when it maps none. */
-int proc_maps_dir(uint32_t pid, char *dir, size_t n)
+int proc_maps_dir(uint32_t pid, char *dir, size_t n, uint32_t *gen)
 {
 	char path[64], line[4096 + 128];
 	int found = 0;
@@ -49,6 +49,8 @@ int proc_maps_dir(uint32_t pid, char *dir, size_t n)
 		if (sscanf(base, "/p%u-%u-t%u.thr%n", &p, &g, &t, &end) != 3 || base[end])
 			continue;
 		*base = 0;
+		if (gen)
+			*gen = g;
 		found = (size_t)snprintf(dir, n, "%s", base == file ? "/" : file) < n;
 	}
 	fclose(f);
@@ -76,7 +78,7 @@ static int env_dir(const char *cmd, uint32_t pid, char *dir, size_t n)
 		proc_not_yours(cmd, pid, st.st_uid);
 		return -1;
 	}
-	if (proc_maps_dir(pid, dir, n) == 0)
+	if (proc_maps_dir(pid, dir, n, NULL) == 0)
 		return 0;
 	snprintf(path, sizeof(path), "/proc/%u/environ", pid);
 	if (!(f = fopen(path, "re"))) {

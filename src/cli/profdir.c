@@ -147,7 +147,7 @@ static int remove_profile(int dfd, const char *dir)
  * it is removed), so one run back is never lost. Anything that is not a
  * profile is left alone and the record refused.
  */
-int profdir_prepare(const char *dir)
+int profdir_prepare(const char *dir, bool shared)
 {
 	struct stat st;
 	if (lstat(dir, &st) == 0) {
@@ -187,7 +187,7 @@ int profdir_prepare(const char *dir)
 	 * files they must create here: like /tmp, anyone may add a file, and
 	 * only its owner may remove it. The runtime creates its files so that
 	 * names planted meanwhile are skipped (files.c). */
-	if (geteuid() == 0 && chmod(dir, 01777) != 0)
+	if (shared && chmod(dir, 01777) != 0)
 		return fail("cannot set the mode of %s: %s", dir, strerror(errno));
 	return 0;
 }

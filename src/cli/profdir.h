@@ -12,8 +12,9 @@ bool profdir_name(const char *name);
 
 /* Makes dir, with its marker: a profile already there is kept as
  * dir.old (the one before it removed); anything that is not a profile is
- * left alone and refused. Made 1777 for root (servers that drop
- * privileges add files). 0, or 2 after a "scaler: " line. */
-int profdir_prepare(const char *dir);
+ * left alone and refused. Made 1777 if shared (root's record: servers
+ * that drop privileges add files), else 0700. 0, or 2 after a "scaler: "
+ * line. */
+int profdir_prepare(const char *dir, bool shared);
 
 #endif

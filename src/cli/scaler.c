@@ -21,6 +21,7 @@
 	X(record, "run a command with the profiler; write its profile directory")     \
 	X(report, "show a profile (component and API views) or export it")            \
 	X(live, "watch a running profile: calls and time per second, like top")      \
+	X(ctl, "pause, resume, reset or snapshot the profile of a running process")  \
 	X(diff, "rank what made one profile differ from another, and why")           \
 	X(hints, "name the bug patterns one profile shows evidence of")              \
 	X(help, "show the help of scaler or of a command")                            \
