@@ -16,62 +16,16 @@ live-screen (lazy)."""
 import json
 import os
 import shutil
-import signal
 import subprocess
 import tempfile
-import threading
 import time
 
 from harness import TIMEOUT, guarded, run, skip
+from running import Running
 
 MODE = "e2e"
 VARIANTS = ("lazy",)
 PHASES = {1: 1000, 2: 3500, 3: 7200}
-
-
-class Running:
-    """sc_live under scaler record, stopped at its first pause."""
-
-    def __init__(self, t, out):
-        self.p = subprocess.Popen([t.scaler, "record", "-o", out, "--", t.exe("live")],
-                                  stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                  stderr=subprocess.PIPE, start_new_session=True)
-        self.dog = threading.Timer(TIMEOUT, lambda: os.killpg(self.p.pid, signal.SIGKILL))
-        self.dog.start()
-        self.out = b""
-
-    def wait_phase(self, k):
-        """Until the program has said "phase k" and sits in read(2): its
-        line is out before fflush returns, and a snapshot taken then
-        would race with fflush's end and fgets's start."""
-        line = self.p.stdout.readline()
-        self.out += line
-        if not line.startswith(b"phase %d " % k):
-            raise RuntimeError("phase %d: program said %r" % (k, line))
-        with open("/proc/%d/task/%d/children" % (self.p.pid, self.p.pid)) as f:
-            prog = int(f.read().split()[0])
-        end = time.time() + TIMEOUT
-        while time.time() < end:
-            with open("/proc/%d/syscall" % prog) as f:
-                if f.read().split()[0] == "0":      # read, on x86-64
-                    return
-            time.sleep(0.01)
-        raise RuntimeError("phase %d: the program never blocked in read" % k)
-
-    def go(self):
-        self.p.stdin.write(b"go\n")
-        self.p.stdin.flush()
-
-    def finish(self):
-        out, err = self.p.communicate(timeout=TIMEOUT)
-        self.out += out
-        return self.p.returncode, err
-
-    def close(self):
-        self.dog.cancel()
-        if self.p.poll() is None:
-            os.killpg(self.p.pid, signal.SIGKILL)
-            self.p.wait()
 
 
 def live_json(t, *args):
@@ -88,7 +42,7 @@ def counts(calls):
 def check_once(t):
     tmp = tempfile.mkdtemp(prefix="scaler-e2e-")
     d = os.path.join(tmp, "d")
-    r = Running(t, d)
+    r = Running(t, d, "live")
     bad, before = [], {}
     try:
         for k, want in sorted(PHASES.items()):
@@ -151,7 +105,7 @@ def check_owner(t):
         return skip("live-pid-owner", "not root")
     tmp = tempfile.mkdtemp(prefix="scaler-e2e-")
     d = os.path.join(tmp, "d")
-    r = Running(t, d)
+    r = Running(t, d, "live")
     try:
         r.wait_phase(1)
 
@@ -227,7 +181,7 @@ def check_screen(t):
         return skip("live-screen", "tmux not installed (Debian: tmux)")
     tmp = tempfile.mkdtemp(prefix="scaler-e2e-")
     d = os.path.join(tmp, "d")
-    r = Running(t, d)
+    r = Running(t, d, "live")
     tm = None
     try:
         for k in (1, 2, 3):

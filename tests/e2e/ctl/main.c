@@ -1,0 +1,93 @@
+/*
+ * main.c - the "ctl" e2e test (checks/ctl.py): known calls per phase from
+ * two threads, and between phases the program waits for a line on stdin,
+ * so that `scaler ctl` can pause, resume, reset and snapshot it at a
+ * known state. Phase 1: 1000 b_mul on the main thread, 100 on a thread
+ * that ends, 500 on a worker that then waits in read(2) on a pipe;
+ * phases 2, 3 and 4: 300, 700 and 200 on the main thread and 250, 400
+ * and 50 on the worker. Each phase ends with "phase N SUM" on stdout;
+ * then "done".
+ */
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+int b_mul(int x, int y);
+
+static int to_worker[2], from_worker[2];
+
+static long muls(int n)
+{
+	long s = 0;
+
+	for (int i = 0; i < n; i++)
+		s += b_mul(i, 3);
+	return s;
+}
+
+static void *ended(void *arg)
+{
+	*(long *)arg = muls(100);
+	return NULL;
+}
+
+/* makes the calls it is told, in turn, until told 0 */
+static void *worker(void *arg)
+{
+	int n = *(int *)arg;
+
+	while (n > 0) {
+		long s = muls(n);
+
+		if (write(from_worker[1], &s, sizeof(s)) != sizeof(s) ||
+		    read(to_worker[0], &n, sizeof(n)) != sizeof(n))
+			exit(4);
+	}
+	return NULL;
+}
+
+static long worker_does(int n)
+{
+	long s = 0;
+
+	if ((n && write(to_worker[1], &n, sizeof(n)) != sizeof(n)) ||
+	    read(from_worker[0], &s, sizeof(s)) != sizeof(s))
+		exit(5);
+	return s;
+}
+
+static void phase_end(int k, long sum)
+{
+	char line[64];
+
+	printf("phase %d %ld\n", k, sum);
+	fflush(stdout);
+	if (!fgets(line, sizeof(line), stdin))
+		exit(3);
+}
+
+int main(void)
+{
+	static const int mains[] = {300, 700, 200}, works[] = {250, 400, 50};
+	pthread_t e, w;
+	long from_ended = 0;
+	int first = 500, stop = 0;
+
+	if (pipe(to_worker) || pipe(from_worker))
+		return 2;
+	pthread_create(&e, NULL, ended, &from_ended);
+	pthread_join(e, NULL);
+	pthread_create(&w, NULL, worker, &first);
+	phase_end(1, muls(1000) + from_ended + worker_does(0));
+	for (int k = 0; k < 3; k++) {
+		long s = muls(mains[k]);
+
+		phase_end(k + 2, s + worker_does(works[k]));
+	}
+	if (write(to_worker[1], &stop, sizeof(stop)) != sizeof(stop))
+		return 6;
+	pthread_join(w, NULL);
+	puts("done");
+	return 0;
+}

@@ -1,0 +1,61 @@
+"""running.py - a test program under scaler record that stops between
+phases of known calls until told to go on (checks/live.py, checks/ctl.py).
+Only the standard library."""
+import os
+import signal
+import subprocess
+import threading
+import time
+
+from harness import TIMEOUT
+
+
+class Running:
+    """Test program prog (live, ctl) under scaler record (with options
+    opts), which ends each phase with "phase N ..." and waits for a line."""
+
+    def __init__(self, t, out, prog, opts=()):
+        self.p = subprocess.Popen([t.scaler, "record", "-o", out] + list(opts) +
+                                  ["--", t.exe(prog)],
+                                  stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                  stderr=subprocess.PIPE, start_new_session=True)
+        self.dog = threading.Timer(TIMEOUT, lambda: os.killpg(self.p.pid, signal.SIGKILL))
+        self.dog.start()
+        self.out = b""
+
+    def wait_phase(self, k):
+        """Until the program has said "phase k" and sits in read(2): its
+        line is out before fflush returns, and a snapshot taken then
+        would race with fflush's end and fgets's start."""
+        line = self.p.stdout.readline()
+        self.out += line
+        if not line.startswith(b"phase %d " % k):
+            raise RuntimeError("phase %d: program said %r" % (k, line))
+        prog = self.prog()
+        end = time.time() + TIMEOUT
+        while time.time() < end:
+            with open("/proc/%d/syscall" % prog) as f:
+                if f.read().split()[0] == "0":      # read, on x86-64
+                    return
+            time.sleep(0.01)
+        raise RuntimeError("phase %d: the program never blocked in read" % k)
+
+    def prog(self):
+        """The program's pid (scaler record's child)."""
+        with open("/proc/%d/task/%d/children" % (self.p.pid, self.p.pid)) as f:
+            return int(f.read().split()[0])
+
+    def go(self):
+        self.p.stdin.write(b"go\n")
+        self.p.stdin.flush()
+
+    def finish(self):
+        out, err = self.p.communicate(timeout=TIMEOUT)
+        self.out += out
+        return self.p.returncode, err
+
+    def close(self):
+        self.dog.cancel()
+        if self.p.poll() is None:
+            os.killpg(self.p.pid, signal.SIGKILL)
+            self.p.wait()
