@@ -298,8 +298,7 @@ static const struct cli_opt record_opts[] = {
 
 static const struct cli_cmd record_cmd = {
 	.name = "record",
-	.synopsis = "[-o DIR] [--timing MODE] [--interval MS] [--paused] [--control-signal SIG] "
-		    "[--] CMD [ARG...]",
+	.synopsis = "[-o DIR] [--timing MODE] [--interval MS] [--] CMD [ARG...]",
 	.about = "Runs CMD with the runtime (libscaler.so) preloaded: every call between the "
 		 "executable and its shared libraries is counted, and timed as --timing says, "
 		 "into DIR. Child processes (fork, exec) are profiled into the same DIR. "

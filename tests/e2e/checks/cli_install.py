@@ -24,7 +24,7 @@ def check_install(scaler, tmp):
                    for r, _, fs in os.walk(dest) for f in fs)
     want = sorted(["opt/sc/bin/scaler", "opt/sc/lib/libscaler.so", "opt/sc/lib/libscaler.so-gdb.py",
                    "opt/sc/share/man/man1/scaler.1", "opt/sc/share/man/man1/scaler-record.1",
-                   "opt/sc/share/man/man1/scaler-live.1",
+                   "opt/sc/share/man/man1/scaler-live.1", "opt/sc/share/man/man1/scaler-ctl.1",
                    "opt/sc/share/man/man1/scaler-report.1", "opt/sc/share/man/man1/scaler-diff.1",
                    "opt/sc/share/man/man1/scaler-hints.1",
                    "opt/sc/share/bash-completion/completions/scaler"])
