@@ -299,6 +299,23 @@ void sc_control_init(void)
 	}
 }
 
+/* What a new metadata stream says first: the signal, and a pause in
+ * force (--paused, or a fork child of a paused process). */
+static void note_state(void)
+{
+	sc_leaf_lock();
+	if (ctl_sig)
+		note(SC_CTL_LISTEN, 0, sc_rdtsc());
+	if (sc_paused)
+		note(SC_CTL_PAUSE, 0, pause_tsc);
+	sc_leaf_unlock();
+}
+
+void sc_control_after_fork(void)
+{
+	note_state();
+}
+
 /* Installs the handler (the default signal only if the program has left
  * it alone) and says so in the meta stream; the pause --paused began. */
 void sc_control_listen(void)
@@ -321,10 +338,5 @@ void sc_control_listen(void)
 		if (sigaction(ctl_sig, &sa, NULL) != 0)
 			ctl_sig = 0;
 	}
-	sc_leaf_lock();
-	if (ctl_sig)
-		note(SC_CTL_LISTEN, 0, sc_rdtsc());
-	if (sc_paused)
-		note(SC_CTL_PAUSE, 0, pause_tsc);
-	sc_leaf_unlock();
+	note_state();
 }

@@ -165,6 +165,7 @@ static void at_fork_child(void)
 	if (sc_active) {
 		sc_pclock_after_fork();
 		sc_thread_after_fork();
+		sc_control_after_fork();
 	}
 }
 
