@@ -29,7 +29,7 @@ from running import Running
 
 MODE = "e2e"
 VARIANTS = ("lazy", "now", "noplt")
-SC_M_CONTROL = 10
+SC_M_CONTROL = 11
 CTL_NAMES = {1: "listen", 2: "pause", 3: "resume"}
 
 
