@@ -72,6 +72,18 @@ int cli_usage_error(const struct cli_cmd *c, const char *fmt, ...)
 	return 2;
 }
 
+int cli_fail(int status, const char *cmd, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	fprintf(stderr, "scaler: %s%s", cmd ? cmd : "", cmd ? ": " : "");
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+	va_end(ap);
+	return status;
+}
+
 /* A value that is not one of an option's choices: the line says them all. */
 __attribute__((format(printf, 2, 3)))
 static void choice_error(const struct cli_cmd *c, const char *fmt, ...)

@@ -78,6 +78,11 @@ int cli_getopt(const struct cli_cmd *c, int argc, char **argv);
 __attribute__((format(printf, 2, 3)))
 int cli_usage_error(const struct cli_cmd *c, const char *fmt, ...);
 
+/* "scaler: CMD: <message>" (without "CMD: " when cmd is NULL) on stderr;
+ * returns status, the command's exit status for it. */
+__attribute__((format(printf, 3, 4)))
+int cli_fail(int status, const char *cmd, const char *fmt, ...);
+
 /* The value of a CLI_CHOICE option: the index of its choice, or -1 after
  * the usage error (which names the choices and the closest one). */
 int cli_choice(const struct cli_cmd *c, int key, const char *value);

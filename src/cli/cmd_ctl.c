@@ -26,7 +26,6 @@
 #include <limits.h>
 #include <stddef.h>
 #include <signal.h>
-#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -95,18 +94,8 @@ struct target {
 	uint64_t max_seq;       /* the largest request number it has seen */
 };
 
-static int fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static int fail(const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	fprintf(stderr, "scaler: ctl: ");
-	vfprintf(stderr, fmt, ap);
-	fputc('\n', stderr);
-	va_end(ap);
-	return 1;
-}
+/* one "scaler: ctl: ..." line on stderr; returns the exit status 1 */
+#define fail(...) cli_fail(1, "ctl", __VA_ARGS__)
 
 /* fd's file is one this command may believe: a regular file of one link,
  * the process's user's or root's (no one else can make such a file, even

@@ -40,17 +40,7 @@
 #include "series.h"
 
 /* one "scaler: ..." line on stderr; returns the exit status 2 */
-__attribute__((format(printf, 1, 2)))
-static int fail(const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	fprintf(stderr, "scaler: ");
-	vfprintf(stderr, fmt, ap);
-	fputc('\n', stderr);
-	va_end(ap);
-	return 2;
-}
+#define fail(...) cli_fail(2, NULL, __VA_ARGS__)
 
 /* The runtime sits at ../lib/libscaler.so from the scaler binary, both in
  * the build tree (build/bin, build/lib) and after `make install`. */

@@ -8,27 +8,18 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
-#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "cli.h"
 #include "format.h"
 #include "profdir.h"
 
-/* "scaler: <message>" on stderr; 2 */
-static int fail(const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	fprintf(stderr, "scaler: ");
-	vfprintf(stderr, fmt, ap);
-	fputc('\n', stderr);
-	va_end(ap);
-	return 2;
-}
+/* one "scaler: ..." line on stderr; returns the exit status 2 */
+#define fail(...) cli_fail(2, NULL, __VA_ARGS__)
 
 /* "g<hex>.use": the runtime's cache of what it read of an object */
 static int is_use_cache(const char *name)

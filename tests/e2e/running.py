@@ -7,7 +7,7 @@ import subprocess
 import threading
 import time
 
-from harness import TIMEOUT
+from harness import TIMEOUT, run
 
 
 class Running:
@@ -15,6 +15,7 @@ class Running:
     opts), which ends each phase with "phase N ..." and waits for a line."""
 
     def __init__(self, t, out, prog, opts=()):
+        self.t, self.name = t, prog
         self.p = subprocess.Popen([t.scaler, "record", "-o", out] + list(opts) +
                                   ["--", t.exe(prog)],
                                   stdin=subprocess.PIPE, stdout=subprocess.PIPE,
@@ -54,8 +55,33 @@ class Running:
         self.out += out
         return self.p.returncode, err
 
+    def end(self, tmp, phases):
+        """Lets the program finish (after phase `phases`); the problems:
+        scaler record's status, an output other than a native run's."""
+        bad = []
+        self.go()
+        rc, err = self.finish()
+        if rc != 0:
+            bad.append("scaler record exited %d: %s" % (rc, err[-200:]))
+        feed = os.path.join(tmp, "feed")
+        with open(feed, "w") as f:
+            f.write("go\n" * phases)
+        nrc, nout, _ = run([self.t.exe(self.name)], stdin=feed)
+        if nout != self.out or nrc != 0:
+            bad.append("output under scaler %r, without %r" % (self.out, nout))
+        return bad
+
     def close(self):
         self.dog.cancel()
         if self.p.poll() is None:
             os.killpg(self.p.pid, signal.SIGKILL)
             self.p.wait()
+
+
+def as_nobody(argv):
+    """argv run as the user nobody (uid and gid 65534): the CompletedProcess;
+    PermissionError if nobody cannot execute it."""
+    def drop():
+        os.setgid(65534)
+        os.setuid(65534)
+    return subprocess.run(argv, preexec_fn=drop, capture_output=True, timeout=TIMEOUT)

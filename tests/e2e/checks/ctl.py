@@ -20,12 +20,11 @@ import os
 import shutil
 import signal
 import struct
-import subprocess
 import tempfile
 import time
 
 from harness import TIMEOUT, guarded, run, skip
-from running import Running
+from running import Running, as_nobody
 
 MODE = "e2e"
 VARIANTS = ("lazy", "now", "noplt")
@@ -69,58 +68,49 @@ def controls(d, pid):
     return seen
 
 
-def native(t, tmp):
-    feed = os.path.join(tmp, "feed")
-    with open(feed, "w") as f:
-        f.write("go\n" * 4)
-    return run([t.exe("ctl")], stdin=feed)
+def want(bad, what, got, n):
+    if got != n:
+        bad.append("%s: %d b_mul calls, want %d" % (what, got, n))
 
 
-def check_reset_pause(t):
+def plan(t, opts, steps, final):
+    """Runs sc_ctl under scaler record with opts through its four phases:
+    at phase k of steps (k, want, act, want_after) a snapshot must hold
+    want b_mul calls, then act(r, d) runs and a second one must hold
+    want_after (None: not taken); at the end the report must too, and
+    the metadata's control records be final."""
     tmp = tempfile.mkdtemp(prefix="scaler-e2e-")
     d = os.path.join(tmp, "d")
-    r = Running(t, d, "ctl")
+    r = Running(t, d, "ctl", opts)
     bad = []
-
-    def want(what, got, n):
-        if got != n:
-            bad.append("%s: %d b_mul calls, want %d" % (what, got, n))
     try:
-        r.wait_phase(1)
-        want("phase 1 snapshot", snap(t, r, tmp, "s1"), 1600)
-        ctl(t, r, "reset")
-        want("after reset", snap(t, r, tmp, "s1r"), 0)
-        r.go()
-        r.wait_phase(2)
-        want("phase 2 snapshot", snap(t, r, tmp, "s2"), 550)
-        ctl(t, r, "pause")
-        r.go()
-        r.wait_phase(3)
-        want("phase 3 (paused) snapshot", snap(t, r, tmp, "s3"), 550)
-        ctl(t, r, "resume")
-        r.go()
-        r.wait_phase(4)
-        want("phase 4 snapshot", snap(t, r, tmp, "s4"), 800)
-        r.go()
-        rc, err = r.finish()
-        if rc != 0:
-            bad.append("scaler record exited %d: %s" % (rc, err[-200:]))
-        want("final report", b_mul(t, d), 800)
-        seen = controls(d, pid_of(d))
-        if seen != ["listen", "pause", "resume"]:
-            bad.append("control records %r" % seen)
-        nrc, nout, _ = native(t, tmp)
-        if nout != r.out or nrc != 0:
-            bad.append("output under scaler %r, without %r" % (r.out, nout))
+        for k, n, act, after in steps:
+            if k > 1:
+                r.go()
+            r.wait_phase(k)
+            want(bad, "phase %d" % k, snap(t, r, tmp, "s%d" % k), n)
+            if act:
+                act(r, d)
+            if after is not None:
+                want(bad, "phase %d, then" % k, snap(t, r, tmp, "s%d+" % k), after)
+        pid = r.prog()
+        bad += r.end(tmp, 4)
+        want(bad, "the report", b_mul(t, d), steps[-1][1])
+        seen = controls(d, pid)
+        if seen != final:
+            bad.append("control records %r, want %r" % (seen, final))
         return bad
     finally:
         r.close()
         shutil.rmtree(tmp, ignore_errors=True)
 
 
-def pid_of(d):
-    """The pid of the one process of profile d."""
-    return [int(f[1:f.index("-")]) for f in os.listdir(d) if f.endswith("-0.meta")][0]
+def check_reset_pause(t):
+    def do(action):
+        return lambda r, d: ctl(t, r, action)
+    return plan(t, [], [(1, 1600, do("reset"), 0), (2, 550, do("pause"), None),
+                        (3, 550, do("resume"), None), (4, 800, None, None)],
+                ["listen", "pause", "resume"])
 
 
 def wait_controls(d, pid, n):
@@ -136,46 +126,16 @@ def wait_controls(d, pid, n):
 
 
 def check_paused_signal(t):
-    tmp = tempfile.mkdtemp(prefix="scaler-e2e-")
-    d = os.path.join(tmp, "d")
-    r = Running(t, d, "ctl", ["--paused", "--control-signal", "SIGUSR2"])
-    bad = []
-
-    def want(what, got, n):
-        if got != n:
-            bad.append("%s: %d b_mul calls, want %d" % (what, got, n))
-    try:
-        r.wait_phase(1)
-        pid = r.prog()
-        want("phase 1 (started paused)", snap(t, r, tmp, "s1"), 0)
-        os.kill(pid, signal.SIGUSR2)            # resume
-        wait_controls(d, pid, 3)
-        r.go()
-        r.wait_phase(2)
-        want("phase 2 (resumed by SIGUSR2)", snap(t, r, tmp, "s2"), 550)
-        os.kill(r.p.pid, signal.SIGUSR2)        # pause: scaler record passes it on
-        wait_controls(d, pid, 4)
-        r.go()
-        r.wait_phase(3)
-        want("phase 3 (paused by SIGUSR2)", snap(t, r, tmp, "s3"), 550)
-        ctl(t, r, "resume")
-        r.go()
-        r.wait_phase(4)
-        want("phase 4 (resumed by ctl)", snap(t, r, tmp, "s4"), 800)
-        r.go()
-        rc, err = r.finish()
-        if rc != 0:
-            bad.append("scaler record exited %d: %s" % (rc, err[-200:]))
-        seen = controls(d, pid)
-        if seen != ["listen", "pause", "resume", "pause", "resume"]:
-            bad.append("control records %r" % seen)
-        nrc, nout, _ = native(t, tmp)
-        if nout != r.out or nrc != 0:
-            bad.append("output under scaler %r, without %r" % (r.out, nout))
-        return bad
-    finally:
-        r.close()
-        shutil.rmtree(tmp, ignore_errors=True)
+    def usr2(to_record, n):
+        """SIGUSR2 to the program, or to scaler record, which passes it on"""
+        def act(r, d):
+            os.kill(r.p.pid if to_record else r.prog(), signal.SIGUSR2)
+            wait_controls(d, r.prog(), n)
+        return act
+    return plan(t, ["--paused", "--control-signal", "SIGUSR2"],
+                [(1, 0, usr2(False, 3), None), (2, 550, usr2(True, 4), None),
+                 (3, 550, lambda r, d: ctl(t, r, "resume"), None), (4, 800, None, None)],
+                ["listen", "pause", "resume", "pause", "resume"])
 
 
 def check_owner(t):
@@ -187,34 +147,25 @@ def check_owner(t):
     bad = []
     try:
         r.wait_phase(1)
-
-        def nobody():
-            os.setgid(65534)
-            os.setuid(65534)
         for action in ("pause", "reset", "snapshot"):
             try:
-                p = subprocess.run([t.scaler, "ctl", str(r.prog()), action, "-o",
-                                    os.path.join(tmp, "s")], preexec_fn=nobody,
-                                   capture_output=True, timeout=TIMEOUT)
+                p = as_nobody([t.scaler, "ctl", str(r.prog()), action, "-o",
+                               os.path.join(tmp, "s")])
             except PermissionError:
                 return skip("ctl-owner", "scaler is not executable by nobody")
             err = p.stderr.decode()
             if p.returncode != 1 or "belongs to user root" not in err or \
                     len(err.splitlines()) != 1:
                 bad.append("ctl %s as nobody: exit %d, %r" % (action, p.returncode, err))
-        p = subprocess.run(["python3", "-c", "import os, signal; os.kill(%d, signal.SIGRTMAX - 1)"
-                            % r.prog()], preexec_fn=nobody, capture_output=True,
-                           timeout=TIMEOUT)
+        p = as_nobody(["python3", "-c", "import os, signal; os.kill(%d, signal.SIGRTMAX - 1)"
+                       % r.prog()])
         if b"PermissionError" not in p.stderr:
             bad.append("nobody's signal was not refused: %r" % p.stderr[-200:])
         for k in (2, 3, 4):
             r.go()
             r.wait_phase(k)
-        r.go()
-        rc, err = r.finish()
-        got = b_mul(t, d)
-        if rc != 0 or got != 1600 + 550 + 1100 + 250:
-            bad.append("after nobody's attempts: exit %d, %d b_mul calls, want 3500" % (rc, got))
+        bad += r.end(tmp, 4)
+        want(bad, "after nobody's attempts, the report", b_mul(t, d), 1600 + 550 + 1100 + 250)
         return bad
     finally:
         r.close()
