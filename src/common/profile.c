@@ -663,16 +663,6 @@ static int load_meta(struct sc_profile *p, struct sc_image *im, struct meta_stat
 			t->name = at < rec.len ? payload_str(p, pl, rec.len, at) : "?";
 			break;
 		}
-		case SC_M_CONTROL: {
-			struct sc_m_control c;
-
-			memcpy(&c, pl, sizeof(c));
-			if (c.what == SC_CTL_LISTEN)
-				im->ctl_sig = c.sig;
-			else if (c.what == SC_CTL_PAUSE || c.what == SC_CTL_RESUME)
-				im->paused = c.what == SC_CTL_PAUSE;
-			break;
-		}
 		default:
 			break;          /* unknown types are skipped */
 		}

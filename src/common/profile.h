@@ -121,10 +121,6 @@ struct sc_image {
 	uint64_t ovh_sum, ovh_n;
 	uint64_t ovh_min, ovh_max;
 	int64_t ovh_mean_ns, ovh_min_ns, ovh_max_ns;
-	/* SC_M_CONTROL: the signal it takes control requests on (0: none
-	 * recorded) and whether its last pause was not resumed */
-	uint32_t ctl_sig;
-	int paused;
 };
 
 #define SC_TIMING_MIXED 0xffffffffu

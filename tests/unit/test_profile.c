@@ -190,6 +190,8 @@ static struct {
 	uint64_t sum;
 	uint32_t n, min, max;
 } thr_ovh;
+/* what the next write_thr puts in its header as paused time (ctl.md) */
+static uint64_t thr_paused_ticks, thr_paused_p;
 static uint32_t thr_version;    /* of the .thr files written; 0: current */
 
 /* A .thr file; `extra` garbage bytes are appended after the records. */
@@ -216,6 +218,8 @@ static void write_thr(const char *dir, uint32_t pid, uint32_t gen, uint32_t seq,
 	h.ovh_n = thr_ovh.n;
 	h.ovh_min = thr_ovh.min;
 	h.ovh_max = thr_ovh.max;
+	h.paused_ticks = thr_paused_ticks;
+	h.paused_p = thr_paused_p;
 	memcpy(p, &h, sizeof(h));
 	if (n)
 		memcpy(p + SC_THR_HEADER_SIZE, recs, n * sizeof(*recs));
@@ -1144,6 +1148,53 @@ static void test_threads(void)
 	unload(&p);
 }
 
+/* Paused time (scaler ctl pause, record --paused) is no thread's: the
+ * reader takes the header's paused_ticks off its wall time and paused_p
+ * off its attributed time; SC_M_CONTROL records are read past. */
+static void test_paused(void)
+{
+	const char *dir = mkdir_t("paused");
+	struct buf b = { 0 };
+	struct sc_profile p;
+	struct sc_rec r[1];
+	struct sc_m_control c = { .what = SC_CTL_LISTEN, .sig = 63 };
+	const uint64_t S = 50000;
+	const struct sc_image *im;
+	char err[512];
+	int rc;
+
+	meta_header(&b, 8, 0, SC_TIMING_ALL, S, MONO0, 1000000000ull, 2);
+	m_cmdline(&b, "/bin/prog", NULL);
+	m_object(&b, 0, "/bin/prog");
+	m_object(&b, 1, "/lib/libc.so.6");
+	meta_rec(&b, SC_M_CONTROL, &c, sizeof(c), NULL);
+	m_entry(&b, 0, 0, 1, "puts");
+	c.what = SC_CTL_PAUSE, c.seq = 5, c.tsc = S + 1000000;
+	meta_rec(&b, SC_M_CONTROL, &c, sizeof(c), NULL);
+	m_thread(&b, 0, 8, UINT32_MAX);
+	m_end(&b, S + 20000000, MONO0 + 20000000, 0, SC_END_EXIT);
+	write_meta(dir, 8, 0, &b);
+	r[0] = rec(10, 10, 1000, 1000, 10, 1000);
+	thr_paused_ticks = 4000000;
+	thr_paused_p = 4000000;
+	write_thr(dir, 8, 0, 0, S, S + 10000000, r, 1, 0);
+	thr_paused_ticks = thr_paused_p = 0;
+
+	rc = load(dir, &p, err, sizeof(err));
+	CHECK(rc == 0, "load paused profile (%s)", rc ? err : "ok");
+	if (rc != 0) {
+		unload(&p);
+		return;
+	}
+	printf("-- paused\n");
+	im = &p.images[0];
+	CHECK_EQ(im->threads[0].wall_ns, 6000000, "paused time off the thread's wall time");
+	CHECK_EQ(im->threads[0].paused_ticks, 4000000, "paused ticks read");
+	check_call(agg_of(im), "prog", "libc.so.6", "puts", 10, 1000, 1000);
+	check_comp(agg_of(im), "prog", 6000000, 6000000 - 1000);
+	unload(&p);
+}
+
 /* timing none: counts only; no END/EXIT: incomplete, thread end fallback */
 static void test_none_incomplete(void)
 {
@@ -1326,6 +1377,7 @@ int main(void)
 	test_unload();
 	test_huge();
 	test_threads();
+	test_paused();
 	test_none_incomplete();
 	test_killed();
 	test_images();
