@@ -24,7 +24,6 @@
 #include <getopt.h>
 #include <inttypes.h>
 #include <limits.h>
-#include <stddef.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -92,6 +91,8 @@ struct target {
 	uid_t owner;            /* of the process: its files are trusted */
 	int sig;                /* its control signal, 0 if none recorded */
 	uint64_t max_seq;       /* the largest request number it has seen */
+	bool paused;            /* its last pause was not resumed, */
+	uint64_t pause_tsc;     /* ... since then */
 };
 
 /* one "scaler: ctl: ..." line on stderr; returns the exit status 1 */
@@ -168,6 +169,10 @@ static bool scan_meta(struct target *t, const char *name, bool first, uint64_t s
 				t->sig = (int)c.sig;
 			if (c.seq > t->max_seq)
 				t->max_seq = c.seq;
+			if (c.what == SC_CTL_PAUSE || c.what == SC_CTL_RESUME) {
+				t->paused = c.what == SC_CTL_PAUSE;
+				t->pause_tsc = c.tsc;
+			}
 			answered |= seq && c.seq == seq && c.what != SC_CTL_LISTEN;
 		}
 		off += sizeof(r) + (((size_t)r.len + 7) & ~(size_t)7);
@@ -373,17 +378,27 @@ static int reset(struct target *t, uint64_t seq)
 /*
  * A thread's file copied: its latest moment is the snapshot's (tsc), so
  * that the report of the copy ends the threads still running there, as
- * it would a process that was killed then.
+ * it would a process that was killed then; and the part of its life in a
+ * pause still in force is paused time, as the runtime would add at a
+ * resume (control.c; the parallel clock's part is not known here: the
+ * reader works a running thread's attributed time out from its wall).
  */
-static int stamp_end(int out, uint64_t tsc)
+static int stamp_end(const struct target *t, int out, uint64_t tsc)
 {
 	struct sc_thr_header h;
 
-	if (pread(out, &h, sizeof(h), 0) != (ssize_t)sizeof(h) || h.end_tsc || h.last_tsc >= tsc)
-		return 0;
-	h.last_tsc = tsc;
-	return pwrite(out, &h.last_tsc, sizeof(h.last_tsc), offsetof(struct sc_thr_header, last_tsc)) ==
-	       (ssize_t)sizeof(h.last_tsc) ? 0 : -1;
+	if (pread(out, &h, sizeof(h), 0) != (ssize_t)sizeof(h))
+		return -1;
+	if (!h.end_tsc && h.last_tsc < tsc)
+		h.last_tsc = tsc;
+	if (t->paused) {
+		uint64_t s = h.start_tsc > t->pause_tsc ? h.start_tsc : t->pause_tsc;
+		uint64_t e = h.end_tsc ? h.end_tsc : tsc;
+
+		if (e > s)
+			h.paused_ticks += e - s;
+	}
+	return pwrite(out, &h, sizeof(h), 0) == (ssize_t)sizeof(h) ? 0 : -1;
 }
 
 static int copy_file(const struct target *t, const char *name, int dfd, uint64_t tsc)
@@ -406,7 +421,7 @@ static int copy_file(const struct target *t, const char *name, int dfd, uint64_t
 		}
 	close(in);
 	if (r == 0 && strstr(name, ".thr"))
-		r = stamp_end(out, tsc);
+		r = stamp_end(t, out, tsc);
 	if (close(out) != 0)
 		r = -1;
 	return r < 0 ? -1 : 0;
@@ -490,9 +505,9 @@ int cmd_ctl(int argc, char **argv)
 	t.owner = st.st_uid;
 	if (proc_maps_dir(t.pid, t.dir, sizeof(t.dir), &t.gen) != 0)
 		return fail("process %u has no counters yet (it has not started under scaler)", t.pid);
+	read_meta(&t, 0);
 	if (a == A_SNAPSHOT)
 		return snapshot(&t, out);
-	read_meta(&t, 0);
 	if (!t.sig)
 		return fail("process %u takes no control requests (its program replaced scaler's "
 			    "handler of the control signal, or an older scaler runs it)", t.pid);

@@ -39,18 +39,25 @@ def ctl(t, r, *args):
     return out
 
 
-def b_mul(t, prof):
-    """The b_mul calls in profile prof, by `scaler report`."""
+def report(t, prof):
     rc, out, err = run([t.scaler, "report", "-i", prof, "--format", "json"])
     if rc != 0:
         raise RuntimeError("report -i %s exited %d: %s" % (prof, rc, err[-300:]))
-    return sum(c["count"] for c in json.loads(out)["calls"] if c["api"] == "b_mul")
+    return json.loads(out)
 
 
-def snap(t, r, tmp, name):
+def b_mul(t, prof):
+    """The b_mul calls in profile prof, by `scaler report`."""
+    return sum(c["count"] for c in report(t, prof)["calls"] if c["api"] == "b_mul")
+
+
+def snap(t, r, tmp, name, walls):
+    """A snapshot's b_mul calls; its threads' time into walls[name]."""
     d = os.path.join(tmp, name)
     ctl(t, r, "snapshot", "-o", d)
-    return b_mul(t, d)
+    rep = report(t, d)
+    walls[name] = sum(th["wall_ns"] for p in rep["processes"] for th in p["threads"])
+    return sum(c["count"] for c in rep["calls"] if c["api"] == "b_mul")
 
 
 def controls(d, pid):
@@ -73,26 +80,30 @@ def want(bad, what, got, n):
         bad.append("%s: %d b_mul calls, want %d" % (what, got, n))
 
 
-def plan(t, opts, steps, final):
+def plan(t, opts, steps, final, still=()):
     """Runs sc_ctl under scaler record with opts through its four phases:
     at phase k of steps (k, want, act, want_after) a snapshot must hold
     want b_mul calls, then act(r, d) runs and a second one must hold
     want_after (None: not taken); at the end the report must too, and
-    the metadata's control records be final."""
+    the metadata's control records be final. The snapshots of still, a
+    pair of names (sK, or sK+ after the act), are taken while paused: the
+    threads' time must be the same in both (paused time is nobody's)."""
     tmp = tempfile.mkdtemp(prefix="scaler-e2e-")
     d = os.path.join(tmp, "d")
     r = Running(t, d, "ctl", opts)
-    bad = []
+    bad, walls = [], {}
     try:
         for k, n, act, after in steps:
             if k > 1:
                 r.go()
             r.wait_phase(k)
-            want(bad, "phase %d" % k, snap(t, r, tmp, "s%d" % k), n)
+            want(bad, "phase %d" % k, snap(t, r, tmp, "s%d" % k, walls), n)
             if act:
                 act(r, d)
             if after is not None:
-                want(bad, "phase %d, then" % k, snap(t, r, tmp, "s%d+" % k), after)
+                want(bad, "phase %d, then" % k, snap(t, r, tmp, "s%d+" % k, walls), after)
+        if still and walls[still[0]] != walls[still[1]]:
+            bad.append("threads' time grew while paused: %r" % walls)
         pid = r.prog()
         bad += r.end(tmp, 4)
         want(bad, "the report", b_mul(t, d), steps[-1][1])
@@ -108,9 +119,9 @@ def plan(t, opts, steps, final):
 def check_reset_pause(t):
     def do(action):
         return lambda r, d: ctl(t, r, action)
-    return plan(t, [], [(1, 1600, do("reset"), 0), (2, 550, do("pause"), None),
+    return plan(t, [], [(1, 1600, do("reset"), 0), (2, 550, do("pause"), 550),
                         (3, 550, do("resume"), None), (4, 800, None, None)],
-                ["listen", "pause", "resume"])
+                ["listen", "pause", "resume"], ("s2+", "s3"))
 
 
 def wait_controls(d, pid, n):
