@@ -91,6 +91,7 @@ struct target {
 	uid_t owner;            /* of the process: its files are trusted */
 	int sig;                /* its control signal, 0 if none recorded */
 	uint64_t max_seq;       /* the largest request number it has seen */
+	uint32_t timing;        /* its timing mode (format.h) */
 	bool paused;            /* its last pause was not resumed, */
 	uint64_t pause_tsc;     /* ... since then */
 };
@@ -156,6 +157,8 @@ static bool scan_meta(struct target *t, const char *name, bool first, uint64_t s
 	}
 	close(fd);
 	memcpy(&h, buf, sizeof(h));
+	if (first)
+		t->timing = h.timing_mode;
 	for (size_t off = h.header_size; off + sizeof(struct sc_meta_rec) <= len;) {
 		struct sc_meta_rec r;
 		struct sc_m_control c;
@@ -212,7 +215,60 @@ struct thr {
 	char name[256];
 	uint32_t tid;
 	bool done;
+	bool left;              /* asleep: the request was left in its file */
 };
+
+/* System calls that a signal handler cuts short whatever SA_RESTART
+ * says (signal(7): sleeps, waits for events, System V IPC). */
+static const long no_restart[] = {
+	SYS_nanosleep, SYS_clock_nanosleep, SYS_poll, SYS_ppoll, SYS_select, SYS_pselect6,
+	SYS_epoll_wait, SYS_epoll_pwait, SYS_pause, SYS_rt_sigsuspend, SYS_rt_sigtimedwait,
+	SYS_io_getevents, SYS_msgrcv, SYS_msgsnd, SYS_semop, SYS_semtimedop,
+#ifdef SYS_epoll_pwait2
+	SYS_epoll_pwait2,
+#endif
+};
+
+/* Whether thread tid of pid sleeps in one of them now (its
+ * /proc/PID/task/TID/syscall: the call's number while it is in one). */
+static bool asleep(uint32_t pid, uint32_t tid)
+{
+	char path[64];
+	long nr;
+	FILE *f;
+	bool in = false;
+
+	snprintf(path, sizeof(path), "/proc/%u/task/%u/syscall", pid, tid);
+	if (!(f = fopen(path, "re")))
+		return false;
+	if (fscanf(f, "%ld", &nr) == 1)
+		for (size_t i = 0; i < sizeof(no_restart) / sizeof(no_restart[0]); i++)
+			in |= nr == no_restart[i];
+	fclose(f);
+	return in;
+}
+
+/* Leaves reset request seq in a sleeping thread's header (format.h:
+ * ctl_want): it carries it out when it wakes. */
+static bool leave_reset(const struct target *t, const char *name, uint64_t seq)
+{
+	char path[PATH_MAX + 300];
+	struct sc_thr_header h;
+	int fd;
+	bool ok;
+
+	snprintf(path, sizeof(path), "%s/%s", t->dir, name);
+	if ((fd = open(path, O_RDWR | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)) < 0)
+		return false;
+	h.ctl_want = seq;
+	h.ctl_want_tsc = sc_arch_ticks();
+	/* the time first: a reader that sees the request sees when */
+	ok = trusted(fd, t) &&
+	     pwrite(fd, &h.ctl_want_tsc, 8, offsetof(struct sc_thr_header, ctl_want_tsc)) == 8 &&
+	     pwrite(fd, &h.ctl_want, 8, offsetof(struct sc_thr_header, ctl_want)) == 8;
+	close(fd);
+	return ok;
+}
 
 /* The image's thread files that are still running (no end in their
  * header), and the largest ctl_seq among all into t->max_seq. */
@@ -239,6 +295,7 @@ static size_t threads(struct target *t, struct thr **out)
 				v = sc_grow(v, &cap, n + 1, sizeof(*v));
 				snprintf(v[n].name, sizeof(v[n].name), "%s", e->d_name);
 				v[n].tid = h.tid;
+				v[n].left = false;
 				v[n++].done = false;
 			}
 		}
@@ -309,12 +366,40 @@ static int refused(const struct target *t, int err)
 	return fail("cannot signal process %u: %s", t->pid, strerror(err));
 }
 
+/* A thread of t that is not asleep in a call a signal would cut short,
+ * 0 if all are now (or none can be told). */
+static uint32_t awake_thread(const struct target *t)
+{
+	char path[64];
+	DIR *d;
+	struct dirent *e;
+	uint32_t tid = 0;
+
+	snprintf(path, sizeof(path), "/proc/%u/task", t->pid);
+	if (!(d = opendir(path)))
+		return 0;
+	while (!tid && (e = readdir(d))) {
+		unsigned long x = strtoul(e->d_name, NULL, 10);
+
+		if (x && !asleep(t->pid, (uint32_t)x))
+			tid = (uint32_t)x;
+	}
+	closedir(d);
+	return tid;
+}
+
 static int pause_resume(struct target *t, enum action a, uint64_t seq)
 {
-	union sigval v = { .sival_ptr = request(what_of[a], seq) };
+	void *value = request(what_of[a], seq);
+	union sigval v = { .sival_ptr = value };
 	uint64_t until = now_ms() + WAIT_MS;
+	uint32_t tid = 0;
 
-	if (sigqueue((pid_t)t->pid, t->sig, v) != 0)
+	/* to a thread that is awake (looked for over a second), else to the
+	 * process (the kernel picks one, maybe cutting its sleep short) */
+	for (int tries = 0; tries < 1000 && !(tid = awake_thread(t)); tries++)
+		nap_ms(1);
+	if (tid ? queue_to_thread(t, tid, value) != 0 : sigqueue((pid_t)t->pid, t->sig, v) != 0)
 		return refused(t, errno);
 	while (!read_meta(t, seq)) {
 		if (kill((pid_t)t->pid, 0) != 0 && errno == ESRCH)
@@ -328,48 +413,78 @@ static int pause_resume(struct target *t, enum action a, uint64_t seq)
 	return 0;
 }
 
+/*
+ * A thread asleep in a call a signal would cut short is left the request
+ * instead (leave_reset) and carries it out when it wakes, at its next
+ * timed return (never with --timing none: there it is signalled); the
+ * handler of any other thread makes sure that return does it at once
+ * (control.c: poke_sleepers), so at least one thread that is awake is
+ * signalled, and a sleeper seen awake later is signalled too. Every other
+ * thread is signalled until it has reset.
+ */
 static int reset(struct target *t, uint64_t seq)
 {
 	struct thr *v;
-	size_t n = threads(t, &v), left = n;
+	size_t n = threads(t, &v), left, sleeping;
 	uint64_t until = now_ms() + WAIT_MS;
+	bool poked = false;
 	void *value;
 
 	if (t->max_seq >= seq)
 		seq = t->max_seq + 1;
 	value = request(what_of[A_RESET], seq);
-	while (left) {
+	for (;;) {
+		left = sleeping = 0;
 		for (size_t i = 0; i < n; i++) {
 			if (v[i].done)
 				continue;
 			if (thread_done(t, v[i].name, seq)) {
 				v[i].done = true;
-				left--;
-			} else if (queue_to_thread(t, v[i].tid, value) != 0) {
-				if (errno != ESRCH) {
-					int e = errno;
-					free(v);
-					return refused(t, e);
-				}
+				continue;
+			}
+			bool now_asleep = asleep(t->pid, v[i].tid);
+
+			if (!v[i].left && now_asleep && t->timing != SC_TIMING_NONE)
+				v[i].left = leave_reset(t, v[i].name, seq);
+			if (v[i].left && now_asleep) {
+				sleeping++;
+				continue;
+			}
+			if (queue_to_thread(t, v[i].tid, value) == 0) {
+				poked = true;
+				left++;
+			} else if (errno != ESRCH) {
+				int e = errno;
+
+				free(v);
+				return refused(t, e);
+			} else {
 				v[i].done = true;       /* the thread ended */
-				left--;
 			}
 		}
-		if (!left)
+		if (!left && (!sleeping || poked))
 			break;
 		if (now_ms() > until) {
 			for (size_t i = 0; i < n; i++)
-				if (!v[i].done)
+				if (!v[i].done && !v[i].left)
 					fprintf(stderr, "scaler: ctl: thread %u of process %u did not "
 						"reset in %d s (does it block signal %d?)\n", v[i].tid,
 						t->pid, WAIT_MS / 1000, t->sig);
-			free(v);
-			return 1;
+			if (left) {
+				free(v);
+				return 1;
+			}
+			break;          /* all asleep, none to wake them: when they wake */
 		}
-		nap_ms(ASK_AGAIN_MS);
+		nap_ms(left ? ASK_AGAIN_MS : 1);
 	}
 	free(v);
-	printf("process %u: counters reset\n", t->pid);
+	if (sleeping)
+		printf("process %u: counters reset (%zu thread%s asleep: %s when %s)\n", t->pid,
+		       sleeping, sleeping == 1 ? "" : "s", sleeping == 1 ? "its" : "theirs",
+		       sleeping == 1 ? "it wakes" : "they wake");
+	else
+		printf("process %u: counters reset\n", t->pid);
 	return 0;
 }
 

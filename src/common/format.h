@@ -260,6 +260,13 @@ struct sc_thr_header {
 	/* The last reset request (scaler ctl reset) the thread carried out:
 	 * its counters count from start_tsc, which the reset moved on. */
 	uint64_t ctl_seq;       /* 144 */
+	/* A reset request scaler ctl wrote here for a thread asleep in a
+	 * call that a signal would cut short (sleep, poll, epoll_wait): the
+	 * thread carries it out when it wakes (at its next timed return);
+	 * until then ctl_want > ctl_seq and the reader takes its records as
+	 * zero and its start as ctl_want_tsc (nothing counted since). */
+	uint64_t ctl_want;      /* 152 */
+	uint64_t ctl_want_tsc;  /* 160 */
 };
 _Static_assert(sizeof(struct sc_thr_header) <= SC_THR_HEADER_SIZE, "thread header");
 

@@ -999,6 +999,14 @@ static int load_thr(struct sc_image *im, int dirfd, uid_t dir_uid, const struct 
 	t->end_p = h.end_p;
 	t->paused_ticks = h.paused_ticks;
 	t->paused_p = h.paused_p;
+	if (h.ctl_want > h.ctl_seq && !h.end_tsc) {
+		/* a reset asked while it slept and not carried out yet: it has
+		 * counted nothing since (format.h) */
+		if (h.ctl_want_tsc > t->start_tsc)
+			t->start_tsc = h.ctl_want_tsc;
+		t->paused_ticks = t->paused_p = 0;
+		nrecs = 0;
+	}
 	if (im->ovh_unknown) {
 		ovh_ticks = im->hdr.overhead_ticks;     /* see sc_profile_load */
 	} else if (h.ovh_n) {

@@ -276,7 +276,10 @@ void sc_calib_thread_init(struct sc_thread *t)
  */
 void sc_recalibrate(struct sc_thread *t, uint64_t now)
 {
+	sc_control_recal(t, now);               /* a reset asked while asleep */
 	t->recal_at = ~0ull;                    /* its own timed calls */
+	if (recal_ticks == ~0ull)
+		return;                         /* only the reset (control.c) */
 	struct sc_frame *top = t->sp > t->sp_base ? t->sp - 1 : NULL;
 	if (t->busy || (uint64_t)work_idx >= t->cap || nop_idx < 0 ||
 	    t->sp + 1 >= t->sp_end) {

@@ -209,6 +209,52 @@ static bool in_runtime(const ucontext_t *uc)
 	return (pc >= self_lo && pc < self_hi) || sc_shadow_code_has(pc);
 }
 
+/*
+ * Zeroes the records of t (the calling thread) for request seq; its calls
+ * in flight are counted again and timed from `from` (pfrom: the parallel
+ * clock then). ended, if not NULL, is the frame of a call that returned
+ * just now and was booked (sc_control_recal): it was in flight at `from`,
+ * so it is booked again, whole, from then.
+ */
+static void reset_thread(struct sc_thread *t, uint64_t seq, uint64_t from, uint64_t pfrom,
+			 uint64_t now, const struct sc_frame *ended)
+{
+	uint64_t p, tk;
+	clock_state(&p, &tk);
+	zero_recs(t->recs, recs_in(t));
+	/* a frame whose slot no longer holds the trampoline was abandoned */
+	for (struct sc_frame *f = t->sp_base; f < t->sp; f++) {
+		if (*(const uint64_t *)f->slot != (uint64_t)(uintptr_t)sc_return_point)
+			continue;
+		if (f->rec)
+			f->rec->count++;
+		if (f->trec) {
+			f->trec->count++;
+			f->ttsc = from;
+		}
+		f->tsc = from;
+		f->child = 0;
+		if (f->tk) {
+			f->p = p;
+			f->tk = tk;
+		} else {
+			f->p = pfrom;           /* a Wait: the clock itself */
+		}
+	}
+	if (ended && ended->rec && now > from) {
+		ended->rec->count++;
+		sc_rec_book(ended->rec, from, now - from, now - from, 1, 0);
+		if (t->sp > t->sp_base)
+			(t->sp - 1)->child += now - from;
+	}
+	struct sc_thr_header *h = t->hdr;
+	h->start_tsc = from;
+	h->start_p = pfrom;
+	h->paused_ticks = h->paused_p = 0;
+	__atomic_store_n(&h->ctl_seq, seq, __ATOMIC_RELEASE);
+	reset_ended(seq);
+}
+
 static void reset_self(uint64_t seq, const ucontext_t *uc)
 {
 	struct sc_thread *t = sc_tls_thread;
@@ -218,35 +264,42 @@ static void reset_self(uint64_t seq, const ucontext_t *uc)
 		return;                         /* asked twice */
 	if (t->busy || sc_lock_held() || sc_leaf_held() || !uc || in_runtime(uc))
 		return;                         /* not now: ctl asks again */
-	uint64_t now = sc_rdtsc(), pnow = clock_now(now), p, tk;
-	clock_state(&p, &tk);
-	zero_recs(t->recs, recs_in(t));
-	/* calls in flight: counted again, timed from now (a frame whose
-	 * slot no longer holds the trampoline was abandoned) */
-	for (struct sc_frame *f = t->sp_base; f < t->sp; f++) {
-		if (*(const uint64_t *)f->slot != (uint64_t)(uintptr_t)sc_return_point)
-			continue;
-		if (f->rec)
-			f->rec->count++;
-		if (f->trec) {
-			f->trec->count++;
-			f->ttsc = now;
-		}
-		f->tsc = now;
-		f->child = 0;
-		if (f->tk) {
-			f->p = p;
-			f->tk = tk;
-		} else {
-			f->p = pnow;            /* a Wait: the clock itself */
-		}
+	uint64_t now = sc_rdtsc();
+	reset_thread(t, seq, now, clock_now(now), now, NULL);
+}
+
+/*
+ * Threads scaler ctl left a reset for while they slept (ctl_want): their
+ * next timed return carries it out (sc_control_recal), which the deadline
+ * of their next re-measure makes sure of. Only their own code writes that
+ * deadline, and it is asleep.
+ */
+static void poke_sleepers(const struct sc_thread *self)
+{
+	uint32_t n = sc_thread_count();
+	for (uint32_t i = 0; i < n; i++) {
+		struct sc_thread *u = sc_thread_at(i);
+		struct sc_thr_header *h = u ? u->hdr : NULL;
+		if (u != self && h && !h->end_tsc &&
+		    __atomic_load_n(&h->ctl_want, __ATOMIC_ACQUIRE) > h->ctl_seq)
+			__atomic_store_n(&u->recal_at, 0, __ATOMIC_RELAXED);
 	}
+}
+
+/*
+ * From sc_recalibrate, at a timed return of t that has just been booked
+ * and popped (its frame is still at t->sp): a reset scaler ctl asked for
+ * while t slept (ctl_want) is carried out, from the moment it was asked.
+ */
+void sc_control_recal(struct sc_thread *t, uint64_t now)
+{
 	struct sc_thr_header *h = t->hdr;
-	h->start_tsc = now;
-	h->start_p = pnow;
-	h->paused_ticks = h->paused_p = 0;
-	__atomic_store_n(&h->ctl_seq, seq, __ATOMIC_RELEASE);
-	reset_ended(seq);
+	uint64_t seq = h ? __atomic_load_n(&h->ctl_want, __ATOMIC_ACQUIRE) : 0;
+	if (!seq || seq <= h->ctl_seq || t->busy)
+		return;
+	uint64_t from = h->ctl_want_tsc && h->ctl_want_tsc < now ? h->ctl_want_tsc : now;
+	const struct sc_frame *ended = t->sp < t->sp_end ? t->sp : NULL;
+	reset_thread(t, seq, from, clock_now(now), now, ended);
 }
 
 /* ---- the signal -------------------------------------------------------- */
@@ -261,6 +314,7 @@ static void on_control(int sig, siginfo_t *si, void *uc)
 		uint64_t seq = v & CTL_SEQ_MASK;
 		if (what == CTL_RESET) {
 			reset_self(seq, uc);
+			poke_sleepers(sc_tls_thread);
 		} else if (what == CTL_PAUSE || what == CTL_RESUME) {
 			__atomic_store_n(&want, (uint64_t)what << 48 | seq, __ATOMIC_SEQ_CST);
 			__atomic_store_n(&sc_control_due, 1, __ATOMIC_SEQ_CST);

@@ -382,6 +382,7 @@ void sc_control_listen(void) SC_HIDDEN; /* once the runtime is active */
 void sc_control_run(void) SC_HIDDEN;    /* a request that waited for a lock */
 void sc_control_end(uint64_t tsc) SC_HIDDEN;
 void sc_control_after_fork(void) SC_HIDDEN;    /* the child's new stream */
+void sc_control_recal(struct sc_thread *t, uint64_t now) SC_HIDDEN;
 extern SC_HIDDEN int sc_control_due;
 bool sc_control_handler(void *h) SC_HIDDEN;     /* is h its handler */
 

@@ -6,8 +6,11 @@
  * that ends, 500 on a worker that then waits in read(2) on a pipe;
  * phases 2, 3 and 4: 300, 700 and 200 on the main thread and 250, 400
  * and 50 on the worker. Each phase ends with "phase N SUM" on stdout;
- * then "done".
+ * then "done" and how many of its 20 ms sleeps (poll) a third thread saw
+ * cut short (EINTR): scaler ctl must wake no sleeping thread, so 0.
  */
+#include <errno.h>
+#include <poll.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,6 +19,8 @@
 int b_mul(int x, int y);
 
 static int to_worker[2], from_worker[2];
+static volatile int sleep_on = 1;
+static int cut_short;
 
 static long muls(int n)
 {
@@ -47,6 +52,15 @@ static void *worker(void *arg)
 	return NULL;
 }
 
+static void *sleeper(void *arg)
+{
+	(void)arg;
+	while (sleep_on)
+		if (poll(NULL, 0, 20) < 0 && errno == EINTR)
+			cut_short++;
+	return NULL;
+}
+
 static long worker_does(int n)
 {
 	long s = 0;
@@ -70,7 +84,7 @@ static void phase_end(int k, long sum)
 int main(void)
 {
 	static const int mains[] = {300, 700, 200}, works[] = {250, 400, 50};
-	pthread_t e, w;
+	pthread_t e, w, s;
 	long from_ended = 0;
 	int first = 500, stop = 0;
 
@@ -79,6 +93,7 @@ int main(void)
 	pthread_create(&e, NULL, ended, &from_ended);
 	pthread_join(e, NULL);
 	pthread_create(&w, NULL, worker, &first);
+	pthread_create(&s, NULL, sleeper, NULL);
 	phase_end(1, muls(1000) + from_ended + worker_does(0));
 	for (int k = 0; k < 3; k++) {
 		long s = muls(mains[k]);
@@ -88,6 +103,8 @@ int main(void)
 	if (write(to_worker[1], &stop, sizeof(stop)) != sizeof(stop))
 		return 6;
 	pthread_join(w, NULL);
-	puts("done");
+	sleep_on = 0;
+	pthread_join(s, NULL);
+	printf("done, %d sleeps cut short\n", cut_short);
 	return 0;
 }
