@@ -32,7 +32,12 @@
  * in flight (their shadow frames point at records) are counted again,
  * with the time from the reset on: every call the new counts hold is
  * whole. Threads that ended are zeroed by the first thread that resets.
- * Each acknowledges in its file's header (ctl_seq).
+ * Each acknowledges in its file's header (ctl_seq). A thread asleep in a
+ * call that a handler would cut short (sleep, poll, epoll_wait) is not
+ * signalled: ctl leaves the request in its header (ctl_want) and the
+ * thread carries it out at its next timed return (sc_control_recal, from
+ * sc_recalibrate), which the handler of a thread that is awake brings
+ * forward (poke_sleepers).
  *
  * Paused time is nobody's time: at a resume (and at the end, still
  * paused) each thread's header gets the paused part of its life
