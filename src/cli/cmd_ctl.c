@@ -216,6 +216,7 @@ struct thr {
 	uint32_t tid;
 	bool done;
 	bool left;              /* asleep: the request was left in its file */
+	int running;            /* rounds seen running, not signalled */
 };
 
 /* System calls that a signal handler cuts short whatever SA_RESTART
@@ -229,24 +230,39 @@ static const long no_restart[] = {
 #endif
 };
 
-/* Whether thread tid of pid sleeps in one of them now (its
- * /proc/PID/task/TID/syscall: the call's number while it is in one). */
-static bool asleep(uint32_t pid, uint32_t tid)
+/*
+ * What thread tid of pid is doing now, from /proc/PID/task/TID/syscall
+ * (the call's number while it is in one, "running" while it runs):
+ * asleep in one of them (a signal would cut it short), blocked in
+ * another call (a signal's handler runs and the call goes on: SA_RESTART),
+ * or running. A running thread is the risky one to signal: it may be
+ * about to enter a sleep, which the pending signal would then cut short.
+ */
+enum tstate { T_GONE, T_RUNNING, T_ASLEEP, T_BLOCKED };
+
+static enum tstate thread_state(uint32_t pid, uint32_t tid)
 {
 	char path[64];
 	long nr;
 	FILE *f;
-	bool in = false;
+	enum tstate st = T_RUNNING;
 
 	snprintf(path, sizeof(path), "/proc/%u/task/%u/syscall", pid, tid);
 	if (!(f = fopen(path, "re")))
-		return false;
-	if (fscanf(f, "%ld", &nr) == 1)
+		return T_GONE;
+	if (fscanf(f, "%ld", &nr) == 1 && nr >= 0) {
+		st = T_BLOCKED;
 		for (size_t i = 0; i < sizeof(no_restart) / sizeof(no_restart[0]); i++)
-			in |= nr == no_restart[i];
+			if (nr == no_restart[i])
+				st = T_ASLEEP;
+	}
 	fclose(f);
-	return in;
+	return st;
 }
+
+/* How long a running thread is watched for a moment in a system call
+ * before it is signalled while it runs. */
+#define RUNNING_MS 200
 
 /* Leaves reset request seq in a sleeping thread's header (format.h:
  * ctl_want): it carries it out when it wakes. */
@@ -366,26 +382,29 @@ static int refused(const struct target *t, int err)
 	return fail("cannot signal process %u: %s", t->pid, strerror(err));
 }
 
-/* A thread of t that is not asleep in a call a signal would cut short,
- * 0 if all are now (or none can be told). */
-static uint32_t awake_thread(const struct target *t)
+/* A thread of t blocked in a call that a signal does not cut short (the
+ * safe one to signal), else (if running_ok) one that runs; 0 if none. */
+static uint32_t awake_thread(const struct target *t, bool running_ok)
 {
 	char path[64];
 	DIR *d;
 	struct dirent *e;
-	uint32_t tid = 0;
+	uint32_t tid = 0, running = 0;
 
 	snprintf(path, sizeof(path), "/proc/%u/task", t->pid);
 	if (!(d = opendir(path)))
 		return 0;
 	while (!tid && (e = readdir(d))) {
 		unsigned long x = strtoul(e->d_name, NULL, 10);
+		enum tstate st = x ? thread_state(t->pid, (uint32_t)x) : T_GONE;
 
-		if (x && !asleep(t->pid, (uint32_t)x))
+		if (st == T_BLOCKED)
 			tid = (uint32_t)x;
+		else if (st == T_RUNNING && !running)
+			running = (uint32_t)x;
 	}
 	closedir(d);
-	return tid;
+	return tid ? tid : running_ok ? running : 0;
 }
 
 static int pause_resume(struct target *t, enum action a, uint64_t seq)
@@ -395,9 +414,11 @@ static int pause_resume(struct target *t, enum action a, uint64_t seq)
 	uint64_t until = now_ms() + WAIT_MS;
 	uint32_t tid = 0;
 
-	/* to a thread that is awake (looked for over a second), else to the
-	 * process (the kernel picks one, maybe cutting its sleep short) */
-	for (int tries = 0; tries < 1000 && !(tid = awake_thread(t)); tries++)
+	/* to a thread blocked in a call a handler does not cut short, else
+	 * (looked for over RUNNING_MS) to one that runs, else (over a second)
+	 * to the process (the kernel picks one, maybe cutting its sleep
+	 * short) */
+	for (int tries = 0; tries < 1000 && !(tid = awake_thread(t, tries >= RUNNING_MS)); tries++)
 		nap_ms(1);
 	if (tid ? queue_to_thread(t, tid, value) != 0 : sigqueue((pid_t)t->pid, t->sig, v) != 0)
 		return refused(t, errno);
@@ -442,8 +463,15 @@ static int reset(struct target *t, uint64_t seq)
 				v[i].done = true;
 				continue;
 			}
-			bool now_asleep = asleep(t->pid, v[i].tid);
+			enum tstate st = thread_state(t->pid, v[i].tid);
+			bool now_asleep = st == T_ASLEEP;
 
+			/* a running thread is signalled only once it has been
+			 * seen in no system call for RUNNING_MS (busy) */
+			if (st == T_RUNNING && v[i].running++ < RUNNING_MS / ASK_AGAIN_MS) {
+				left++;
+				continue;
+			}
 			if (!v[i].left && now_asleep && t->timing != SC_TIMING_NONE)
 				v[i].left = leave_reset(t, v[i].name, seq);
 			if (v[i].left && now_asleep) {
