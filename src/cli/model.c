@@ -35,7 +35,15 @@ struct thr_in {
 	const char *name, *path;
 	int64_t ns;
 	int64_t attr_ns;
+	int64_t reenter_ns, attr_reenter_ns;    /* an image's component's */
 	uint32_t n;
+};
+
+/* Input of agg_build: one unseen entry (model.h, unseen_in_ns): `from`
+ * entered `to` through pointers for ns (attr_ns attributed). */
+struct unseen {
+	const char *from, *to;
+	int64_t ns, attr_ns;
 };
 
 static int cmp_call_key(const void *a, const void *b)
@@ -119,7 +127,8 @@ static size_t comp_get(struct sc_agg *a, size_t *cap, const char *name,
  * component spends calling out (out_ns) is known well, and for a component
  * without threads of its own all of it happens inside calls into it. So
  * its APIs' nested times are scaled to add up to out_ns: the sampling only
- * decides how it is split among them.
+ * decides how it is split among them. What it called out while entered
+ * unseen (unseen_in_ns) happened inside no call into it and is left out.
  */
 static void calibrate_nesting(struct sc_agg *a)
 {
@@ -128,8 +137,9 @@ static void calibrate_nesting(struct sc_agg *a)
 	for (i = 0; i < a->ncomp; i++) {
 		const struct sc_component *c = &a->comp[i];
 		long double raw = 0, f;
+		int64_t nested_all = sc_sub_sat(c->out_ns, c->unseen_in_ns);
 
-		if (c->nthreads || c->out_ns <= 0)
+		if (c->nthreads || nested_all <= 0)
 			continue;
 		for (k = 0; k < a->ncalls; k++)
 			if (strcmp(a->calls[k].callee, c->name) == 0 &&
@@ -137,7 +147,7 @@ static void calibrate_nesting(struct sc_agg *a)
 				raw += (long double)(a->calls[k].total_ns - a->calls[k].self_ns);
 		if (raw <= 0)
 			continue;
-		f = (long double)c->out_ns / raw;
+		f = (long double)nested_all / raw;
 		for (k = 0; k < a->ncalls; k++) {
 			struct sc_call *x = &a->calls[k];
 			int64_t nested;
@@ -152,6 +162,167 @@ static void calibrate_nesting(struct sc_agg *a)
 	}
 }
 
+/* Book an unseen entry: the edge from -> to marked unseen, the time on
+ * both components. */
+static void add_unseen(struct sc_component *from, struct sc_component *to,
+		       int64_t ns, int64_t attr_ns)
+{
+	size_t e;
+
+	for (e = 0; e < from->nout; e++)
+		if (from->out[e].unseen && strcmp(from->out[e].callee, to->name) == 0)
+			break;
+	if (e == from->nout) {
+		from->out = sc_xrealloc(from->out, (from->nout + 1) * sizeof(*from->out));
+		memset(&from->out[e], 0, sizeof(from->out[e]));
+		from->out[e].callee = to->name;
+		from->out[e].unseen = 1;
+		from->nout++;
+	}
+	from->out[e].ns = sc_add_sat(from->out[e].ns, ns);
+	from->out[e].attr_ns = sc_add_sat(from->out[e].attr_ns, attr_ns);
+	from->unseen_out_ns = sc_add_sat(from->unseen_out_ns, ns);
+	from->attr_unseen_out_ns = sc_add_sat(from->attr_unseen_out_ns, attr_ns);
+	to->unseen_in_ns = sc_add_sat(to->unseen_in_ns, ns);
+	to->attr_unseen_in_ns = sc_add_sat(to->attr_unseen_in_ns, attr_ns);
+}
+
+/* A component's self time so far (agg_build's sums, unseen entries booked
+ * up to now). */
+static int64_t self_so_far(const struct sc_component *k)
+{
+	return sc_sub_sat(sc_add_sat(sc_add_sat(k->threads_ns, k->in_ns), k->unseen_in_ns),
+			  sc_add_sat(k->out_ns, k->unseen_out_ns));
+}
+
+/*
+ * Entries nothing saw, in one image. A component without threads runs
+ * only when called, so its calls out happen inside calls into it: when
+ * they add up to more than the calls into it (out_ns > in_ns), it was
+ * also entered where no GOT slot or dlsym pointer leads (Python calls its
+ * extension modules' functions through pointers), and the difference ran
+ * inside whatever code was in flight when it was so entered: its caller
+ * of record, whose self time holds it. Which one that was is not
+ * recorded; it is taken to be the component with the most self time of
+ * its own outside C (its self time less the share of its time that C's
+ * calls into it make: libcrypto, called by _hashlib alone, cannot have
+ * entered _hashlib; the interpreter, python3 or libpython, is), then the
+ * next one for what that one's self time cannot hold, and so on; what
+ * none can hold is taken off the first. So the self times still add up
+ * to the threads' time, none goes below zero where some other could give,
+ * and no component's calls out exceed its time. Attributed times are
+ * split the same way. Called before the components' totals are made
+ * (attr_total_ns: the threads' and calls' in, attr_self_ns: minus the
+ * calls out).
+ */
+static void find_unseen(struct sc_agg *a)
+{
+	size_t i, k, n, ncomp = a->ncomp;
+	long double *w = sc_xcalloc(ncomp ? ncomp : 1, sizeof(*w));
+	size_t *order = sc_xcalloc(ncomp ? ncomp : 1, sizeof(*order));
+
+	for (i = 0; i < ncomp; i++) {
+		struct sc_component *c = &a->comp[i];
+		int64_t d = sc_sub_sat(c->out_ns, c->in_ns), ad, left, aleft;
+
+		/* attr_self_ns holds minus the calls out, attr_total_ns the
+		 * calls in (no threads) */
+		ad = sc_sub_sat(-c->attr_self_ns, c->attr_total_ns);
+		if (c->nthreads || d <= 0)
+			continue;
+		if (ad < 0)
+			ad = 0;
+		/* the candidates, by their own self time outside c */
+		for (n = 0, k = 0; k < ncomp; k++) {
+			const struct sc_component *o = &a->comp[k];
+			int64_t self = self_so_far(o), time = sc_add_sat(o->threads_ns, o->in_ns);
+			long double fromc = 0;
+
+			if (k == i || self <= 0 || time <= 0)
+				continue;
+			for (size_t x = 0; x < a->ncalls; x++)
+				if (!strcmp(a->calls[x].caller, c->name) &&
+				    !strcmp(a->calls[x].callee, o->name))
+					fromc += (long double)a->calls[x].total_ns;
+			w[k] = (long double)self * (1 - fromc / (long double)time);
+			if (w[k] <= 0)
+				continue;
+			size_t at = n++;
+			while (at > 0 && w[order[at - 1]] < w[k]) {
+				order[at] = order[at - 1];
+				at--;
+			}
+			order[at] = k;
+		}
+		if (n == 0)
+			continue;       /* nothing ran that could have entered it */
+		left = d;
+		aleft = ad;
+		for (k = 0; k < n && left > 0; k++) {
+			struct sc_component *o = &a->comp[order[k]];
+			int64_t ns = self_so_far(o), ans;
+
+			if (ns > left || k == n - 1)
+				ns = left;
+			ans = left == ns ? aleft : sc_round_ns((long double)ad * (long double)ns /
+								(long double)d);
+			if (ans > aleft)
+				ans = aleft;
+			left -= ns;
+			aleft -= ans;
+			add_unseen(o, c, ns, ans);
+		}
+	}
+	free(order);
+	free(w);
+}
+
+/*
+ * A component's time on the stack and its self time, from the sums
+ * agg_build made. Calls into a component made on its own threads
+ * (callbacks: python3 -> _json -> python3) are already inside its
+ * threads' time (reenter_ns), and no component is on the stack longer
+ * than all threads together (a library re-entered through a callback
+ * would otherwise count twice where its process has threads of several
+ * components). The self time needs no such care: a re-entry is in once
+ * and out once.
+ */
+static void comp_total(struct sc_component *c, const struct sc_agg *a)
+{
+	c->self_ns = sc_sub_sat(sc_add_sat(sc_add_sat(c->threads_ns, c->in_ns), c->unseen_in_ns),
+				sc_add_sat(c->out_ns, c->unseen_out_ns));
+	/* attr_self_ns holds minus the attributed time of calls out */
+	c->attr_self_ns = sc_sub_sat(sc_add_sat(sc_add_sat(c->attr_self_ns, c->attr_total_ns),
+						c->attr_unseen_in_ns), c->attr_unseen_out_ns);
+	c->total_ns = sc_add_sat(sc_sub_sat(sc_add_sat(c->threads_ns, c->in_ns), c->reenter_ns),
+				 c->unseen_in_ns);
+	if (c->total_ns > a->threads_ns)
+		c->total_ns = a->threads_ns;
+	c->attr_total_ns = sc_add_sat(sc_sub_sat(c->attr_total_ns, c->attr_reenter_ns),
+				      c->attr_unseen_in_ns);
+	if (c->attr_total_ns > a->attr_ns)
+		c->attr_total_ns = a->attr_ns;
+}
+
+/* In an image where one component runs every thread, every call into it
+ * re-enters its threads' time. */
+static void find_reentry(struct sc_agg *a)
+{
+	size_t i, owner = a->ncomp;
+
+	for (i = 0; i < a->ncomp; i++)
+		if (a->comp[i].nthreads) {
+			if (owner < a->ncomp)
+				return;
+			owner = i;
+		}
+	if (owner == a->ncomp)
+		return;
+	a->comp[owner].reenter_ns = a->comp[owner].in_ns;
+	a->comp[owner].attr_reenter_ns = sc_sub_sat(a->comp[owner].attr_total_ns,
+						    a->comp[owner].attr_threads_ns);
+}
+
 /*
  * Build an aggregate from call contributions (sorted and merged here; the
  * array is reordered) and thread contributions.
@@ -163,15 +334,21 @@ static void calibrate_nesting(struct sc_agg *a)
  * so summing over all components the in and out terms cancel:
  *     sum self(C) = sum threads(C) = time of all threads.
  * To make that hold exactly, the ns of each call key are rounded once,
- * here, and everything else is integer sums of those. self(C) can come
+ * here, and everything else is integer sums of those. Entries nothing saw
+ * (find_unseen) add the same time to one component's in and another's
+ * out, and keep the sums. self(C) can come
  * out negative when estimated call times exceed the measured thread time;
  * it is kept as is (display code clamps) so the invariant survives.
  * Every sum saturates (estimate.h): made-up counters near 2^64 give the
  * largest times, never wrapped ones, and the invariant holds while none
  * saturates.
+ *
+ * The unseen entries are found here when `find` (an image), else the
+ * nu given in u are booked (the images' own, summed).
  */
 static void agg_build(struct sc_agg *a, struct call_in *in, size_t nin,
-		      const struct thr_in *thr, size_t nthr)
+		      const struct thr_in *thr, size_t nthr,
+		      const struct unseen *u, size_t nu, int find)
 {
 	size_t i, j, capcomp = 0;
 
@@ -241,6 +418,8 @@ static void agg_build(struct sc_agg *a, struct call_in *in, size_t nin,
 		c->threads_ns = sc_add_sat(c->threads_ns, thr[i].ns);
 		c->attr_total_ns = sc_add_sat(c->attr_total_ns, thr[i].attr_ns);
 		c->attr_threads_ns = sc_add_sat(c->attr_threads_ns, thr[i].attr_ns);
+		c->reenter_ns = sc_add_sat(c->reenter_ns, thr[i].reenter_ns);
+		c->attr_reenter_ns = sc_add_sat(c->attr_reenter_ns, thr[i].attr_reenter_ns);
 		a->threads_ns = sc_add_sat(a->threads_ns, thr[i].ns);
 		a->attr_ns = sc_add_sat(a->attr_ns, thr[i].attr_ns);
 	}
@@ -271,22 +450,29 @@ static void agg_build(struct sc_agg *a, struct call_in *in, size_t nin,
 				break;
 		if (e == from->nout) {
 			from->out = sc_xrealloc(from->out, (from->nout + 1) * sizeof(*from->out));
+			memset(&from->out[e], 0, sizeof(from->out[e]));
 			from->out[e].callee = k->callee;
-			from->out[e].ns = 0;
-			from->out[e].calls = 0;
 			from->nout++;
 		}
 		from->out[e].ns = sc_add_sat(from->out[e].ns, k->total_ns);
 		from->out[e].calls = sc_addu_sat(from->out[e].calls, k->count);
+		from->out[e].attr_ns = sc_add_sat(from->out[e].attr_ns, k->attr_ns);
+	}
+	if (find) {
+		find_reentry(a);
+		find_unseen(a);
+	}
+	for (i = 0; i < nu; i++) {
+		size_t fi = comp_get(a, &capcomp, u[i].from, thr, nthr);
+		size_t ti = comp_get(a, &capcomp, u[i].to, thr, nthr);
+
+		add_unseen(&a->comp[fi], &a->comp[ti], u[i].ns, u[i].attr_ns);
 	}
 	calibrate_nesting(a);
 	for (i = 0; i < a->ncomp; i++) {
 		struct sc_component *c = &a->comp[i];
 
-		c->total_ns = sc_add_sat(c->threads_ns, c->in_ns);
-		c->self_ns = sc_sub_sat(c->total_ns, c->out_ns);
-		/* attr_self_ns holds minus the attributed time of calls out */
-		c->attr_self_ns = sc_add_sat(c->attr_self_ns, c->attr_total_ns);
+		comp_total(c, a);
 		sc_sort(c->out, c->nout, sizeof(*c->out), cmp_edge);
 	}
 	sc_sort(a->comp, a->ncomp, sizeof(*a->comp), cmp_comp);
@@ -363,7 +549,7 @@ static void image_agg(struct sc_agg *a, struct sc_profile *p, const struct sc_im
 		}
 		nin++;
 	}
-	agg_build(a, in, nin, thr, im->nthreads + im->nobjects);
+	agg_build(a, in, nin, thr, im->nthreads + im->nobjects, NULL, 0, 1);
 	free(in);
 	free(thr);
 }
@@ -375,6 +561,8 @@ static void profile_agg(struct sc_agg *a, const struct sc_agg *img, size_t nimg)
 	int k;
 	struct call_in *in = NULL;
 	struct thr_in *thr = NULL;
+	struct unseen *u = NULL;
+	size_t nu = 0, capu = 0;
 
 	for (i = 0; i < nimg; i++) {
 		for (j = 0; j < img[i].ncalls; j++) {
@@ -406,12 +594,25 @@ static void profile_agg(struct sc_agg *a, const struct sc_agg *img, size_t nimg)
 			thr[nthr].ns = c->threads_ns;
 			thr[nthr].attr_ns = c->attr_threads_ns;
 			thr[nthr].n = c->nthreads;
+			thr[nthr].reenter_ns = c->reenter_ns;
+			thr[nthr].attr_reenter_ns = c->attr_reenter_ns;
 			nthr++;
+			for (size_t e = 0; e < c->nout; e++) {
+				if (!c->out[e].unseen)
+					continue;
+				u = sc_grow(u, &capu, nu + 1, sizeof(*u));
+				u[nu].from = c->name;
+				u[nu].to = c->out[e].callee;
+				u[nu].ns = c->out[e].ns;
+				u[nu].attr_ns = c->out[e].attr_ns;
+				nu++;
+			}
 		}
 	}
-	agg_build(a, in, nin, thr, nthr);
+	agg_build(a, in, nin, thr, nthr, u, nu, 0);
 	free(in);
 	free(thr);
+	free(u);
 }
 
 /* ---- entry points ----------------------------------------------------- */

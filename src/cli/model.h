@@ -22,6 +22,12 @@ struct sc_edge {
 	const char *callee;
 	int64_t ns;             /* sum of total_ns of calls caller -> callee */
 	uint64_t calls;
+	/* An edge no call was seen on (calls 0): the callee ran entered
+	 * through function pointers nothing intercepts, and ns (attr_ns
+	 * attributed) is the time taken for it off the caller (the callee's
+	 * unseen_in_ns); the caller's other calls into it are another edge. */
+	int unseen;
+	int64_t attr_ns;
 };
 
 /* Objects sharing a basename form one component. */
@@ -33,8 +39,22 @@ struct sc_component {
 	int64_t in_ns;          /* calls into it from other components */
 	int64_t out_ns;         /* its calls into other components */
 	uint64_t in_calls, out_calls;
-	int64_t total_ns;       /* threads_ns + in_ns */
-	int64_t self_ns;        /* total_ns - out_ns; may be < 0 (estimates) */
+	/* Entered unseen: a component without threads that calls out for
+	 * longer than it was seen to run (threads_ns + in_ns) was entered
+	 * through function pointers (Python's extension modules); the
+	 * difference is its unseen_in_ns, taken as unseen_out_ns off the
+	 * components that run threads (model.c: take_unseen). */
+	int64_t unseen_in_ns, unseen_out_ns;
+	/* The part of in_ns made on its own threads (callbacks), so already
+	 * in threads_ns: known when it is the only component of its process
+	 * running threads (all of in_ns), else taken as 0. */
+	int64_t reenter_ns, attr_reenter_ns;
+	/* On the stack: threads_ns + in_ns - reenter_ns + unseen_in_ns, at
+	 * most all threads' time (model.c: comp_total). */
+	int64_t total_ns;
+	/* threads_ns + in_ns + unseen_in_ns - out_ns - unseen_out_ns; may
+	 * be < 0 (estimates) */
+	int64_t self_ns;
 	int64_t wait_ns;        /* part of out_ns spent in blocking APIs */
 	/* The same two figures with every call's time weighted by 1/k, k the
 	 * threads running (not waiting) while it ran (paper section 3.4): the
@@ -42,6 +62,7 @@ struct sc_component {
 	int64_t attr_total_ns;
 	int64_t attr_self_ns;
 	int64_t attr_threads_ns;    /* its threads' attributed effective time */
+	int64_t attr_unseen_in_ns, attr_unseen_out_ns;
 	size_t nout;
 	struct sc_edge *out;    /* out_by_callee, by ns desc, calls desc, name */
 };

@@ -66,6 +66,10 @@ struct report {
 	const struct series *series;
 };
 
+/* What every format says of an edge the model found unseen (model.h:
+ * unseen_in_ns): the callee was entered where nothing intercepts. */
+#define UNSEEN_NOTE "entered through pointers: not seen"
+
 /* ---- report_model.c ---- */
 
 /* Parse a --sort key; -1 if unknown. */

@@ -519,11 +519,15 @@ static void html_chart(const struct report *r)
 			int64_t attr, wait;
 
 			edge_times(r, c->name, ed->callee, &attr, &wait);
+			if (ed->unseen)
+				wait = 0;       /* the calls' Wait is the seen edge's */
 			if (wait > ed->ns)
 				wait = ed->ns;
 			if (ed->ns - wait > 0) {
 				bar_seg(f, (double)((long double)(ed->ns - wait) * scale),
-					comp_colour(ed->callee).hex, "in ", ed->callee, ed->ns - wait, all);
+					comp_colour(ed->callee).hex,
+					ed->unseen ? UNSEEN_NOTE ": in " : "in ", ed->callee,
+					ed->ns - wait, all);
 				legend_add(legend, &nlegend, ed->callee);
 			}
 			if (wait > 0) {
@@ -548,6 +552,26 @@ static void html_chart(const struct report *r)
 	      "threads' time: its own (self) time in its colour, then the time spent in each "
 	      "component it calls, in that component's colour; grey is time blocked in waiting "
 	      "APIs.</p>\n", f);
+}
+
+/* The components entered where nothing intercepts (model.h:
+ * unseen_in_ns), each a line under the table. */
+static void html_unseen(const struct report *r)
+{
+	FILE *f = r->out;
+	char b[32];
+
+	for (size_t i = 0; i < r->ncomp; i++) {
+		const struct sc_component *c = r->comp[i];
+
+		if (c->unseen_in_ns <= 0)
+			continue;
+		report_fmt_ns(b, sizeof(b), (long double)c->unseen_in_ns);
+		fputs("<p class=\"note unseen\">", f);
+		html_text(f, c->name);
+		fprintf(f, ": %s " UNSEEN_NOTE " (its calls out while so entered are taken off "
+			"the self time of the components running threads)</p>\n", b);
+	}
 }
 
 static void html_components(const struct report *r)
@@ -588,6 +612,7 @@ static void html_components(const struct report *r)
 		fputs("</tr>\n", f);
 	}
 	table_end(f);
+	html_unseen(r);
 	fputs("</section>\n", f);
 }
 

@@ -242,18 +242,6 @@ static void text_header(const struct report *r)
 
 /* ---- component view ---------------------------------------------------- */
 
-/* Attributed time of the calls from one component into another. */
-static int64_t edge_attr(const struct sc_agg *a, const char *from, const char *to)
-{
-	int64_t ns = 0;
-	size_t i;
-
-	for (i = 0; i < a->ncalls; i++)
-		if (!strcmp(a->calls[i].caller, from) && !strcmp(a->calls[i].callee, to))
-			ns = sc_add_sat(ns, a->calls[i].attr_ns);
-	return ns;
-}
-
 static void text_components(const struct report *r)
 {
 	const struct sc_agg *a = r->agg;
@@ -329,18 +317,23 @@ static void text_components(const struct report *r)
 			fputs("  ", r->out);
 			col(r, arrow, NAME_COLS, 0);
 			if (r->timed) {
-				int64_t at = edge_attr(a, c->name, ed->callee);
-
 				col_ns(r, (long double)ed->ns, 1, 11);
 				col_pct(r, (long double)ed->ns, all, 7);
 				col(r, "", 18, 0);
-				col_ns(r, (long double)at, attr, 11);
-				col_pct(r, (long double)at, crit, 7);
+				col_ns(r, (long double)ed->attr_ns, attr, 11);
+				col_pct(r, (long double)ed->attr_ns, crit, 7);
 			} else {
 				col(r, "", 18, 1);
 				col_count(r, ed->calls, 14);
 			}
 			fputc('\n', r->out);
+			if (ed->unseen) {
+				fputs("  ", r->out);
+				sgr(r, C_DIM);
+				fputs("        (" UNSEEN_NOTE ")", r->out);
+				sgr(r, "0");
+				fputc('\n', r->out);
+			}
 		}
 		/* the paper's Wait slice: time its threads spent blocked in
 		 * waiting APIs (already inside the arrows above), not working */

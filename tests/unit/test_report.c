@@ -19,8 +19,8 @@
 #define MS 1000000LL
 
 static struct sc_edge edges_main[2] = {
-	{ "libc.so.6", 60 * MS, 1000 },
-	{ "lib<x>&\"y\",z.so", 20 * MS, 10 },
+	{ .callee = "libc.so.6", .ns = 60 * MS, .calls = 1000, .attr_ns = 30 * MS },
+	{ .callee = "lib<x>&\"y\",z.so", .ns = 20 * MS, .calls = 10, .attr_ns = 10 * MS },
 };
 static struct sc_component comps[3] = {
 	{ .name = "app", .path = "/bin/app", .nthreads = 3, .threads_ns = 300 * MS,

@@ -1,0 +1,82 @@
+"""real_python_sums.py - python3 hashing 64 MB with hashlib.sha256 and
+dumping JSON (issue 19): Python calls _hashlib's C functions through
+pointers nothing intercepts, so _hashlib calls libcrypto without ever being
+seen entered. The self times must still add up to the threads' time and
+nothing be over 100 % (sums.py), the time _hashlib was entered unseen must
+come off python3 (JSON unseen_in_ns / unseen_out_ns), and the text and HTML
+must say "entered through pointers: not seen". Check: python3-hashlib-sums."""
+import os
+import shutil
+
+from harness import guarded, record, report_cmd, run, skip
+from sums import check_sums
+
+MODE = "real"
+
+SCRIPT = """
+import hashlib, json
+data = b"x" * (64 << 20)
+h = hashlib.sha256(data).hexdigest()
+print(json.dumps({"sha": h, "n": list(range(100000))})[:24])
+"""
+NOTE = "entered through pointers: not seen"
+
+
+def interpreters():
+    """Debian's /usr/bin/python3 (the executable holds the interpreter) and
+    the one PATH finds, when another (pyenv's: libpython holds it)."""
+    found = []
+    py = shutil.which("python3")
+    if py:
+        rc, out, _ = run([py, "-c", "import sys; print(sys.executable)"])
+        found.append(out.decode().strip() or py)
+    if os.access("/usr/bin/python3", os.X_OK):
+        found.append("/usr/bin/python3")
+    return sorted(set(os.path.realpath(p) for p in found))
+
+
+def hashlib_sums(scaler, tmp):
+    pys = interpreters()
+    if not pys:
+        return skip("python3-hashlib-sums", "python3 not installed")
+    bad = []
+    for n, py in enumerate(pys):
+        bad += ["%s: %s" % (py, b) for b in one_python(scaler, py, os.path.join(tmp, "h%d" % n))]
+    return bad
+
+
+def one_python(scaler, py, prof):
+    rc, out, err, rep, bad = record(scaler, [py, "-c", SCRIPT], prof)
+    if rc != 0 or rep is None:
+        return bad + ["python3 exited %d: %s" % (rc, err.decode(errors="replace")[-200:])]
+    if not out.startswith(b'{"sha": "'):
+        bad.append("python3's output %r" % out[:60])
+    bad += check_sums(rep)
+    comps = {c["name"]: c for c in rep["components"]}
+    hl = [c for n, c in comps.items() if n.startswith("_hashlib")]
+    crypto = sum(c["total_ns"] for c in rep["calls"]
+                 if c["caller"].startswith("_hashlib") and c["callee"].startswith("libcrypto"))
+    if not hl or crypto <= 0:
+        return bad + ["no _hashlib calls into libcrypto: %s" % sorted(comps)]
+    # what _hashlib called out while entered unseen is at least what its
+    # seen entries cannot hold, and it came off the interpreter
+    seen_in = sum(c["total_ns"] for c in rep["calls"]
+                  if c["callee"].startswith("_hashlib") and not c["caller"].startswith("_hashlib"))
+    if hl[0].get("unseen_in_ns", 0) < crypto - seen_in:
+        bad.append("_hashlib unseen_in_ns %d, its calls into libcrypto %d, seen in %d"
+                   % (hl[0].get("unseen_in_ns", 0), crypto, seen_in))
+    donors = sum(c.get("unseen_out_ns", 0) for c in rep["components"])
+    if donors != sum(c.get("unseen_in_ns", 0) for c in rep["components"]):
+        bad.append("unseen_out_ns %d != unseen_in_ns %d"
+                   % (donors, sum(c.get("unseen_in_ns", 0) for c in rep["components"])))
+    if crypto - seen_in <= 0:
+        bad.append("_hashlib was seen entered for all its calls out: nothing tested")
+    for fmt in ("text", "html"):
+        rrc, text, rerr = report_cmd(scaler, prof, "--format", fmt)
+        if rrc != 0 or NOTE not in text:
+            bad.append("the %s report does not say %r (exit %d)" % (fmt, NOTE, rrc))
+    return bad
+
+
+def checks(t):
+    guarded("python3-hashlib-sums", None, lambda: hashlib_sums(t.scaler, t.tmp))
