@@ -10,6 +10,7 @@
 #include "model.h"
 
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -196,59 +197,100 @@ static int64_t self_so_far(const struct sc_component *k)
 }
 
 /*
- * Entries nothing saw, in one image. A component without threads runs
- * only when called, so its calls out happen inside calls into it: when
- * they add up to more than the calls into it (out_ns > in_ns), it was
- * also entered where no GOT slot or dlsym pointer leads (Python calls its
- * extension modules' functions through pointers), and the difference ran
- * inside whatever code was in flight when it was so entered: its caller
- * of record, whose self time holds it. Which one that was is not
- * recorded; it is taken to be the component with the most self time of
- * its own outside C (its self time less the share of its time that C's
- * calls into it make: libcrypto, called by _hashlib alone, cannot have
- * entered _hashlib; the interpreter, python3 or libpython, is), then the
- * next one for what that one's self time cannot hold, and so on; what
- * none can hold is taken off the first. So the self times still add up
- * to the threads' time, none goes below zero where some other could give,
- * and no component's calls out exceed its time. Attributed times are
- * split the same way. Called before the components' totals are made
- * (attr_total_ns: the threads' and calls' in, attr_self_ns: minus the
- * calls out).
+ * Entries nothing saw, in one image. A component's calls out happen
+ * inside its threads or inside calls into it: when they add up to more
+ * than both (out_ns > threads_ns + in_ns), it was also entered where no
+ * GOT slot or dlsym pointer leads (Python calls its extension modules'
+ * functions through pointers; libevent calls memcached's handlers), and
+ * the difference ran inside whatever code was in flight when it was so
+ * entered: its caller of record, whose self time holds it. Evidence of
+ * which one that was: a component whose incoming calls had more nested
+ * calls inside them (each timed call's inclusive less exclusive time, as
+ * measured, before calibrate_nesting) than it made itself hosted someone
+ * else's calls (libevent's event_base_loop holds memcached's sendmsg).
+ * Such hosts give first, up to that excess. The rest is decided by the
+ * model's nesting: first the components that run threads (their start
+ * routines' code), then those they call, then those these call (by the
+ * seen calls), and among equals the one with the most self time. So
+ * python3 pays for the _hashlib it entered, libpython when a tiny python3
+ * only calls Py_BytesMain, and never libcrypto, which runs inside
+ * _hashlib. Each gives what its self time can hold, the next one the
+ * rest; what none can hold is taken off the first. So the self times
+ * still add up to the threads' time, none goes below zero where another
+ * could give, and no component's calls out exceed its time. Attributed
+ * times are split the same way. Called before the components' totals are
+ * made (attr_total_ns: the threads' and calls' in, attr_self_ns: minus
+ * the calls out).
  */
 static void find_unseen(struct sc_agg *a)
 {
 	size_t i, k, n, ncomp = a->ncomp;
 	long double *w = sc_xcalloc(ncomp ? ncomp : 1, sizeof(*w));
+	long double *host = sc_xcalloc(ncomp ? ncomp : 1, sizeof(*host));
 	size_t *order = sc_xcalloc(ncomp ? ncomp : 1, sizeof(*order));
+	size_t *depth = sc_xcalloc(ncomp ? ncomp : 1, sizeof(*depth));
+	int more = 1;
+
+	/* depth: calls from a component running threads, by the seen edges */
+	for (k = 0; k < ncomp; k++)
+		depth[k] = a->comp[k].nthreads ? 0 : SIZE_MAX;
+	while (more) {
+		more = 0;
+		for (k = 0; k < ncomp; k++) {
+			const struct sc_component *o = &a->comp[k];
+
+			if (depth[k] == SIZE_MAX)
+				continue;
+			for (size_t e = 0; e < o->nout; e++) {
+				const struct sc_component *t = sc_agg_component(a, o->out[e].callee);
+				size_t ti = (size_t)(t - a->comp);
+
+				if (t && !o->out[e].unseen && depth[ti] > depth[k] + 1) {
+					depth[ti] = depth[k] + 1;
+					more = 1;
+				}
+			}
+		}
+	}
+	/* host: measured nested time beyond the component's own calls out */
+	for (i = 0; i < a->ncalls; i++) {
+		const struct sc_call *x = &a->calls[i];
+		const struct sc_component *t;
+
+		if (strcmp(x->caller, x->callee) && (t = sc_agg_component(a, x->callee)))
+			host[t - a->comp] += (long double)(x->total_ns - x->self_ns);
+	}
+	for (k = 0; k < ncomp; k++)
+		host[k] -= (long double)a->comp[k].out_ns;
 
 	for (i = 0; i < ncomp; i++) {
 		struct sc_component *c = &a->comp[i];
-		int64_t d = sc_sub_sat(c->out_ns, c->in_ns), ad, left, aleft;
+		int64_t d = sc_sub_sat(c->out_ns, sc_add_sat(c->threads_ns, c->in_ns)), ad, left, aleft;
 
 		/* attr_self_ns holds minus the calls out, attr_total_ns the
-		 * calls in (no threads) */
+		 * threads' and the calls in */
 		ad = sc_sub_sat(-c->attr_self_ns, c->attr_total_ns);
-		if (c->nthreads || d <= 0)
+		if (d <= 0)
 			continue;
 		if (ad < 0)
 			ad = 0;
-		/* the candidates, by their own self time outside c */
+		/* the candidates: hosts by what they hosted, then by depth,
+		 * then by self time */
 		for (n = 0, k = 0; k < ncomp; k++) {
-			const struct sc_component *o = &a->comp[k];
-			int64_t self = self_so_far(o), time = sc_add_sat(o->threads_ns, o->in_ns);
-			long double fromc = 0;
+			int64_t self = self_so_far(&a->comp[k]);
 
-			if (k == i || self <= 0 || time <= 0)
+			if (k == i || self <= 0)
 				continue;
-			for (size_t x = 0; x < a->ncalls; x++)
-				if (!strcmp(a->calls[x].caller, c->name) &&
-				    !strcmp(a->calls[x].callee, o->name))
-					fromc += (long double)a->calls[x].total_ns;
-			w[k] = (long double)self * (1 - fromc / (long double)time);
-			if (w[k] <= 0)
-				continue;
+			w[k] = (long double)self;
 			size_t at = n++;
-			while (at > 0 && w[order[at - 1]] < w[k]) {
+			while (at > 0) {
+				size_t o = order[at - 1];
+				int ho = host[o] > 0, hk = host[k] > 0;
+
+				if (ho > hk || (ho && hk && host[o] >= host[k]) ||
+				    (!ho && !hk && (depth[o] < depth[k] ||
+						    (depth[o] == depth[k] && w[o] >= w[k]))))
+					break;
 				order[at] = order[at - 1];
 				at--;
 			}
@@ -262,18 +304,28 @@ static void find_unseen(struct sc_agg *a)
 			struct sc_component *o = &a->comp[order[k]];
 			int64_t ns = self_so_far(o), ans;
 
+			if (host[order[k]] > 0 && (long double)ns > host[order[k]])
+				ns = sc_round_ns(host[order[k]]);
 			if (ns > left || k == n - 1)
 				ns = left;
+			if (ns <= 0)
+				continue;
 			ans = left == ns ? aleft : sc_round_ns((long double)ad * (long double)ns /
 								(long double)d);
 			if (ans > aleft)
 				ans = aleft;
 			left -= ns;
 			aleft -= ans;
+			if (host[order[k]] > 0)
+				host[order[k]] -= (long double)ns;
 			add_unseen(o, c, ns, ans);
 		}
+		if (left > 0)   /* none could hold it: the first pays */
+			add_unseen(&a->comp[order[0]], c, left, aleft);
 	}
+	free(depth);
 	free(order);
+	free(host);
 	free(w);
 }
 
@@ -457,6 +509,7 @@ static void agg_build(struct sc_agg *a, struct call_in *in, size_t nin,
 		from->out[e].ns = sc_add_sat(from->out[e].ns, k->total_ns);
 		from->out[e].calls = sc_addu_sat(from->out[e].calls, k->count);
 		from->out[e].attr_ns = sc_add_sat(from->out[e].attr_ns, k->attr_ns);
+		from->out[e].wait_ns = sc_add_sat(from->out[e].wait_ns, k->wait_ns);
 	}
 	if (find) {
 		find_reentry(a);
@@ -469,6 +522,16 @@ static void agg_build(struct sc_agg *a, struct call_in *in, size_t nin,
 		add_unseen(&a->comp[fi], &a->comp[ti], u[i].ns, u[i].attr_ns);
 	}
 	calibrate_nesting(a);
+	for (i = 0; i < a->ncalls; i++) {
+		const struct sc_call *k = &a->calls[i];
+		struct sc_component *to;
+
+		if (strcmp(k->caller, k->callee) == 0)
+			continue;
+		to = &a->comp[comp_get(a, &capcomp, k->callee, thr, nthr)];
+		to->self_wait_ns = sc_add_sat(to->self_wait_ns,
+					      k->wait_ns < k->self_ns ? k->wait_ns : k->self_ns);
+	}
 	for (i = 0; i < a->ncomp; i++) {
 		struct sc_component *c = &a->comp[i];
 

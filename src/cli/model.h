@@ -28,6 +28,7 @@ struct sc_edge {
 	 * unseen_in_ns); the caller's other calls into it are another edge. */
 	int unseen;
 	int64_t attr_ns;
+	int64_t wait_ns;        /* part of ns blocked (the calls' wait_ns) */
 };
 
 /* Objects sharing a basename form one component. */
@@ -56,6 +57,11 @@ struct sc_component {
 	 * be < 0 (estimates) */
 	int64_t self_ns;
 	int64_t wait_ns;        /* part of out_ns spent in blocking APIs */
+	/* The blocked part of its self time: the Wait of the calls into it
+	 * that is their own, not their calls out (epoll_wait's in libc).
+	 * self_ns - self_wait_ns is its work: what the component view shows
+	 * apart, so that blocking is never read as a library's work. */
+	int64_t self_wait_ns;
 	/* The same two figures with every call's time weighted by 1/k, k the
 	 * threads running (not waiting) while it ran (paper section 3.4): the
 	 * component's share of the process's critical time. */

@@ -184,6 +184,9 @@ void report_fmt_count(char *b, size_t n, uint64_t v);
 void report_fmt_ns(char *b, size_t n, long double ns);
 void report_fmt_pct(char *b, size_t n, long double part, long double whole);
 int64_t report_clamp0(int64_t v);
+/* A component's work: its self time (clamped at 0) less the Wait inside
+ * it (model.h: self_wait_ns); what is left of the self time is Wait. */
+int64_t report_comp_work(const struct sc_component *c);
 const struct sc_image *report_root_image(const struct sc_profile *p);
 void report_fmt_command(char *b, size_t n, const struct sc_image *im);
 void report_status_label(char *b, size_t n, const struct sc_image *im);

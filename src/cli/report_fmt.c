@@ -250,3 +250,10 @@ void report_imbalance_text(char *b, size_t n, const struct report *r,
 		 "(fewer threads for %s, more for %s)",
 		 g->routine, s->routine, f, sl, g->routine, s->routine);
 }
+
+int64_t report_comp_work(const struct sc_component *c)
+{
+	int64_t self = report_clamp0(c->self_ns);
+
+	return c->self_wait_ns < self ? self - report_clamp0(c->self_wait_ns) : 0;
+}

@@ -577,7 +577,7 @@ static void html_unseen(const struct report *r)
 static void html_components(const struct report *r)
 {
 	static const char *const cols[] = {
-		"component", "#total", "#%", "#self", "#%", "#wait", "#attributed total", "#%",
+		"component", "#total", "#%", "#work", "#%", "#Wait inside", "#%", "#attributed total", "#%",
 		"#attributed self", "#%", "#calls in", "#calls out",
 	};
 	FILE *f = r->out;
@@ -600,9 +600,10 @@ static void html_components(const struct report *r)
 		td_comp(f, c->name);
 		td_ns(f, (long double)c->total_ns, r->timed);
 		td_pct(f, (long double)c->total_ns, all);
-		td_ns(f, (long double)report_clamp0(c->self_ns), r->timed);
-		td_pct(f, (long double)report_clamp0(c->self_ns), all);
-		td_ns(f, (long double)c->wait_ns, r->timed);
+		td_ns(f, (long double)report_comp_work(c), r->timed);
+		td_pct(f, (long double)report_comp_work(c), all);
+		td_ns(f, (long double)(report_clamp0(c->self_ns) - report_comp_work(c)), r->timed);
+		td_pct(f, (long double)(report_clamp0(c->self_ns) - report_comp_work(c)), all);
 		td_ns(f, (long double)c->attr_total_ns, attr);
 		td_pct(f, (long double)c->attr_total_ns, crit);
 		td_ns(f, (long double)report_clamp0(c->attr_self_ns), attr);

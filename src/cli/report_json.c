@@ -91,6 +91,10 @@ static void json_component(struct sc_json *j, const struct sc_component *c)
 	sc_json_int(j, report_clamp0(c->self_ns));
 	sc_json_key(j, "wait_ns");
 	sc_json_int(j, c->wait_ns);
+	sc_json_key(j, "work_ns");
+	sc_json_int(j, report_comp_work(c));
+	sc_json_key(j, "self_wait_ns");
+	sc_json_int(j, report_clamp0(c->self_ns) - report_comp_work(c));
 	sc_json_key(j, "unseen_in_ns");
 	sc_json_int(j, c->unseen_in_ns);
 	sc_json_key(j, "unseen_out_ns");

@@ -16,6 +16,8 @@
 
 #define LINE_COLS 120
 #define NAME_COLS 40            /* component column */
+#define COMP_COLS 34            /* ... of the timed component view */
+#define TC 9                    /* its time columns */
 #define FN_COLS 32              /* function column of the function view */
 #define API_ROWS 30             /* API view rows per component by default */
 #define T 8                     /* a time column */
@@ -242,11 +244,20 @@ static void text_header(const struct report *r)
 
 /* ---- component view ---------------------------------------------------- */
 
+/*
+ * The component view. Timed, each component's self time is shown as its
+ * work and the Wait inside it (model.h: self_wait_ns), so a library whose
+ * time is its callers blocked in epoll_wait reads as Wait, not as work;
+ * each edge shows the Wait part of the calls too. Every percentage is of
+ * all threads' time (attributed: of the critical time), the base
+ * --min-percent measures rows against.
+ */
 static void text_components(const struct report *r)
 {
 	const struct sc_agg *a = r->agg;
 	long double all = (long double)a->threads_ns, crit = (long double)a->attr_ns;
 	int attr = a->attr_ns > 0;
+	int nw = r->timed ? COMP_COLS : NAME_COLS;
 	char b1[64], b2[64], name[256];
 	size_t i, e;
 
@@ -259,20 +270,22 @@ static void text_components(const struct report *r)
 		heading(r, "COMPONENT VIEW: where the threads' time goes (all threads: %s)", b1);
 	}
 	if (r->timed) {
-		fprintf(r->out, "  %*s  %s  %s\n", NAME_COLS, "",
-			"-------------- raw ---------------",
-			"----------- attributed -----------");
+		fprintf(r->out, "  %*s  %s  %s\n", nw, "",
+			"----------------- raw: self = work + Wait ----",
+			"--------- attributed ---------");
 	}
 	fputs("  ", r->out);
-	col(r, "component", NAME_COLS, 0);
+	col(r, "component", nw, 0);
 	if (r->timed) {
-		col(r, "total", 11, 1);
+		col(r, "total", TC, 1);
 		col(r, "%", 7, 1);
-		col(r, "self", 11, 1);
+		col(r, "work", TC, 1);
 		col(r, "%", 7, 1);
-		col(r, "total", 11, 1);
+		col(r, "Wait", TC, 1);
 		col(r, "%", 7, 1);
-		col(r, "self", 11, 1);
+		col(r, "total", TC, 1);
+		col(r, "%", 7, 1);
+		col(r, "self", TC, 1);
 		col(r, "%", 7, 1);
 	} else {
 		col(r, "threads", 11, 1);
@@ -287,17 +300,26 @@ static void text_components(const struct report *r)
 	for (i = 0; i < r->ncomp; i++) {
 		const struct sc_component *c = r->comp[i];
 
-		report_fit(name, sizeof(name), c->name, NAME_COLS - 1);
+		report_fit(name, sizeof(name), c->name, nw - 1);
 		fputs("  ", r->out);
-		col(r, name, NAME_COLS, 0);
+		col(r, name, nw, 0);
 		if (r->timed) {
-			col_ns(r, (long double)c->total_ns, 1, 11);
+			int64_t work = report_comp_work(c);
+			int64_t wait = report_clamp0(c->self_ns) - work;
+
+			col_ns(r, (long double)c->total_ns, 1, TC);
 			col_pct(r, (long double)c->total_ns, all, 7);
-			col_ns(r, (long double)report_clamp0(c->self_ns), 1, 11);
-			col_pct(r, (long double)report_clamp0(c->self_ns), all, 7);
-			col_ns(r, (long double)c->attr_total_ns, attr, 11);
+			col_ns(r, (long double)work, 1, TC);
+			col_pct(r, (long double)work, all, 7);
+			if (wait > 0) {
+				col_ns(r, (long double)wait, 1, TC);
+				col_pct(r, (long double)wait, all, 7);
+			} else {
+				col(r, "-", TC + 7, 1);
+			}
+			col_ns(r, (long double)c->attr_total_ns, attr, TC);
 			col_pct(r, (long double)c->attr_total_ns, crit, 7);
-			col_ns(r, (long double)report_clamp0(c->attr_self_ns), attr, 11);
+			col_ns(r, (long double)report_clamp0(c->attr_self_ns), attr, TC);
 			col_pct(r, (long double)report_clamp0(c->attr_self_ns), crit, 7);
 		} else {
 			col_ns(r, (long double)c->threads_ns, 1, 11);
@@ -312,15 +334,25 @@ static void text_components(const struct report *r)
 
 			if (report_row_hidden(r, ed->ns, ed->calls))
 				continue;
-			report_fit(name, sizeof(name), ed->callee, NAME_COLS - 7);
+			report_fit(name, sizeof(name), ed->callee, nw - 7);
 			snprintf(arrow, sizeof(arrow), "    \xe2\x86\x92 %s", name);
 			fputs("  ", r->out);
-			col(r, arrow, NAME_COLS, 0);
+			col(r, arrow, nw, 0);
 			if (r->timed) {
-				col_ns(r, (long double)ed->ns, 1, 11);
+				col_ns(r, (long double)ed->ns, 1, TC);
 				col_pct(r, (long double)ed->ns, all, 7);
-				col(r, "", 18, 0);
-				col_ns(r, (long double)ed->attr_ns, attr, 11);
+				col(r, "", TC + 7, 0);
+				if (ed->wait_ns > 0) {
+					/* the caller blocked in these calls: the
+					 * Wait of the callee's row, seen from here */
+					sgr(r, C_DIM);
+					col_ns(r, (long double)ed->wait_ns, 1, TC);
+					col_pct(r, (long double)ed->wait_ns, all, 7);
+					sgr(r, "0");
+				} else {
+					col(r, "", TC + 7, 0);
+				}
+				col_ns(r, (long double)ed->attr_ns, attr, TC);
 				col_pct(r, (long double)ed->attr_ns, crit, 7);
 			} else {
 				col(r, "", 18, 1);
@@ -335,21 +367,8 @@ static void text_components(const struct report *r)
 				fputc('\n', r->out);
 			}
 		}
-		/* the paper's Wait slice: time its threads spent blocked in
-		 * waiting APIs (already inside the arrows above), not working */
-		if (r->timed && c->wait_ns > 0) {
-			fputs("  ", r->out);
-			sgr(r, C_DIM);
-			col(r, "    (of which Wait: blocked)", NAME_COLS, 0);
-			col_ns(r, (long double)c->wait_ns, 1, 11);
-			col_pct(r, (long double)c->wait_ns, all, 7);
-			sgr(r, "0");
-			fputc('\n', r->out);
-		}
 	}
 }
-
-/* ---- API view ---------------------------------------------------------- */
 
 static int cmp_in(const void *x, const void *y, void *arg)
 {

@@ -8,7 +8,9 @@ binary) and checks what a profile of APP must show: every expected process
 (nginx master and its workers, a postgres backend per pgbench connection),
 the cross-component calls that serve the client's requests, with counts
 tied to the number of requests the client reports (a request is at least
-one call, so the counts cannot come from anywhere else). Prints one line:
+one call, so the counts cannot come from anywhere else), and in every
+process self times that add up to its threads' time with nothing over
+100 % of it (tests/e2e/sums.py). Prints one line:
 "OK <summary>" or "BAD <problems> | <summary>"; the summary is the number
 of processes and threads and the cross-component call with the most self
 time outside waiting. Exits 1 when something is wrong. Only stdlib.
@@ -22,6 +24,9 @@ import os
 import re
 import subprocess
 import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "e2e"))
+from sums import check_sums  # noqa: E402  (tests/e2e/sums.py: shared with the e2e checks)
 
 
 def calls(rows, caller="*", callee="*", api="*"):
@@ -147,6 +152,8 @@ def check(app, rep, client, kv):
         bad.append("processes without an end: %r" % ends[:5])
     if "status" in kv and "base_status" in kv and kv["status"] != kv["base_status"]:
         bad.append("exit status %s under scaler, %s without" % (kv["status"], kv["base_status"]))
+    # issue 19: self times add up to the threads' time, nothing over 100 %
+    bad += check_sums(rep)[:5]
     return bad
 
 

@@ -19,7 +19,8 @@
 #define MS 1000000LL
 
 static struct sc_edge edges_main[2] = {
-	{ .callee = "libc.so.6", .ns = 60 * MS, .calls = 1000, .attr_ns = 30 * MS },
+	{ .callee = "libc.so.6", .ns = 60 * MS, .calls = 1000, .attr_ns = 30 * MS,
+	  .wait_ns = 45 * MS },
 	{ .callee = "lib<x>&\"y\",z.so", .ns = 20 * MS, .calls = 10, .attr_ns = 10 * MS },
 };
 static struct sc_component comps[3] = {
@@ -27,7 +28,8 @@ static struct sc_component comps[3] = {
 	  .out_ns = 80 * MS, .total_ns = 300 * MS, .self_ns = 220 * MS, .wait_ns = 40 * MS,
 	  .attr_total_ns = 150 * MS, .attr_self_ns = 110 * MS, .nout = 2, .out = edges_main },
 	{ .name = "libc.so.6", .path = "/lib/libc.so.6", .in_ns = 60 * MS, .total_ns = 60 * MS,
-	  .self_ns = 60 * MS, .attr_total_ns = 30 * MS, .attr_self_ns = 30 * MS, .in_calls = 1000 },
+	  .self_ns = 60 * MS, .self_wait_ns = 45 * MS, .attr_total_ns = 30 * MS,
+	  .attr_self_ns = 30 * MS, .in_calls = 1000 },
 	{ .name = "lib<x>&\"y\",z.so", .path = "/lib/x.so", .in_ns = 20 * MS, .total_ns = 20 * MS,
 	  .self_ns = 20 * MS, .attr_total_ns = 10 * MS, .attr_self_ns = 10 * MS, .in_calls = 10 },
 };
@@ -154,7 +156,13 @@ int main(void)
 	s = render(&r, report_text, NULL);
 	CHECK(strstr(s, "attributed, each call / running threads: 150 ms") != NULL,
 	      "text: critical time in the component view heading");
-	CHECK(strstr(s, "150 ms 100.0%     110 ms  73.3%") != NULL, "text: app's attributed total and share");
+	CHECK(strstr(s, "150 ms 100.0%   110 ms  73.3%") != NULL, "text: app's attributed total and share");
+	/* libc's self time, 60 ms, is 15 ms of work and 45 ms blocked in it */
+	CHECK(strstr(s, "60.0 ms  20.0%  15.0 ms   5.0%  45.0 ms  15.0%") != NULL,
+	      "text: libc's work apart from the Wait inside it");
+	CHECK(strstr(s, "raw: self = work + Wait") != NULL, "text: work and Wait labelled");
+	CHECK(strstr(s, "60.0 ms  20.0%                  45.0 ms  15.0%  30.0 ms") != NULL,
+	      "text: the edge's Wait in the Wait column");
 	CHECK(strstr(s, "1.50 µs") && strstr(s, "250 µs") && strstr(s, "900 µs"),
 	      "text: read's p50, p99, max");
 	CHECK(strstr(s, "threads of stage_fast finish their work in half the time of stage_slow's")
