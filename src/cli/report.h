@@ -29,11 +29,26 @@ struct report_group {
 	const char *routine;
 	uint64_t threads;
 	int64_t wall_ns, wait_ns, attr_ns;
-	/* set on a group that waits while another group's effective time per
-	 * thread is at least twice its own; `slower` is then that other
-	 * group's index (the slowest one) */
+	/* where its threads ran: one image and one object holding their
+	 * start routine, else NULL / UINT32_MAX; when they started (the
+	 * first and the last one, ns on the image's clock) */
+	const struct sc_image *image;
+	uint32_t routine_obj;
+	long double start_lo, start_hi;
+	uint32_t seq_lo, seq_hi;        /* their thread numbers */
+	uint64_t calls;                 /* the calls they made, exact */
+	uint64_t barrier_threads;       /* those that called pthread_barrier_wait */
+	uint64_t barrier_calls;         /* how often */
+	/* set on a group of workers that a slower group of the same kind
+	 * (report_model.c: report_groups) keeps waiting; `slower` is then
+	 * that group's index (the slowest one), and the evidence: the call
+	 * they wait for each other in (pthread_barrier_wait, pthread_join),
+	 * its count, and how far apart the two groups' threads started */
 	int imbalance;
 	size_t slower;
+	const char *rendezvous;
+	uint64_t rendezvous_calls;
+	int64_t start_spread_ns;
 };
 
 struct report {
@@ -92,8 +107,9 @@ struct report_iter {
 const struct sc_thread *report_next_thread(const struct sc_profile *p, const struct sc_image *only,
 					   struct report_iter *it, const struct sc_image **im);
 
-/* Thread groups of all images (only == NULL) or of one; *out is malloc'd. */
-size_t report_groups(const struct sc_profile *p, const struct sc_image *only,
+/* Thread groups of all images (only == NULL) or of one of m's; *out is
+ * malloc'd. */
+size_t report_groups(const struct sc_model *m, const struct sc_image *only,
 		     struct report_group **out);
 
 /* "main" for the main thread, the routine symbol, or "?" if unknown. */

@@ -232,23 +232,30 @@ void report_status_label(char *b, size_t n, const struct sc_image *im)
 
 /*
  * The paper's reading of an imbalanced group (ferret and dedup, §4.2.3): the
- * pipeline stage whose threads need a fraction of another stage's effective
- * time per thread spends the rest waiting for it, so threads should move
- * from the fast stage to the slow one.
+ * stage whose threads need a fraction of another stage's effective time per
+ * thread spends the rest waiting for it, so threads should move from the
+ * fast stage to the slow one; then what the reading is based on.
  */
 void report_imbalance_text(char *b, size_t n, const struct report *r,
 			   const struct report_group *g)
 {
 	const struct report_group *s = &r->groups[g->slower];
 	long double fast = report_group_eff(g), slow = report_group_eff(s);
-	char f[32], sl[32];
+	char f[32], sl[32], sp[32], k[32], cf[32], cs[32];
 
 	report_fmt_ns(f, sizeof(f), fast);
 	report_fmt_ns(sl, sizeof(sl), slow);
+	report_fmt_ns(sp, sizeof(sp), (long double)g->start_spread_ns);
+	report_fmt_count(k, sizeof(k), g->rendezvous_calls);
+	report_fmt_count(cf, sizeof(cf), g->threads ? g->calls / g->threads : 0);
+	report_fmt_count(cs, sizeof(cs), s->threads ? s->calls / s->threads : 0);
 	snprintf(b, n, "imbalance: threads of %s finish their work in half the time of %s's "
 		 "or less (%s vs %s effective per thread) and then wait: rebalance the stages "
-		 "(fewer threads for %s, more for %s)",
-		 g->routine, s->routine, f, sl, g->routine, s->routine);
+		 "(fewer threads for %s, more for %s). Based on: the %" PRIu64 " threads of both "
+		 "started together (within %s), do the same kind of work (%s vs %s calls per "
+		 "thread) and wait for each other (%s calls of %s)",
+		 g->routine, s->routine, f, sl, g->routine, s->routine,
+		 g->threads + s->threads, sp, cf, cs, k, g->rendezvous);
 }
 
 int64_t report_comp_work(const struct sc_component *c)

@@ -216,6 +216,19 @@ static void json_groups(struct sc_json *j, const struct report_group *g, size_t 
 		sc_json_int(j, g[i].wall_ns - g[i].wait_ns);
 		sc_json_key(j, "imbalance");
 		sc_json_bool(j, g[i].imbalance);
+		if (g[i].imbalance) {
+			sc_json_key(j, "imbalance_basis");
+			sc_json_begin_object(j);
+			sc_json_key(j, "slower");
+			sc_json_string(j, g[g[i].slower].routine);
+			sc_json_key(j, "rendezvous");
+			sc_json_string(j, g[i].rendezvous);
+			sc_json_key(j, "rendezvous_calls");
+			sc_json_uint(j, g[i].rendezvous_calls);
+			sc_json_key(j, "start_spread_ns");
+			sc_json_int(j, g[i].start_spread_ns);
+			sc_json_end_object(j);
+		}
 		sc_json_end_object(j);
 	}
 	sc_json_end_array(j);
@@ -298,7 +311,7 @@ void report_json(const struct report *r)
 		json_agg(&j, r, a);
 		/* per thread: effective = wall - Wait (the paper's §3.5 view) */
 		json_threads(&j, p, im);
-		ng = report_groups(p, im, &g);
+		ng = report_groups(r->model, im, &g);
 		json_groups(&j, g, ng);
 		free(g);
 		sc_json_end_object(&j);

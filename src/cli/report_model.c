@@ -5,10 +5,12 @@
  * with the paper's imbalance flag. One place, so text, JSON, CSV and HTML
  * never disagree.
  */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "names.h"
 #include "report.h"
 #include "xalloc.h"
 
@@ -95,17 +97,95 @@ long double report_group_eff(const struct report_group *g)
 	return g->threads ? (long double)(g->wall_ns - g->wait_ns) / (long double)g->threads : 0;
 }
 
+/* The imbalance rule's thresholds (doc/report.md, "Thread imbalance").
+ * A group is flagged when another one's effective time per thread is
+ * IMB_RATIO times its own or more; the kind of work is compared by exact
+ * call counts: its threads make at least IMB_WORK of the other's calls
+ * per thread (a sleeper or a thread waiting for jobs makes a handful); and
+ * threads not started one after the other must have started within
+ * IMB_SPREAD of the slower one's effective time per thread. */
+#define IMB_RATIO 2
+#define IMB_WORK 0.01
+#define IMB_SPREAD 0.25
+
+/* Calls of the join APIs (names.h) image im made (its aggregate in m). */
+static uint64_t join_calls(const struct sc_model *m, const struct sc_image *im)
+{
+	const struct sc_agg *a = sc_model_image(m, im);
+	uint64_t n = 0;
+
+	for (size_t i = 0; i < a->ncalls; i++)
+		if (sc_api_rendezvous(a->calls[i].symbol ? a->calls[i].symbol : a->calls[i].api) ==
+		    SC_RENDEZVOUS_JOIN)
+			n = sc_addu_sat(n, a->calls[i].count);
+	return n;
+}
+
+static long double thread_ns(const struct sc_image *im, uint64_t tsc)
+{
+	return im->tsc_hz > 0 ? (long double)tsc * 1e9L / im->tsc_hz : 0;
+}
+
+/*
+ * Is fast (a group) kept waiting by slow (another)? The paper's pattern
+ * (ferret and dedup, §4.2.3), for groups of workers only, each condition
+ * from the profile's structure rather than from timing where it can be:
+ * - both in one process, their start routines in one object;
+ * - started together: their threads' numbers are one run (no other thread
+ *   started in between), or they started within IMB_SPREAD;
+ * - the same kind of work: calls per thread within IMB_WORK of each other
+ *   (a sleeper, a thread waiting for jobs, a background thread makes a
+ *   handful and is no stage);
+ * - waiting for each other: every thread of both called
+ *   pthread_barrier_wait, or they are joined (as many joins as threads);
+ * - and slow's effective time per thread is IMB_RATIO times fast's.
+ * Fills the evidence into fast.
+ */
+static int imbalanced(const struct sc_model *m, struct report_group *fast,
+		      const struct report_group *slow)
+{
+	long double ef = report_group_eff(fast), es = report_group_eff(slow);
+	long double cf = (long double)fast->calls / (long double)fast->threads;
+	long double cs = (long double)slow->calls / (long double)slow->threads;
+	long double lo, hi;
+	uint64_t need = fast->threads + slow->threads, n;
+	uint32_t slo, shi;
+
+	if (!fast->image || fast->image != slow->image || fast->routine_obj != slow->routine_obj)
+		return 0;
+	if (es <= 0 || es < IMB_RATIO * ef)
+		return 0;
+	if (cf <= 0 || cs <= 0 || cf < IMB_WORK * cs || cs < IMB_WORK * cf)
+		return 0;
+	lo = fast->start_lo < slow->start_lo ? fast->start_lo : slow->start_lo;
+	hi = fast->start_hi > slow->start_hi ? fast->start_hi : slow->start_hi;
+	slo = fast->seq_lo < slow->seq_lo ? fast->seq_lo : slow->seq_lo;
+	shi = fast->seq_hi > slow->seq_hi ? fast->seq_hi : slow->seq_hi;
+	if ((uint64_t)(shi - slo) + 1 != need && hi - lo > IMB_SPREAD * es)
+		return 0;
+	if (fast->barrier_threads == fast->threads && slow->barrier_threads == slow->threads) {
+		fast->rendezvous = "pthread_barrier_wait";
+		n = sc_addu_sat(fast->barrier_calls, slow->barrier_calls);
+	} else if ((n = join_calls(m, fast->image)) >= need) {
+		fast->rendezvous = "pthread_join";
+	} else {
+		return 0;
+	}
+	fast->rendezvous_calls = n;
+	fast->start_spread_ns = (int64_t)llroundl(hi - lo);
+	return 1;
+}
+
 /*
  * Thread groups: threads with the same start routine (across processes
- * unless `only`). A group is flagged imbalanced when another group's
- * effective (not waiting) time per thread is at least twice its own while
- * it waits — the pattern of ferret and dedup in the Scaler paper (§4.2.3):
- * threads of the fast stage sit waiting for the slow one. The main thread
- * coordinates (joins) and is never a stage of its own.
+ * unless `only`), each flagged imbalanced when imbalanced() says a slower
+ * group keeps it waiting (the slowest such one is `slower`). The main
+ * thread coordinates (joins) and is never a stage of its own.
  */
-size_t report_groups(const struct sc_profile *p, const struct sc_image *only,
+size_t report_groups(const struct sc_model *m, const struct sc_image *only,
 		     struct report_group **out)
 {
+	const struct sc_profile *p = m->p;
 	struct report_group *g;
 	struct report_iter it = { 0, 0 };
 	const struct sc_thread *t;
@@ -117,31 +197,58 @@ size_t report_groups(const struct sc_profile *p, const struct sc_image *only,
 	g = report_xcalloc(cap, sizeof(*g));
 	while ((t = report_next_thread(p, only, &it, &im))) {
 		const char *routine = report_thread_routine(t);
+		long double start = thread_ns(im, t->start_tsc);
 		size_t x;
 
 		for (x = 0; x < ng; x++)
 			if (!strcmp(g[x].routine, routine))
 				break;
-		if (x == ng)
-			g[ng++].routine = routine;
+		if (x == ng) {
+			g[ng].routine = routine;
+			g[ng].image = im;
+			g[ng].routine_obj = t->routine_obj;
+			g[ng].start_lo = g[ng].start_hi = start;
+			g[ng].seq_lo = g[ng].seq_hi = t->seq;
+			ng++;
+		}
+		if (g[x].image != im)
+			g[x].image = NULL;
+		if (g[x].routine_obj != t->routine_obj)
+			g[x].routine_obj = UINT32_MAX;
+		if (start < g[x].start_lo)
+			g[x].start_lo = start;
+		if (start > g[x].start_hi)
+			g[x].start_hi = start;
+		if (t->seq < g[x].seq_lo)
+			g[x].seq_lo = t->seq;
+		if (t->seq > g[x].seq_hi)
+			g[x].seq_hi = t->seq;
+		g[x].calls = sc_addu_sat(g[x].calls, t->calls);
+		if (t->barrier_calls) {
+			g[x].barrier_threads++;
+			g[x].barrier_calls = sc_addu_sat(g[x].barrier_calls, t->barrier_calls);
+		}
 		g[x].threads++;
 		g[x].wall_ns = sc_add_sat(g[x].wall_ns, t->wall_ns);
 		g[x].wait_ns = sc_add_sat(g[x].wait_ns, t->wait_ns);
 		g[x].attr_ns = sc_add_sat(g[x].attr_ns, t->attr_ns);
 	}
 	for (i = 0; i < ng; i++) {
-		long double eff = report_group_eff(&g[i]), best = 0;
+		long double best = 0;
 
-		if (g[i].wait_ns <= 0 || !strcmp(g[i].routine, "main"))
+		if (!strcmp(g[i].routine, "main"))
 			continue;
 		for (k = 0; k < ng; k++) {
+			struct report_group try = g[i];
 			long double other = report_group_eff(&g[k]);
 
-			if (k != i && other >= 2 * eff && other > best) {
-				best = other;
-				g[i].imbalance = 1;
-				g[i].slower = k;
-			}
+			if (k == i || !strcmp(g[k].routine, "main") || other <= best ||
+			    !imbalanced(m, &try, &g[k]))
+				continue;
+			best = other;
+			g[i] = try;
+			g[i].imbalance = 1;
+			g[i].slower = k;
 		}
 	}
 	*out = g;
@@ -262,7 +369,7 @@ void report_select(struct report *r)
 			r->comp[r->ncomp++] = &a->comp[i];
 	qsort_r(r->comp, r->ncomp, sizeof(*r->comp), cmp_comp, r);
 
-	r->ngroups = report_groups(r->p, r->only, &r->groups);
+	r->ngroups = report_groups(r->model, r->only, &r->groups);
 }
 
 void report_release(struct report *r)

@@ -119,3 +119,24 @@ void sc_api_name(const char *raw, char *out, size_t n)
 	}
 	put(out, n, "", raw, len);
 }
+
+static int same(const char *a, const char *b)
+{
+	while (*a && *a == *b)
+		a++, b++;
+	return *a == *b;
+}
+
+int sc_api_rendezvous(const char *api)
+{
+	static const char *const joins[] = {
+		"pthread_join", "pthread_timedjoin_np", "pthread_clockjoin_np", "pthread_tryjoin_np",
+	};
+
+	if (same(api, "pthread_barrier_wait"))
+		return SC_RENDEZVOUS_BARRIER;
+	for (size_t i = 0; i < sizeof(joins) / sizeof(joins[0]); i++)
+		if (same(api, joins[i]))
+			return SC_RENDEZVOUS_JOIN;
+	return 0;
+}

@@ -24,4 +24,12 @@ const char *sc_basename(const char *path);
  */
 void sc_api_name(const char *raw, char *out, size_t n);
 
+/* Is api (as sc_api_name gives it) one where threads wait for each other:
+ * SC_RENDEZVOUS_BARRIER (pthread_barrier_wait), SC_RENDEZVOUS_JOIN
+ * (pthread_join and its timed forms), else 0. The thread-imbalance hint's
+ * evidence (src/cli/report_model.c). */
+#define SC_RENDEZVOUS_BARRIER 1
+#define SC_RENDEZVOUS_JOIN 2
+int sc_api_rendezvous(const char *api);
+
 #endif

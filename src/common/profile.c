@@ -865,6 +865,9 @@ static void fold_record(struct sc_image *im, struct sc_thread *t, size_t ei,
 	}
 	e->count = sc_addu_sat(e->count, rec->count);
 	e->timed = sc_addu_sat(e->timed, rec->timed);
+	t->calls = sc_addu_sat(t->calls, rec->count);
+	if (sc_api_rendezvous(e->api) == SC_RENDEZVOUS_BARRIER)
+		t->barrier_calls = sc_addu_sat(t->barrier_calls, rec->count);
 	e->est_ticks += incl;
 	e->self_ticks += self;
 	e->attr_ticks += attr;

@@ -69,6 +69,8 @@ struct sc_thread {
 	int64_t attr_ns;            /* effective time weighted by 1/k running */
 	uint64_t paused_ticks, paused_p; /* of its life, counting paused
 					    (taken off wall_ticks, attr_ns) */
+	uint64_t calls;             /* calls it made through every entry, exact */
+	uint64_t barrier_calls;     /* of them, pthread_barrier_wait's */
 };
 
 /* A thread's longest timed call through one entry (format version 5 on:

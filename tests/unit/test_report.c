@@ -37,7 +37,7 @@ static struct sc_call calls[3] = {
 	{ .caller = "app", .callee = "libc.so.6", .api = "read", .count = 600,
 	  .timed = 75, .total_ns = 20 * MS, .self_ns = 20 * MS, .wait_ns = 5 * MS, .attr_ns = 10 * MS,
 	  .max_ns = 900000, .p50_ns = 1500, .p99_ns = 250000 },
-	{ .caller = "app", .callee = "libc.so.6", .api = "pthread_cond_wait", .count = 400,
+	{ .caller = "app", .callee = "libc.so.6", .api = "pthread_barrier_wait", .count = 400,
 	  .total_ns = 40 * MS, .self_ns = 40 * MS, .wait = 1, .wait_ns = 40 * MS,
 	  .attr_ns = 20 * MS, .max_ns = 2 * MS, .p50_ns = 90000, .p99_ns = 1900000 },
 	{ .caller = "app", .callee = "lib<x>&\"y\",z.so", .api = "f<int>&\"q\"", .count = 10,
@@ -47,9 +47,11 @@ static struct sc_thread threads[3] = {
 	{ .seq = 0, .tid = 100, .name = "app", .has_file = 1, .routine = "",
 	  .wall_ns = 100 * MS, .wait_ns = 90 * MS, .attr_ns = 5 * MS },
 	{ .seq = 1, .tid = 101, .name = "app", .has_file = 1, .routine = "stage_fast",
-	  .wall_ns = 100 * MS, .wait_ns = 80 * MS, .attr_ns = 10 * MS },
+	  .wall_ns = 100 * MS, .wait_ns = 80 * MS, .attr_ns = 10 * MS, .calls = 100,
+	  .barrier_calls = 1 },
 	{ .seq = 2, .tid = 102, .name = "app", .has_file = 1, .routine = "stage_slow",
-	  .wall_ns = 100 * MS, .wait_ns = 0, .attr_ns = 50 * MS },
+	  .wall_ns = 100 * MS, .wait_ns = 0, .attr_ns = 50 * MS, .calls = 500,
+	  .barrier_calls = 1 },
 };
 static const char *argv0[] = { "app", "--in", "a<b>" };
 
@@ -132,6 +134,20 @@ int main(void)
 	CHECK(!strcmp(r.groups[1].routine, "stage_fast") && r.groups[1].imbalance &&
 	      r.groups[1].slower == 2, "stage_fast flagged, slower is stage_slow");
 	CHECK(!r.groups[0].imbalance && !r.groups[2].imbalance, "main and stage_slow not flagged");
+	CHECK(r.groups[1].rendezvous && !strcmp(r.groups[1].rendezvous, "pthread_barrier_wait") &&
+	      r.groups[1].rendezvous_calls == 2, "imbalance: based on the barrier both met at");
+	report_release(&r);
+	/* no stage: a thread that made a call or two (a sleeper) */
+	threads[1].calls = 2;
+	report_select(&r);
+	CHECK(!r.groups[1].imbalance, "imbalance: not for a thread that does no such work");
+	report_release(&r);
+	threads[1].calls = 100;
+	/* nor for threads that do not wait for each other */
+	threads[2].barrier_calls = 0;
+	report_select(&r);
+	CHECK(!r.groups[1].imbalance, "imbalance: not without a barrier or join");
+	threads[2].barrier_calls = 1;
 	CHECK(r.ncalls == 3 && r.calls[0]->api == calls[1].api, "default order: total");
 	report_release(&r);
 
@@ -248,7 +264,7 @@ int main(void)
 	init(&r, &m);
 	r.component = "libc.so.6";
 	s = render(&r, report_text, NULL);
-	CHECK(strstr(s, "pthread_cond_wait") && !strstr(s, "f<int>"), "text --component libc.so.6");
+	CHECK(strstr(s, "pthread_barrier_wait") && !strstr(s, "f<int>"), "text --component libc.so.6");
 	free(s);
 
 	/* a format 3 profile: what timing a call cost is unknown */
