@@ -1062,6 +1062,75 @@ static void test_huge(void)
 	unload(&p);
 }
 
+/*
+ * A library entered through pointers nothing intercepts (Python's
+ * extension modules): _ext.so calls libcrypto for 500 µs but was seen
+ * called for 10 ns. The interpreter, libinterp.so, whose one call from the
+ * executable measured 800 µs of nested calls while making only 300 µs
+ * itself, hosted it: the 499,990 ns come off its self time, the self
+ * times still add up to the thread's time, and _ext.so's total holds its
+ * calls out.
+ */
+static void test_unseen(void)
+{
+	const char *dir = mkdir_t("unseen");
+	struct buf b = { 0 };
+	struct sc_profile p;
+	struct sc_rec r[4];
+	const uint64_t S = 70000;
+	const struct sc_agg *a;
+	const struct sc_component *ext, *interp;
+	char err[512];
+	int rc;
+
+	meta_header(&b, 9, 0, SC_TIMING_ALL, S, MONO0, 1000000000ull, 0);
+	m_cmdline(&b, "/bin/app", NULL);
+	m_object(&b, 0, "/bin/app");
+	m_object(&b, 1, "/lib/libinterp.so");
+	m_object(&b, 2, "/lib/_ext.so");
+	m_object(&b, 3, "/lib/libcrypto.so");
+	m_object(&b, 4, "/lib/libc.so.6");
+	m_entry(&b, 0, 0, 1, "interp_main");
+	m_entry(&b, 1, 1, 4, "malloc");
+	m_entry(&b, 2, 2, 3, "EVP_Digest");
+	m_entry(&b, 3, 0, 2, "PyInit__ext");
+	m_thread(&b, 0, 9, UINT32_MAX);
+	m_end(&b, S + 1000000, MONO0 + 1000000, 0, SC_END_EXIT);
+	write_meta(dir, 9, 0, &b);
+	r[0] = rec(1, 1, 900000, 900000, 1, 100000);
+	r[1] = rec(10, 10, 300000, 300000, 10, 300000);
+	r[2] = rec(1, 1, 500000, 500000, 1, 500000);
+	r[3] = rec(1, 1, 10, 10, 1, 10);
+	write_thr(dir, 9, 0, 0, S, S + 1000000, r, 4, 0);
+
+	rc = load(dir, &p, err, sizeof(err));
+	CHECK(rc == 0, "load unseen profile (%s)", rc ? err : "ok");
+	if (rc != 0) {
+		unload(&p);
+		return;
+	}
+	printf("-- unseen\n");
+	a = agg_of(&p.images[0]);
+	ext = sc_agg_component(a, "_ext.so");
+	interp = sc_agg_component(a, "libinterp.so");
+	CHECK(ext && interp, "components");
+	if (ext && interp) {
+		CHECK_EQ(ext->unseen_in_ns, 499990, "_ext.so entered unseen");
+		CHECK_EQ(interp->unseen_out_ns, 499990, "... by the interpreter");
+		CHECK_EQ(ext->self_ns, 0, "_ext.so's self time: none seen");
+		CHECK_EQ(ext->total_ns, 500000, "_ext.so's total holds its calls out");
+		CHECK_EQ(interp->self_ns, 100010, "the interpreter's self time less the entry");
+	}
+	check_comp(a, "app", 1000000, 99990);
+	check_comp(a, "libcrypto.so", 500000, 500000);
+	CHECK_EQ(sum_self(a), a->threads_ns, "unseen: sum of self == threads time");
+	a = &model.agg;
+	ext = sc_agg_component(a, "_ext.so");
+	CHECK(ext && ext->unseen_in_ns == 499990, "the whole profile keeps the image's entry");
+	CHECK_EQ(sum_self(a), a->threads_ns, "unseen, whole profile: sum of self == threads time");
+	unload(&p);
+}
+
 static void test_threads(void)
 {
 	const char *dir = mkdir_t("threads");
@@ -1378,6 +1447,7 @@ int main(void)
 	test_huge();
 	test_threads();
 	test_paused();
+	test_unseen();
 	test_none_incomplete();
 	test_killed();
 	test_images();
