@@ -258,6 +258,7 @@ static void text_components(const struct report *r)
 	long double all = (long double)a->threads_ns, crit = (long double)a->attr_ns;
 	int attr = a->attr_ns > 0;
 	int nw = r->timed ? COMP_COLS : NAME_COLS;
+	int unseen = 0;
 	char b1[64], b2[64], name[256];
 	size_t i, e;
 
@@ -335,7 +336,11 @@ static void text_components(const struct report *r)
 			if (report_row_hidden(r, ed->ns, ed->calls))
 				continue;
 			report_fit(name, sizeof(name), ed->callee, nw - 7);
-			snprintf(arrow, sizeof(arrow), "    \xe2\x86\x92 %s", name);
+			/* an unseen entry's edge: a dashed arrow, the note
+			 * once under the view */
+			snprintf(arrow, sizeof(arrow), "    %s %s",
+				 ed->unseen ? "\xe2\x87\xa2" : "\xe2\x86\x92", name);
+			unseen |= ed->unseen;
 			fputs("  ", r->out);
 			col(r, arrow, nw, 0);
 			if (r->timed) {
@@ -359,14 +364,15 @@ static void text_components(const struct report *r)
 				col_count(r, ed->calls, 14);
 			}
 			fputc('\n', r->out);
-			if (ed->unseen) {
-				fputs("  ", r->out);
-				sgr(r, C_DIM);
-				fputs("        (" UNSEEN_NOTE ")", r->out);
-				sgr(r, "0");
-				fputc('\n', r->out);
-			}
 		}
+	}
+	if (unseen) {
+		fputs("  ", r->out);
+		sgr(r, C_DIM);
+		fputs("\xe2\x87\xa2 " UNSEEN_NOTE ": the callee's calls out while so entered, "
+		      "taken off the caller's self time", r->out);
+		sgr(r, "0");
+		fputc('\n', r->out);
 	}
 }
 
