@@ -100,12 +100,14 @@ long double report_group_eff(const struct report_group *g)
 /* The imbalance rule's thresholds (doc/report.md, "Thread imbalance").
  * A group is flagged when another one's effective time per thread is
  * IMB_RATIO times its own or more; the kind of work is compared by exact
- * call counts: its threads make at least IMB_WORK of the other's calls
- * per thread (a sleeper or a thread waiting for jobs makes a handful); and
+ * call counts: the threads of both make at least IMB_MIN_CALLS calls each
+ * on average, and within IMB_WORK of each other's (a sleeper or a thread
+ * waiting for jobs makes a handful, and two such are no stages either); and
  * threads not started one after the other must have started within
  * IMB_SPREAD of the slower one's effective time per thread. */
 #define IMB_RATIO 2
 #define IMB_WORK 0.01
+#define IMB_MIN_CALLS 1000
 #define IMB_SPREAD 0.25
 
 /* Calls of the join APIs (names.h) image im made (its aggregate in m). */
@@ -133,9 +135,9 @@ static long double thread_ns(const struct sc_image *im, uint64_t tsc)
  * - both in one process, their start routines in one object;
  * - started together: their threads' numbers are one run (no other thread
  *   started in between), or they started within IMB_SPREAD;
- * - the same kind of work: calls per thread within IMB_WORK of each other
- *   (a sleeper, a thread waiting for jobs, a background thread makes a
- *   handful and is no stage);
+ * - the same kind of work: calls per thread at least IMB_MIN_CALLS and
+ *   within IMB_WORK of each other (a sleeper, a thread waiting for jobs, a
+ *   background thread makes a handful and is no stage);
  * - waiting for each other: every thread of both called
  *   pthread_barrier_wait, or they are joined (as many joins as threads);
  * - and slow's effective time per thread is IMB_RATIO times fast's.
@@ -155,7 +157,7 @@ static int imbalanced(const struct sc_model *m, struct report_group *fast,
 		return 0;
 	if (es <= 0 || es < IMB_RATIO * ef)
 		return 0;
-	if (cf <= 0 || cs <= 0 || cf < IMB_WORK * cs || cs < IMB_WORK * cf)
+	if (cf < IMB_MIN_CALLS || cs < IMB_MIN_CALLS || cf < IMB_WORK * cs || cs < IMB_WORK * cf)
 		return 0;
 	lo = fast->start_lo < slow->start_lo ? fast->start_lo : slow->start_lo;
 	hi = fast->start_hi > slow->start_hi ? fast->start_hi : slow->start_hi;

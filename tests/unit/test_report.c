@@ -47,10 +47,10 @@ static struct sc_thread threads[3] = {
 	{ .seq = 0, .tid = 100, .name = "app", .has_file = 1, .routine = "",
 	  .wall_ns = 100 * MS, .wait_ns = 90 * MS, .attr_ns = 5 * MS },
 	{ .seq = 1, .tid = 101, .name = "app", .has_file = 1, .routine = "stage_fast",
-	  .wall_ns = 100 * MS, .wait_ns = 80 * MS, .attr_ns = 10 * MS, .calls = 100,
+	  .wall_ns = 100 * MS, .wait_ns = 80 * MS, .attr_ns = 10 * MS, .calls = 1000,
 	  .barrier_calls = 1 },
 	{ .seq = 2, .tid = 102, .name = "app", .has_file = 1, .routine = "stage_slow",
-	  .wall_ns = 100 * MS, .wait_ns = 0, .attr_ns = 50 * MS, .calls = 500,
+	  .wall_ns = 100 * MS, .wait_ns = 0, .attr_ns = 50 * MS, .calls = 5000,
 	  .barrier_calls = 1 },
 };
 static const char *argv0[] = { "app", "--in", "a<b>" };
@@ -142,7 +142,14 @@ int main(void)
 	report_select(&r);
 	CHECK(!r.groups[1].imbalance, "imbalance: not for a thread that does no such work");
 	report_release(&r);
-	threads[1].calls = 100;
+	/* nor two such: a sleeper beside a thread waiting for a few jobs */
+	threads[1].calls = 2;
+	threads[2].calls = 40;
+	report_select(&r);
+	CHECK(!r.groups[1].imbalance, "imbalance: not between two threads that do no work");
+	report_release(&r);
+	threads[2].calls = 5000;
+	threads[1].calls = 1000;
 	/* nor for threads that do not wait for each other */
 	threads[2].barrier_calls = 0;
 	report_select(&r);
