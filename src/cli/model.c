@@ -208,8 +208,12 @@ static int64_t self_so_far(const struct sc_component *k)
  * calls inside them (each timed call's inclusive less exclusive time, as
  * measured, before calibrate_nesting) than it made itself hosted someone
  * else's calls (libevent's event_base_loop holds memcached's sendmsg).
- * Such hosts give first, up to that excess. The rest is decided by the
- * model's nesting: first the components that run threads (their start
+ * Such hosts give first, up to that excess. A component that runs
+ * threads is taken as entered unseen only that far: the rest of its
+ * deficit is no entry anyone made but estimated calls out exceeding its
+ * threads' time, left for the estimator to answer for (its self time
+ * below zero). For a component without threads the model's nesting
+ * decides the rest: first the components that run threads (their start
  * routines' code), then those they call, then those these call (by the
  * seen calls), and among equals the one with the most self time. So
  * python3 pays for the _hashlib it entered, libpython when a tiny python3
@@ -279,7 +283,7 @@ static void find_unseen(struct sc_agg *a)
 		for (n = 0, k = 0; k < ncomp; k++) {
 			int64_t self = self_so_far(&a->comp[k]);
 
-			if (k == i || self <= 0)
+			if (k == i || self <= 0 || (c->nthreads && host[k] <= 0))
 				continue;
 			w[k] = (long double)self;
 			size_t at = n++;
@@ -306,7 +310,7 @@ static void find_unseen(struct sc_agg *a)
 
 			if (host[order[k]] > 0 && (long double)ns > host[order[k]])
 				ns = sc_round_ns(host[order[k]]);
-			if (ns > left || k == n - 1)
+			if (ns > left || (k == n - 1 && !c->nthreads))
 				ns = left;
 			if (ns <= 0)
 				continue;
@@ -320,7 +324,7 @@ static void find_unseen(struct sc_agg *a)
 				host[order[k]] -= (long double)ns;
 			add_unseen(o, c, ns, ans);
 		}
-		if (left > 0)   /* none could hold it: the first pays */
+		if (left > 0 && !c->nthreads)  /* none could hold it: the first pays */
 			add_unseen(&a->comp[order[0]], c, left, aleft);
 	}
 	free(depth);
