@@ -38,7 +38,7 @@ endif
 
 COMMON_SRC := $(wildcard src/common/*.c)
 RT_SRC     := $(wildcard src/runtime/*.c) $(wildcard arch/$(ARCH)/*.c) src/common/names.c \
-              src/common/symbols.c src/common/xz.c
+              src/common/symbols.c src/common/xz.c src/common/argspec.c
 RT_ASM     := $(wildcard arch/$(ARCH)/*.S)
 CLI_SRC    := $(wildcard src/cli/*.c) $(COMMON_SRC)
 
@@ -65,6 +65,12 @@ $(BUILD)/bin/scaler: $(CLI_OBJ)
 $(BUILD)/obj/rt/%.c.o: %.c
 	@mkdir -p $(@D)
 	$(CC) $(RT_CFLAGS) -MMD -MP -c -o $@ $<
+
+# --args captures values in the middle of the interceptor, where only the
+# general registers are saved: that code must touch no other register and
+# call nothing (src/runtime/args_hot.c)
+$(BUILD)/obj/rt/src/runtime/args_hot.c.o: RT_CFLAGS += -mgeneral-regs-only -fno-builtin \
+	-fno-tree-loop-distribute-patterns
 
 $(BUILD)/obj/rt/%.S.o: %.S
 	@mkdir -p $(@D)

@@ -97,8 +97,9 @@ ENTRY(sc_shadow_common)
 	subq	TH_RECS(%r10), %rax
 	shrq	$(RC_SHIFT - EN_SHIFT), %rax
 	addq	sc_entry_table(%rip), %rax	/* rax = &entries[idx] */
-	testl	$(ASM_ENT_NOTIME | ASM_ENT_UNWIND), EN_FLAGS(%rax)
+	testl	$(ASM_ENT_NOTIME | ASM_ENT_UNWIND | ASM_ENT_ARGS), EN_FLAGS(%rax)
 	jnz	.Lspecial
+.Ltimed_go:
 	/*
 	 * A return address that already is the trampoline's means a timed
 	 * API jumped here (tail call through the PLT): it returns straight to
@@ -227,6 +228,8 @@ ENTRY(sc_shadow_common)
 	 */
 	.cfi_adjust_cfa_offset 24
 .Lspecial:					/* rax = entry, r11 = rec */
+	testl	$ASM_ENT_ARGS, EN_FLAGS(%rax)
+	jnz	.Largs
 	movl	$0, RC_COUNTDOWN(%r11)
 	movl	$SLOW_UNWIND, %r10d
 	testl	$ASM_ENT_UNWIND, EN_FLAGS(%rax)
@@ -245,6 +248,36 @@ ENTRY(sc_shadow_common)
 	movq	%rax, %r11			/* r11 = idx */
 	POP3
 	jmp	sc_slowpath
+
+	/*
+	 * An entry whose values are captured (--args; never NOTIME or
+	 * UNWIND, args.c). When the timed path above is going to make this
+	 * call a frame of its own (not a tail call, room on the shadow
+	 * stack, no stale frame: its own tests, repeated), it goes on with
+	 * a stand-in entry (sc_args_entries, args_hot.c) whose target is
+	 * sc_args_stub: the frame calls the stub, which captures the
+	 * arguments and jumps to the API. Otherwise the real entry goes on.
+	 */
+	.cfi_adjust_cfa_offset 24
+.Largs:						/* rax = entry, r11 = rec */
+	movq	sc_args_cur@gottpoff(%rip), %rcx
+	movq	%rax, %fs:(%rcx)
+	leaq	sc_return_point(%rip), %rcx
+	cmpq	%rcx, RA(%rsp)
+	je	.Ltimed_go
+	movq	TH_SP(%r10), %rcx
+	cmpq	TH_SPEND(%r10), %rcx
+	jae	.Ltimed_go
+	cmpq	TH_SPBASE(%r10), %rcx
+	je	1f
+	leaq	RA(%rsp), %rdx
+	cmpq	%rdx, (FR_SLOT - FR_SIZE)(%rcx)
+	jbe	.Ltimed_go
+1:	testl	$ASM_ENT_WAIT, EN_FLAGS(%rax)
+	leaq	sc_args_entries(%rip), %rax
+	jz	.Ltimed_go
+	addq	$(1 << EN_SHIFT), %rax
+	jmp	.Ltimed_go
 
 	.cfi_adjust_cfa_offset 24
 .Lstale:					/* rax = entry */

@@ -70,6 +70,10 @@
 #define ASM_ENT_NOTIME 8
 #define ASM_ENT_UNWIND 32
 #define ASM_ENT_WAIT   64
+#define ASM_ENT_ARGS   1024 /* --args: values captured (args_hot.c) */
+
+/* FR_TREC of a frame whose return value --args wants (SC_ARGS_RET_TAG) */
+#define FR_ARGS_TAG 1
 
 /* reasons passed to sc_slow() */
 #define SLOW_NOTHREAD 1 /* no thread context yet: create one */

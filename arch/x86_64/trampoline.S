@@ -440,7 +440,35 @@ sc_return_point:			/* the API's return address */
 	/* an API this one tail-called ends now: sc_tail_credit(frame, now),
 	 * which clears FR_TREC, then the return goes on as usual */
 .Lret_tail:
+	cmpq	$FR_ARGS_TAG, FR_TREC(%rcx)
+	je	.Lret_args
 	RET_CALL sc_tail_credit, "movq -16(%rbp), %rdi; movq 8(%rbp), %rsi", 1
+
+	/*
+	 * --args wants this call's return value: sc_args_ret(frame, rax)
+	 * (args_hot.c: general registers only, so only the live ones are
+	 * saved; it clears the tag), then the return goes on as usual.
+	 */
+.Lret_args:
+	pushq	%rbp
+	movq	%rsp, %rbp
+	pushq	%rcx
+	pushq	%rdx
+	pushq	%r8
+	pushq	%r9
+	pushq	%r10
+	andq	$-16, %rsp
+	movq	%rcx, %rdi
+	movq	%r8, %rsi
+	call	sc_args_ret
+	movq	-40(%rbp), %r10
+	movq	-32(%rbp), %r9
+	movq	-24(%rbp), %r8
+	movq	-16(%rbp), %rdx
+	movq	-8(%rbp), %rcx
+	movq	%rbp, %rsp
+	popq	%rbp
+	jmp	.Lret_have
 
 	/* the top frame is not ours: sc_ret_lookup(slot) finds it (the slot
 	 * is the return point's rsp - 8: rbp + 8) */

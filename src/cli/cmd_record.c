@@ -31,6 +31,7 @@
 #include <stdarg.h>
 #include <stdbool.h>
 
+#include "argspec.h"
 #include "cli.h"
 #include "format.h"
 #include "profile.h"
@@ -260,7 +261,7 @@ static const char *timing_choice(size_t i, const char **help)
 }
 
 enum { OPT_TIMING = 256, OPT_FUNCTIONS, OPT_INTERVAL, OPT_INTERVAL_SLOTS, OPT_PAUSED,
-       OPT_CONTROL_SIGNAL };
+       OPT_CONTROL_SIGNAL, OPT_ARGS };
 
 static const struct cli_opt record_opts[] = {
 	{ 'o', "output", required_argument, "DIR", CLI_DIR, NULL, "scaler.data",
@@ -271,6 +272,11 @@ static const struct cli_opt record_opts[] = {
 	{ OPT_FUNCTIONS, "functions", required_argument, "PATTERN,...", CLI_WORD, NULL, NULL,
 	  "also count the functions matched by PATTERN = [COMPONENT:]GLOB (no COMPONENT: "
 	  "the executable), exported or not, patched at their entries" },
+	{ OPT_ARGS, "args", optional_argument, "SPEC", CLI_WORD, NULL, NULL,
+	  "also keep the values of arguments and return values of timed calls as "
+	  "histograms per caller and API: without SPEC the built-in prototypes (sizes "
+	  "of malloc, memcpy, read, write, fread, mmap..., poll timeouts); SPEC = "
+	  "[LIB:]API=argN[/d],ret;... or API:argN,API:retval,default (doc/record.md)" },
 	{ OPT_INTERVAL, "interval", required_argument, "MS", CLI_WORD, NULL, NULL,
 	  "also keep calls and time over the run: every MS milliseconds (10 to "
 	  "60000) a sample of each caller, callee and API, in a ring of "
@@ -347,7 +353,7 @@ int cmd_record(int argc, char **argv)
 {
 	const char *dir = "scaler.data";
 	const char *timing = "adaptive";
-	const char *functions = NULL;
+	const char *functions = NULL, *args = NULL;
 	unsigned interval = 0, slots = SERIES_SLOTS_DEFAULT;
 	int c, paused = 0, ctl_sig = 0;
 
@@ -361,6 +367,7 @@ int cmd_record(int argc, char **argv)
 			timing = optarg;
 			break;
 		case OPT_FUNCTIONS: functions = optarg; break;
+		case OPT_ARGS: args = optarg ? optarg : "default"; break;
 		case OPT_INTERVAL:
 			if (parse_uint(optarg, 10, 60000, &interval))
 				return cli_usage_error(&record_cmd, "--interval wants milliseconds "
@@ -384,6 +391,9 @@ int cmd_record(int argc, char **argv)
 	}
 	char ferr[256];
 	if (functions && record_functions_check(functions, ferr, sizeof(ferr)) != 0)
+		return cli_usage_error(&record_cmd, "%s", ferr);
+	struct sc_argspec spec;
+	if (args && sc_argspec_parse(args, &spec, ferr, sizeof(ferr)) != 0)
 		return cli_usage_error(&record_cmd, "%s", ferr);
 	if (optind >= argc)
 		return cli_usage_error(&record_cmd, "no command to run (scaler record [options] "
@@ -425,6 +435,10 @@ int cmd_record(int argc, char **argv)
 		setenv("SCALER_CONTROL_SIGNAL", signo, 1);
 	else
 		unsetenv("SCALER_CONTROL_SIGNAL");
+	if (args)
+		setenv("SCALER_ARGS", args, 1);
+	else
+		unsetenv("SCALER_ARGS");
 	free(preload);
 
 	/* Signals sent to us are the command's: servers are stopped by

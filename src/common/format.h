@@ -148,6 +148,8 @@ struct sc_m_entry {
 				   it, caller the one calling (from the
 				   return address), its own object's
 				   calls included */
+#define SC_ENT_ARGS 1024u       /* its argument values are captured
+				   (--args: the thread's .args file) */
 
 struct sc_m_bind {
 	uint32_t import;        /* sc_m_entry.idx */
@@ -320,6 +322,63 @@ struct sc_rec {
 				       call (version 5; 0 = unknown) */
 	uint64_t reserved[4];   /* 96 */
 	uint32_t hist[SC_REC_HIST]; /* 128: log2 latency histogram */
+};
+
+/* ---- p<pid>-<gen>-t<seq>.args: argument values (scaler record --args) -- */
+
+/*
+ * With --args, each thread also has a file of value histograms, created
+ * with its .thr file (same seq): a 64-byte header, then SC_ARGS_SLOTS
+ * records, one per (caller, API) pair whose values are captured (the
+ * runtime numbers them in the order they are bound, per image). A record
+ * names its entry and its values itself, written by the thread at its
+ * first capture, so the file is read without the meta stream's help.
+ *
+ * Values are captured on timed calls only (arguments at the call's entry,
+ * the return value at its return) and weighted by the span the call
+ * stands for, like sc_rec's w* sums: with --timing=all every call is
+ * seen once and the figures are exact. A value is taken as unsigned
+ * unless SC_ARGV_SIGNED: then a negative one (an error return, an
+ * infinite timeout) is counted in wneg, kept out of hist and wsum, and
+ * min/max are int64. hist[0] holds the value 0, hist[b] (1 <= b < 63) the
+ * values in [2^(b-1), 2^b), hist[63] the rest; saturating.
+ */
+#define SC_ARGS_MAGIC "SCALERA1"
+#define SC_ARGS_VERSION 1u
+#define SC_ARGS_HEADER_SIZE 64u
+#define SC_ARGS_SLOTS 128u
+#define SC_ARGS_NVAL 4u
+#define SC_ARGS_NAME 16u
+#define SC_ARGS_NHIST 64u
+#define SC_ARGV_SIGNED 1u
+
+struct sc_args_header {
+	char magic[8];          /* SC_ARGS_MAGIC */
+	uint32_t version;       /* SC_ARGS_VERSION */
+	uint32_t seq;           /* the thread's (its .thr file's) */
+	uint32_t nslots;        /* records after the header */
+	uint32_t rec_size;      /* sizeof(struct sc_args_rec) */
+	uint64_t reserved[5];
+};
+_Static_assert(sizeof(struct sc_args_header) == SC_ARGS_HEADER_SIZE, "args header");
+
+struct sc_args_val {
+	uint64_t n;             /* timed calls seen */
+	uint64_t w;             /* their weight: sum of spans */
+	uint64_t wsum;          /* sum of value * span (not negative ones),
+				   saturating */
+	uint64_t min, max;      /* over the calls seen */
+	uint64_t wneg;          /* weight of negative values (signed only) */
+	uint32_t hist[SC_ARGS_NHIST];
+};
+
+struct sc_args_rec {
+	uint32_t entry;         /* entry index + 1; 0: no capture yet */
+	uint32_t nval;          /* values in use, <= SC_ARGS_NVAL */
+	uint32_t flags[SC_ARGS_NVAL];   /* SC_ARGV_* */
+	char name[SC_ARGS_NVAL][SC_ARGS_NAME];  /* NUL-terminated: "count",
+						   "ret" (the return value) */
+	struct sc_args_val v[SC_ARGS_NVAL];
 };
 
 /* ---- series: calls over time (scaler record --interval) ----------------- */

@@ -18,6 +18,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "args.h"
 #include "runtime.h"
 
 SC_HIDDEN int sc_active;
@@ -56,6 +57,9 @@ _Static_assert(offsetof(struct sc_thread, sp_end) == TH_SPEND, "TH_SPEND");
 _Static_assert(offsetof(struct sc_thread, sp_base) == TH_SPBASE, "TH_SPBASE");
 _Static_assert(offsetof(struct sc_thread, last_tsc) == TH_LAST, "TH_LAST");
 _Static_assert(offsetof(struct sc_frame, trec) == FR_TREC, "FR_TREC");
+_Static_assert(ASM_ENT_ARGS == SC_ENT_ARGS && SC_ARGS_RET_TAG == (struct sc_rec *)FR_ARGS_TAG &&
+	       SC_ARGS_SLOTS <= 65535 && SC_ARGSPEC_MAX < 255 &&
+	       (SC_ENT_ARGS << 1) <= (1u << (32 - HK_IDX_BITS)), "--args");
 _Static_assert(offsetof(struct sc_frame, ttsc) == FR_TTSC, "FR_TTSC");
 _Static_assert(offsetof(struct sc_frame, tk) == FR_TK, "FR_TK");
 _Static_assert(offsetof(struct sc_frame, ret) == FR_RET, "FR_RET");
@@ -195,6 +199,7 @@ __attribute__((constructor(101))) static void sc_init(void)
 	}
 	if (sc_shadow_init() != 0)
 		return;
+	sc_args_init();
 	uint64_t hz = inherited ? in.hz : quick_tsc_hz();
 	sc_pclock_init(hz);
 	switch (sc_timing_mode) {

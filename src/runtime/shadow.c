@@ -44,6 +44,7 @@
 #include <string.h>
 #include <sys/mman.h>
 
+#include "args.h"
 #include "runtime.h"
 
 #define CHUNK_HEAD 64u
@@ -236,6 +237,8 @@ long sc_hook_new(void *target, struct sc_object *to, uint32_t flags, uint32_t ca
 		return -1;
 	}
 	struct sc_hook *h = &sc_hook_table[n];
+	if ((flags & SC_ENT_ARGS) && !sc_args_hook((uint32_t)n, name, callee))
+		flags &= ~SC_ENT_ARGS;
 	h->target_off = (uint32_t)((uintptr_t)target - to->base);
 	h->tobj = (uint16_t)to->id;
 	h->caller = (uint16_t)caller;
@@ -294,6 +297,8 @@ void *sc_hook_bind(uint32_t n)
 			sc_leaf_unlock();
 			return sc_hook_target(n);
 		}
+		if (flags & SC_ENT_ARGS)
+			sc_args_bind(n, (uint32_t)idx);
 		struct sc_m_bind mb = {.import = n, .idx = (uint32_t)idx,
 				       .flags = sc_entry_table[idx].flags};
 		sc_meta_add(SC_M_BIND, &mb, sizeof(mb), NULL);
@@ -412,5 +417,7 @@ uint32_t sc_entry_flags_for(const char *name, void **wrapper)
 		f |= SC_ENT_WAIT;
 	if (in(mayblock_names, name))
 		f |= SC_ENT_MAYBLOCK;
+	if (!(f & (SC_ENT_NOTIME | SC_ENT_WRAP)) && sc_args_wants(name))
+		f |= SC_ENT_ARGS;
 	return f;
 }

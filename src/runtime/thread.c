@@ -30,6 +30,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "args.h"
 #include "runtime.h"
 
 SC_HIDDEN __thread struct sc_thread *sc_tls_thread __attribute__((tls_model("initial-exec")));
@@ -158,6 +159,8 @@ static struct sc_thread *thread_new(void)
 			break;
 	}
 	uint32_t seq = t->seq;
+	if (fd >= 0)
+		sc_args_thread_open(t->pid, t->gen, seq);
 	uint64_t cap = cap_for(sc_entry_count());
 	size_t reserve = file_size_for(SC_MAX_ENTRIES);
 	void *m = MAP_FAILED;
