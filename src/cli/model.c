@@ -28,6 +28,8 @@ struct call_in {
 	int64_t max_ns;
 	int wait, function;
 	long double hist[SC_HIST_BUCKETS];     /* by sc_hist_lo_ns */
+	uint32_t nargs;
+	const struct sc_argdist *args;         /* borrowed */
 };
 
 /* Input of agg_build: threads of one component (or, with n == 0, just a
@@ -436,6 +438,8 @@ static void agg_build(struct sc_agg *a, struct call_in *in, size_t nin,
 		if (count == 0)
 			continue;
 		c = &a->calls[a->ncalls++];
+		for (size_t k = i; k < j; k++)
+			sc_argdist_merge(&c->args, &c->nargs, in[k].args, in[k].nargs);
 		c->caller = in[i].caller;
 		c->callee = in[i].callee;
 		c->api = in[i].api;
@@ -552,6 +556,8 @@ static void agg_free(struct sc_agg *a)
 	for (i = 0; i < a->ncomp; i++)
 		free(a->comp[i].out);
 	free(a->comp);
+	for (i = 0; i < a->ncalls; i++)
+		free(a->calls[i].args);
 	free(a->calls);
 	memset(a, 0, sizeof(*a));
 }
@@ -606,6 +612,8 @@ static void image_agg(struct sc_agg *a, struct sc_profile *p, const struct sc_im
 		in[nin].self_ns = e->self_ns;
 		in[nin].wait = (e->flags & SC_ENT_WAIT) != 0;
 		in[nin].function = (e->flags & SC_ENT_FUNC) != 0;
+		in[nin].nargs = e->nargs;
+		in[nin].args = e->args;
 		if (im->timing_mode != SC_TIMING_NONE) {
 			in[nin].wait_ns = sc_ticks_to_ns(im->tsc_hz, e->block_ticks);
 			/* a Wait is no part of the critical time */
@@ -650,6 +658,8 @@ static void profile_agg(struct sc_agg *a, const struct sc_agg *img, size_t nimg)
 			in[nin].max_ns = c->max_ns;
 			for (k = 0; k < SC_HIST_BUCKETS; k++)
 				in[nin].hist[k] = (long double)c->hist[k];
+			in[nin].nargs = c->nargs;
+			in[nin].args = c->args;
 			nin++;
 		}
 		for (j = 0; j < img[i].ncomp; j++) {

@@ -96,6 +96,9 @@ struct sc_call {
 	/* Estimated calls per latency bucket: hist[i] counts calls of
 	 * [sc_hist_lo_ns(i), sc_hist_lo_ns(i + 1)) ns. */
 	uint64_t hist[SC_HIST_BUCKETS];
+	/* Argument and return values (--args), by name; owned by the agg */
+	uint32_t nargs;
+	struct sc_argdist *args;
 };
 
 struct sc_agg {

@@ -5,6 +5,7 @@
  * (report_model.c) in display order; each process's own lists get the same
  * --component / --min-percent filters.
  */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -31,6 +32,57 @@ static void json_hist(struct sc_json *j, const struct sc_call *c)
 			sc_json_null(j);
 		sc_json_uint(j, c->hist[i]);
 		sc_json_end_array(j);
+	}
+	sc_json_end_array(j);
+}
+
+/* a value of a signed distribution as it is */
+static void json_argval(struct sc_json *j, const struct sc_argdist *d, uint64_t v)
+{
+	if (sc_argdist_signed(d))
+		sc_json_int(j, (int64_t)v);
+	else
+		sc_json_uint(j, v);
+}
+
+/* Argument and return values (--args): one object per value, its calls
+ * per log2 bucket as [lo, hi, calls] (hi null for the last one) */
+static void json_args(struct sc_json *j, const struct sc_call *c)
+{
+	sc_json_key(j, "args");
+	sc_json_begin_array(j);
+	for (uint32_t k = 0; k < c->nargs; k++) {
+		const struct sc_argdist *d = &c->args[k];
+		sc_json_begin_object(j);
+		sc_json_key(j, "name");
+		sc_json_string(j, d->name);
+		sc_json_key(j, "seen");
+		sc_json_uint(j, d->seen);
+		sc_json_key(j, "min");
+		json_argval(j, d, d->min);
+		sc_json_key(j, "max");
+		json_argval(j, d, d->max);
+		sc_json_key(j, "mean");
+		sc_json_thousandths(j, (int64_t)llroundl(sc_argdist_mean(d) * 1000));
+		sc_json_key(j, "negative");
+		sc_json_uint(j, (uint64_t)llroundl(d->neg));
+		sc_json_key(j, "hist");
+		sc_json_begin_array(j);
+		for (int b = 0; b < (int)SC_ARGS_NHIST; b++) {
+			uint64_t n = (uint64_t)llroundl(d->hist[b]);
+			if (!n)
+				continue;
+			sc_json_begin_array(j);
+			sc_json_uint(j, sc_argdist_lo(b));
+			if (b + 1 < (int)SC_ARGS_NHIST)
+				sc_json_uint(j, sc_argdist_lo(b + 1));
+			else
+				sc_json_null(j);
+			sc_json_uint(j, n);
+			sc_json_end_array(j);
+		}
+		sc_json_end_array(j);
+		sc_json_end_object(j);
 	}
 	sc_json_end_array(j);
 }
@@ -75,6 +127,7 @@ void report_json_call(struct sc_json *j, const struct sc_call *c)
 	sc_json_key(j, "max_ns");
 	sc_json_int(j, c->max_ns);
 	json_hist(j, c);
+	json_args(j, c);
 	sc_json_end_object(j);
 }
 

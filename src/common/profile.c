@@ -43,6 +43,7 @@
 
 #include "estimate.h"
 #include "names.h"
+#include "profile_args.h"
 #include "xalloc.h"
 
 /* the first format version with the threads' ovh_* figures (format.h) */
@@ -158,6 +159,7 @@ struct dirfile {
 	char *name;
 	uint32_t pid, gen, seq;
 	int is_meta;
+	int is_args;            /* p<pid>-<gen>-t<seq>.args (--args) */
 };
 
 /* Parse a decimal uint32 at *s, advancing it; 0 on failure. Written the
@@ -197,9 +199,10 @@ static int parse_name(const char *name, struct dirfile *f)
 	if (s[0] != '-' || s[1] != 't')
 		return 0;
 	s += 2;
-	if (!parse_u32(&s, &f->seq) || strcmp(s, ".thr") != 0)
+	if (!parse_u32(&s, &f->seq) || (strcmp(s, ".thr") != 0 && strcmp(s, ".args") != 0))
 		return 0;
 	f->is_meta = 0;
+	f->is_args = strcmp(s, ".args") == 0;
 	return 1;
 }
 
@@ -215,7 +218,7 @@ static int cmp_dirfile(const void *a, const void *b)
 		return x->is_meta ? -1 : 1;   /* the .meta before its .thr files */
 	if (x->seq != y->seq)
 		return x->seq < y->seq ? -1 : 1;
-	return 0;
+	return x->is_args - y->is_args;
 }
 
 /* ---- .meta ------------------------------------------------------------ */
@@ -1082,6 +1085,21 @@ static int load_thr(struct sc_image *im, int dirfd, uid_t dir_uid, const struct 
 	return 0;
 }
 
+/* Read one .args file (--args) into im's entries, trusted as its .thr
+ * file is. Returns 0, or -1 with the reason in why. */
+static int load_args(struct sc_profile *p, struct sc_image *im, int dirfd, uid_t dir_uid,
+		     const struct dirfile *f, size_t nmeta, char *why, size_t whylen)
+{
+	struct stat st;
+	int fd = open_trusted(dirfd, dir_uid, f->name, thread_declared(im, nmeta, f->seq),
+			      &st, why, whylen);
+	if (fd < 0)
+		return -1;
+	int r = sc_profile_load_args(p, im, fd, why, whylen);
+	close(fd);
+	return r;
+}
+
 const char *sc_object_name(struct sc_profile *p, const struct sc_image *im, uint32_t id)
 {
 	const struct sc_object *o = sc_image_object(im, id);
@@ -1260,6 +1278,7 @@ static int cmp_thread_seq(const void *a, const void *b)
 
 static void image_free(struct sc_image *im)
 {
+	sc_profile_args_free(im);
 	free(im->argv);
 	free(im->objects);
 	free(im->entries);
@@ -1333,8 +1352,12 @@ static int load_image(struct sc_profile *out, int dfd, uid_t dir_uid,
 	im->gen = files[i].gen;
 	thrcap = nmeta = im->nthreads;
 	for (k = i + 1; k < end; k++)
-		if (load_thr(im, dfd, dir_uid, &files[k], nmeta, &thrcap, why, sizeof(why)) < 0)
+		if ((files[k].is_args ? load_args(out, im, dfd, dir_uid, &files[k], nmeta, why,
+						  sizeof(why))
+				      : load_thr(im, dfd, dir_uid, &files[k], nmeta, &thrcap, why,
+						 sizeof(why))) < 0)
 			skip_file(out, files[k].name, "%s", why);
+	sc_profile_args_finish(im);
 	/* threads known from .thr only were appended: back in seq order */
 	sc_sort(im->threads, im->nthreads, sizeof(*im->threads), cmp_thread_seq);
 	finish_image(im);

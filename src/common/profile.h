@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <sys/types.h>
 
+#include "argdist.h"
 #include "format.h"
 
 struct sc_object {
@@ -44,6 +45,8 @@ struct sc_entry {
 	uint64_t max_ticks;
 	long double total_ns;
 	long double self_ns;
+	uint32_t nargs;             /* values kept (--args: the .args files) */
+	struct sc_argdist *args;
 };
 
 struct sc_thread {
