@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "report.h"
+#include "report_args.h"
 
 #define LINE_COLS 120
 #define NAME_COLS 40            /* component column */
@@ -585,6 +586,35 @@ static void text_apis(const struct report *r)
 	}
 }
 
+/* ---- values (--args) -------------------------------------------------- */
+
+/* The shown calls that have argument or return values, one line each. */
+static void text_values(const struct report *r)
+{
+	char cnt[32], line[600];
+	size_t k;
+
+	for (k = 0; k < r->ncalls && !r->calls[k]->nargs; k++)
+		;
+	if (k == r->ncalls)
+		return;
+	heading(r, "VALUES: arguments and return values of timed calls (--args), calls "
+		"estimated from them");
+	for (k = 0; k < r->ncalls; k++) {
+		const struct sc_call *c = r->calls[k];
+
+		if (!c->nargs)
+			continue;
+		report_fmt_count(cnt, sizeof(cnt), c->count);
+		fprintf(r->out, "  %s \xe2\x86\x90 %s (%s): %s calls\n", c->api, c->caller,
+			c->callee, cnt);
+		for (uint32_t i = 0; i < c->nargs; i++) {
+			report_args_phrase(line, sizeof(line), &c->args[i]);
+			fprintf(r->out, "    %s\n", line);
+		}
+	}
+}
+
 /* ---- functions (--functions) ------------------------------------------ */
 
 /* One row of the function view: a function or (part) one of its clones. */
@@ -766,6 +796,7 @@ void report_text(const struct report *r)
 	text_header(r);
 	text_components(r);
 	text_apis(r);
+	text_values(r);
 	text_functions(r);
 	for (i = 0; i < r->ngroups; i++)
 		imbalance |= r->groups[i].imbalance;
