@@ -232,6 +232,96 @@ static void latency_dist(struct diff_dist *d, const struct diff_finding *f,
 			 fabs(f->new_.mean_ns - f->base.mean_ns) >= LAT_MIN_NS;
 }
 
+/* ---- argument and return values (--args) -------------------------------- */
+
+/* A value's bins: the negative values (errors), then its log2 buckets */
+#define VBINS ((int)SC_ARGS_NHIST + 1)
+
+static const struct sc_argdist *arg_of(const struct sc_call *c, const char *name)
+{
+	for (uint32_t i = 0; c && i < c->nargs; i++)
+		if (!strcmp(c->args[i].name, name))
+			return &c->args[i];
+	return NULL;
+}
+
+/*
+ * The distribution of value `name` of the row k: the calls per bin pooled
+ * per side, scaled to the values seen (the test's sample size), tested as
+ * the latencies are; means[] gets each side's mean value. Run-to-run
+ * distances of one side bound what counts as a change.
+ */
+static void value_dist(struct diff_dist *d, const char *name, const struct key *k,
+		       const struct runs *rs, double *means)
+{
+	size_t n = nall(rs);
+	double (*runh)[VBINS] = sc_xcalloc(n, sizeof(*runh));
+	double pool[2][VBINS] = {{0}}, seen[2] = {0}, sum[2] = {0}, nonneg[2] = {0};
+
+	d->name = name;
+	d->unit = "value";
+	for (size_t r = 0; r < n; r++) {
+		const struct sc_argdist *a = arg_of(index_find(&rs->ix[r], k), name);
+		int s = r >= rs->nb;
+		if (!a)
+			continue;
+		runh[r][0] = (double)a->neg;
+		for (int b = 0; b < (int)SC_ARGS_NHIST; b++)
+			runh[r][1 + b] = (double)a->hist[b];
+		for (int b = 0; b < VBINS; b++)
+			pool[s][b] += runh[r][b];
+		seen[s] += (double)a->seen;
+		sum[s] += (double)a->sum;
+		nonneg[s] += (double)(a->calls - a->neg);
+	}
+	for (int s = 0; s < 2; s++)
+		means[s] = nonneg[s] > 0 ? sum[s] / nonneg[s] : 0;
+	double tb = 0, tn = 0, hb[VBINS], hn[VBINS];
+	const double *h2[2] = { hb, hn };
+	for (int b = 0; b < VBINS; b++)
+		tb += pool[0][b], tn += pool[1][b];
+	if (tb > 0 && tn > 0) {
+		for (int b = 0; b < VBINS; b++) {
+			hb[b] = pool[0][b] * seen[0] / tb;
+			hn[b] = pool[1][b] * seen[1] / tn;
+		}
+		d->tested = ds_anderson_ksamp(h2, 2, VBINS, &d->ad);
+		d->hellinger = ds_hellinger(pool[0], pool[1], VBINS);
+		for (int side = 0; side < 2; side++) {
+			size_t from = side ? rs->nb : 0, m = side ? rs->nn : rs->nb;
+			for (size_t i = 0; i < m; i++)
+				for (size_t j = i + 1; j < m; j++) {
+					double h = ds_hellinger(runh[from + i], runh[from + j], VBINS);
+					if (h > d->within)
+						d->within = h;
+				}
+		}
+		d->significant = d->tested && d->ad.t > d->ad.crit05 && d->hellinger >= H_MIN &&
+				 d->hellinger > 1.5 * d->within;
+	}
+	free(runh);
+}
+
+/* The values of row k that either side recorded, as f's distributions
+ * after its latency one; vmean[] gets their means (base, new). */
+static void value_dists(struct diff_finding *f, const struct key *k, const struct runs *rs,
+			double (*vmean)[2])
+{
+	for (size_t r = 0; r < nall(rs); r++) {
+		const struct sc_call *c = index_find(&rs->ix[r], k);
+		for (uint32_t i = 0; c && i < c->nargs && f->ndist < DIFF_MAX_DIST; i++) {
+			size_t d;
+			for (d = 1; d < f->ndist; d++)
+				if (!strcmp(f->dist[d].name, c->args[i].name))
+					break;
+			if (d == f->ndist) {
+				value_dist(&f->dist[d], c->args[i].name, k, rs, vmean[d]);
+				f->ndist++;
+			}
+		}
+	}
+}
+
 /* ---- the unit of work ---------------------------------------------------- */
 
 /* The component of the first run's root process's executable, or NULL. */
@@ -403,6 +493,24 @@ static void name_call(struct diff_finding *f, const struct diff_result *res)
 		if (up && !f->vprof && !more_calls)
 			f->vprof = "scalability";
 	}
+	int pieces = 0;
+	for (size_t d = 1; d < f->ndist; d++) {
+		const struct diff_dist *v = &f->dist[d];
+		/* the bytes an I/O call moved tell again what its size said */
+		if (!v->significant || (pieces && !strcmp(v->name, "ret")))
+			continue;
+		double was = f->vmean[d][0], now = f->vmean[d][1];
+		fmt_calls(x, sizeof(x), now);
+		fmt_calls(y, sizeof(y), was);
+		if (hints_is_io_api(f->api) && strcmp(v->name, "ret") && now != was && ++pieces)
+			say(f, "%s pieces%s: %s %s %s per call, was %s (mean)",
+			    now < was ? "smaller" : "larger", now < was ? " (tiny I/O)" : "", f->api,
+			    v->name, x, y);
+		else
+			say(f, "%s %s changed: mean %s, was %s", f->api, v->name, x, y);
+		if (!f->vprof)
+			f->vprof = "wrong constraint";
+	}
 	if (sc[DS_WAIT].significant && !strstr(f->pattern, "Wait")) {
 		fmt_ratio(r, sizeof(r), sc[DS_WAIT].r.ratio);
 		report_fmt_ns(x, sizeof(x), n->wait_ns);
@@ -509,6 +617,7 @@ static void call_finding(struct diff_finding *f, const struct key *k, const stru
 			scalar(&f->scalar[DS_P50], med, mb, mn, &noise_time, res->alpha);
 		latency_dist(&f->dist[0], f, runh, rs->nb, rs->nn,
 			     f->scalar[DS_MEAN].significant || f->scalar[DS_P50].significant);
+		value_dists(f, k, rs, f->vmean);
 	}
 	free(runh);
 
@@ -519,7 +628,9 @@ static void call_finding(struct diff_finding *f, const struct key *k, const stru
 	 * measured how much the machine moves it. New blocking changes the
 	 * latency distribution. */
 	const struct diff_scalar *sc = f->scalar;
-	int shape = sc[DS_CALLS].significant || (f->ndist && f->dist[0].significant);
+	int shape = sc[DS_CALLS].significant;
+	for (size_t d = 0; d < f->ndist; d++)
+		shape |= f->dist[d].significant;
 	int changed = shape || (spread(rs) && (sc[DS_TIME].significant || sc[DS_WAIT].significant));
 	f->time_only = changed && !shape;
 	double delta = res->timed ? fabs(f->new_.self_ns - f->base.self_ns)

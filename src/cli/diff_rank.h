@@ -17,8 +17,9 @@
  * moves it) come after changes of calls or latency distributions.
  *
  * Distributions: a finding compares a list of distributions over ordered
- * bins (today the latency histogram). Argument values, once recorded, are
- * one more entry of that list, tested and weighed the same way.
+ * bins: the latency histogram, then each argument or return value both
+ * sides recorded (--args: negative values, then log2 buckets), tested and
+ * weighed the same way.
  */
 #ifndef SCALER_DIFF_RANK_H
 #define SCALER_DIFF_RANK_H
@@ -93,7 +94,8 @@ struct diff_finding {
 	struct diff_figs base, new_;
 	struct diff_scalar scalar[DS_NSCALAR];
 	size_t ndist;
-	struct diff_dist dist[DIFF_MAX_DIST];
+	struct diff_dist dist[DIFF_MAX_DIST];   /* latency, then values */
+	double vmean[DIFF_MAX_DIST][2];         /* a value's mean, base and new */
 	int significant;        /* a real change that matters (doc/diff.md) */
 	int time_only;          /* significant by its time or Wait alone (only
 				   with several runs a side): ranked after the

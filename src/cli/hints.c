@@ -29,6 +29,19 @@
 #define POLL_MIN_RATE 10000
 #define POLL_MAX_BLOCKED 0.01
 
+int hints_is_io_api(const char *api)
+{
+	static const char *const io[] = {
+		"read", "write", "pread", "pread64", "pwrite", "pwrite64", "send", "recv",
+		"sendto", "recvfrom", "fread", "fwrite", "fread_unlocked", "fwrite_unlocked",
+		"__read_chk",
+	};
+	for (size_t i = 0; i < sizeof(io) / sizeof(io[0]); i++)
+		if (!strcmp(api, io[i]))
+			return 1;
+	return 0;
+}
+
 int hints_is_lock_api(const char *api)
 {
 	static const char *const locks[] = {

@@ -31,6 +31,9 @@ struct hint {
  * wall_ns), by share, into a malloc'd *out; returns how many. */
 size_t hints_find(const struct sc_agg *a, long double wall_ns, struct hint **out);
 
+/* Is api a read or write of bytes (read, write, send, fread...)? */
+int hints_is_io_api(const char *api);
+
 /* Is api a lock acquisition (mutex, rwlock, spin, file lock)? */
 int hints_is_lock_api(const char *api);
 

@@ -61,8 +61,8 @@ void report_args_phrase(char *b, size_t n, const struct sc_argdist *d)
 		report_fmt_count(cnt, sizeof(cnt), (uint64_t)llroundl(d->hist[m]));
 		report_fmt_pct(pct, sizeof(pct), d->hist[m], all);
 		report_args_range(rng, sizeof(rng), m);
-		snprintf(part, sizeof(part), "%s %s calls (%s) of %s", ns == 1 ? ";" : ",", cnt,
-			 pct, rng);
+		snprintf(part, sizeof(part), "%s %s call%s (%s) of %s", ns == 1 ? ";" : ",", cnt,
+			 llroundl(d->hist[m]) == 1 ? "" : "s", pct, rng);
 		if (at < n)
 			at += (size_t)snprintf(b + at, n - at, "%s", part);
 	}

@@ -103,6 +103,9 @@ exe $CC sc_tail tail/main.c -lsc_t1 -lsc_t2 -lsc_t3 -ldl
 lib $CC libsc_abi.so abi/sc_abi.c
 exe $CC sc_abi abi/main.c -lsc_abi
 
+lib $CC libsc_ac.so args/sc_ac.c
+exe $CC sc_args args/main.c -lsc_ac
+
 lib $CC libsc_thr.so threads/sc_thr.c
 exe $CC sc_threads threads/main.c -lsc_thr -pthread
 exe $CC sc_thrlife thrlife/main.c -lsc_thr -pthread -fexceptions
