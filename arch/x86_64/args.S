@@ -1,7 +1,8 @@
 /*
  * args.S - sc_args_stub, what a timed call of an --args entry calls in
  * place of its API (intercept.S, .Largs): it hands the argument
- * registers to sc_args_enter (args_hot.c) and jumps on to the API.
+ * registers to sc_args_enter (args_hot.c) and jumps on to the API, its
+ * own time (from its first TSC read to its last) taken out of the call's.
  *
  * It runs where the API would, called from sc_return_trampoline: the
  * stack is as the caller left it with sc_return_point for the return
@@ -29,22 +30,35 @@ ENTRY(sc_args_stub)
 	pushq	%rsi
 	pushq	%rdi				/* -48: regs[0] */
 	pushq	%rax				/* -56 */
-	andq	$-16, %rsp
 	rdtsc
 	shlq	$32, %rdx
 	orq	%rax, %rdx
-	movq	%rdx, %rsi			/* t0 */
+	pushq	%rdx				/* -64: the TSC now */
+	pushq	$0				/* -72: the frame, if ours */
+	andq	$-16, %rsp
 	leaq	-48(%rbp), %rdi			/* regs */
-	leaq	8(%rbp), %rdx			/* slot of the return address */
+	leaq	8(%rbp), %rsi			/* slot of the return address */
+	leaq	-72(%rbp), %rdx
 	call	sc_args_enter
 	movq	%rax, %r11			/* where the call goes */
-	movq	-56(%rbp), %rax
 	movq	-48(%rbp), %rdi
 	movq	-40(%rbp), %rsi
-	movq	-32(%rbp), %rdx
 	movq	-24(%rbp), %rcx
 	movq	-16(%rbp), %r8
 	movq	-8(%rbp), %r9
+	/* the stub's time is not the call's: its start moves on by it (read
+	 * once its work is done: rdtsc alone may run ahead of it) */
+	lfence
+	rdtsc
+	shlq	$32, %rdx
+	orq	%rdx, %rax
+	subq	-64(%rbp), %rax
+	movq	-72(%rbp), %rdx
+	testq	%rdx, %rdx
+	jz	1f
+	addq	%rax, FR_TSC(%rdx)
+1:	movq	-32(%rbp), %rdx
+	movq	-56(%rbp), %rax
 	movq	%rbp, %rsp
 	popq	%rbp
 	.cfi_def_cfa %rsp, 8

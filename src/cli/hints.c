@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "report.h"
+#include "report_args.h"
 #include "xalloc.h"
 
 /* Lock contention: the lock calls' Wait (their calls that blocked over
@@ -28,6 +29,19 @@
 #define POLL_MIN_CALLS 10000
 #define POLL_MIN_RATE 10000
 #define POLL_MAX_BLOCKED 0.01
+/* Tiny I/O (needs --args: the sizes): at least this many reads or writes
+ * of one caller, of this many bytes or fewer on average (asked for, or
+ * moved when fewer), taking at least this share of all threads' time. */
+#define TINY_MIN_CALLS 10000
+#define TINY_MAX_BYTES 512
+#define TINY_MIN_SHARE 0.01
+/* Allocation churn: at least this many allocations of one caller, this
+ * many a second, at least this share of them freed by it too, and
+ * allocating and freeing take at least this share of all threads' time. */
+#define CHURN_MIN_CALLS 100000
+#define CHURN_MIN_RATE 100000
+#define CHURN_MIN_FREED 0.5
+#define CHURN_MIN_SHARE 0.01
 
 int hints_is_io_api(const char *api)
 {
@@ -65,6 +79,42 @@ static int is_string_compare(const char *api)
 		if (!strcmp(api, cmps[i]))
 			return 1;
 	return 0;
+}
+
+static int is_alloc_api(const char *api)
+{
+	static const char *const allocs[] = {
+		"malloc", "calloc", "realloc", "reallocarray", "aligned_alloc", "memalign",
+		"posix_memalign", "_Znwm", "_Znam",
+	};
+	for (size_t i = 0; i < sizeof(allocs) / sizeof(allocs[0]); i++)
+		if (!strcmp(api, allocs[i]))
+			return 1;
+	return 0;
+}
+
+/* The size value of a call (its first that is not the return value), and
+ * its return value, or NULL. */
+static const struct sc_argdist *size_of(const struct sc_call *c, const struct sc_argdist **ret)
+{
+	const struct sc_argdist *s = NULL;
+	*ret = NULL;
+	for (uint32_t i = 0; i < c->nargs; i++)
+		if (!strcmp(c->args[i].name, "ret"))
+			*ret = &c->args[i];
+		else if (!s && c->args[i].calls > 0)
+			s = &c->args[i];
+	return s;
+}
+
+/* "16 bytes on average (asked for; 16..31: 100 %)" */
+static void say_sizes(char *b, size_t n, const struct sc_argdist *d, double mean, const char *how)
+{
+	int m = sc_argdist_mode(d);
+	char rng[48];
+	report_args_range(rng, sizeof(rng), m);
+	snprintf(b, n, "%.0f bytes on average (%s; %s: %.0f %%)", mean, how, rng,
+		 m >= 0 && d->calls > 0 ? (double)(d->hist[m] / d->calls) * 100 : 0);
 }
 
 static int is_poll_api(const char *api)
@@ -149,6 +199,56 @@ size_t hints_find(const struct sc_agg *a, long double wall_ns, struct hint **out
 				 "time); %.1f %% of its %s calls blocked, p99 %s",
 				 c->api, c->caller, x, share * 100, blocked * 100, y,
 				 (report_fmt_ns(z, sizeof(z), (long double)c->p99_ns), z));
+		}
+		const struct sc_argdist *ret, *sz = size_of(c, &ret);
+		if (hints_is_io_api(c->api) && sz && c->count >= TINY_MIN_CALLS) {
+			double share = (double)c->total_ns / (double)a->threads_ns;
+			double mean = (double)sc_argdist_mean(sz), moved = -1;
+			if (ret && ret->calls > ret->neg)
+				moved = (double)sc_argdist_mean(ret);
+			const struct sc_argdist *by = moved >= 0 && moved < mean ? ret : sz;
+			if (by == ret)
+				mean = moved;
+			if (mean <= TINY_MAX_BYTES && share >= TINY_MIN_SHARE) {
+				struct hint *h = add(out, &n, &cap, "tiny I/O", c, share);
+				char sizes[96];
+				say_sizes(sizes, sizeof(sizes), by, mean,
+					  by == ret ? "moved" : "asked for");
+				report_fmt_count(y, sizeof(y), c->count);
+				report_fmt_ns(x, sizeof(x), (long double)c->total_ns);
+				snprintf(h->text, sizeof(h->text),
+					 "tiny I/O: %s from %s %s calls of %s, %s (%.1f %% of all "
+					 "threads' time): a buffer (stdio, setvbuf) or larger reads and "
+					 "writes", c->api, c->caller, y, sizes, x, share * 100);
+			}
+		}
+		if (is_alloc_api(c->api) && c->count >= CHURN_MIN_CALLS && wall_ns > 0) {
+			const struct sc_call *fr = NULL;
+			for (j = 0; j < a->ncalls && !fr; j++)
+				if (!strcmp(a->calls[j].api, "free") &&
+				    !strcmp(a->calls[j].caller, c->caller))
+					fr = &a->calls[j];
+			double rate = (double)c->count / ((double)wall_ns / 1e9);
+			double freed = fr ? (double)fr->count / (double)c->count : 0;
+			double share = (double)(c->total_ns + (fr ? fr->total_ns : 0)) /
+				       (double)a->threads_ns;
+			if (rate >= CHURN_MIN_RATE && freed >= CHURN_MIN_FREED &&
+			    share >= CHURN_MIN_SHARE) {
+				struct hint *h = add(out, &n, &cap, "allocation churn", c, share);
+				char sizes[96] = "sizes not recorded (scaler record --args)";
+				if (sz)
+					say_sizes(sizes, sizeof(sizes), sz,
+						  (double)sc_argdist_mean(sz), "asked for");
+				report_fmt_count(y, sizeof(y), c->count);
+				report_fmt_count(x, sizeof(x), (uint64_t)rate);
+				report_fmt_count(z, sizeof(z), fr->count);
+				snprintf(h->text, sizeof(h->text),
+					 "allocation churn: %s from %s %s calls, %s a second, %s freed "
+					 "again by it (free: %s calls); %s; with free %.1f %% of all "
+					 "threads' time: reuse the buffers or a pool", c->api,
+					 c->caller, y, x, freed >= 0.99 ? "all" : "most", z, sizes,
+					 share * 100);
+			}
 		}
 		if (is_poll_api(c->api) && wall_ns > 0) {
 			double rate = (double)c->count / ((double)wall_ns / 1e9);

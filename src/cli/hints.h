@@ -5,10 +5,11 @@
  * - lock contention: Wait in mutex, rwlock and file-lock calls;
  * - string comparisons dominating a component's time;
  * - busy polling: poll/select/epoll called at a high rate and almost
- *   never blocking (the timeouts themselves are not recorded yet).
- *
- * Patterns that need argument values (tiny I/O, allocation sizes) come
- * when the profile records them.
+ *   never blocking;
+ * - tiny I/O: many reads or writes of a few bytes each (needs the sizes:
+ *   scaler record --args);
+ * - allocation churn: allocations at a high rate, freed again by the same
+ *   caller (with their sizes when --args recorded them).
  */
 #ifndef SCALER_HINTS_H
 #define SCALER_HINTS_H
@@ -19,7 +20,8 @@
 
 struct hint {
 	const char *kind;       /* "lock contention", "string comparisons",
-				   "busy polling" */
+				   "busy polling", "tiny I/O", "allocation
+				   churn" */
 	const char *caller, *callee, *api;  /* the row (api NULL: the
 				   caller component as a whole) */
 	double share;           /* of the time the hint is about, in [0, 1]:

@@ -37,7 +37,7 @@ extern SC_HIDDEN uint16_t sc_args_proto_of[SC_ARGS_SLOTS]; /* by slot */
 extern SC_HIDDEN __thread struct sc_args_rec *sc_tls_args; /* this thread's records */
 
 /* args_hot.c, general registers only (see there) */
-void *sc_args_enter(const uint64_t *regs, uint64_t t0, uint64_t slot) SC_HIDDEN;
+void *sc_args_enter(const uint64_t *regs, uint64_t slot, struct sc_frame **fout) SC_HIDDEN;
 void sc_args_ret(struct sc_frame *f, uint64_t rax) SC_HIDDEN;
 void sc_args_stub(void) SC_HIDDEN;
 extern SC_HIDDEN struct sc_entry sc_args_entries[2];

@@ -106,14 +106,13 @@ static inline uint64_t weight(const struct sc_rec *r)
 
 /*
  * The stub's call (args.S): regs are the call's six argument registers
- * in order (rdi, rsi, rdx, rcx, r8, r9), t0 the TSC at the stub's start,
- * slot where its return address is. The top frame is the call's own,
- * just made by the timed path: its values are added, its return value
- * asked for by tagging the frame (FR_TREC, which the trampoline tests
- * anyway), and the stub's time taken out of the call's. Returns where
- * the call goes.
+ * in order (rdi, rsi, rdx, rcx, r8, r9), slot where its return address
+ * is. The top frame is the call's own, just made by the timed path: its
+ * values are added, its return value asked for by tagging the frame
+ * (FR_TREC, which the trampoline tests anyway), and *fout set to it (the
+ * stub takes its time out of the call's). Returns where the call goes.
  */
-void *sc_args_enter(const uint64_t *regs, uint64_t t0, uint64_t slot)
+void *sc_args_enter(const uint64_t *regs, uint64_t slot, struct sc_frame **fout)
 {
 	struct sc_thread *t = sc_tls_thread;
 	struct sc_frame *f = t && t->sp > t->sp_base ? t->sp - 1 : NULL;
@@ -145,7 +144,7 @@ void *sc_args_enter(const uint64_t *regs, uint64_t t0, uint64_t slot)
 			add(&r->v[i], x, v->flags, w);
 		}
 	}
-	f->tsc += ticks() - t0;
+	*fout = f;
 	return e->target;
 }
 
@@ -154,7 +153,7 @@ void *sc_args_enter(const uint64_t *regs, uint64_t t0, uint64_t slot)
  * off, and this function's time taken out of the caller's call. */
 void sc_args_ret(struct sc_frame *f, uint64_t rax)
 {
-	uint64_t t0 = ticks();
+	uint64_t t0 = ticks();		/* the trampoline's TSC read is before */
 	struct sc_thread *t = sc_tls_thread;
 	f->trec = NULL;
 	const struct sc_argproto *p;
