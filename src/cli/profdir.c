@@ -47,7 +47,11 @@ bool profdir_name(const char *name)
 	    !name[end])
 		return true;
 	end = 0;
-	return sscanf(name, "p%u-%u-t%u.th%1[r]%n", &pid, &gen, &seq, tail, &end) == 4 && end &&
+	if (sscanf(name, "p%u-%u-t%u.th%1[r]%n", &pid, &gen, &seq, tail, &end) == 4 && end &&
+	    !name[end])
+		return true;
+	end = 0;
+	return sscanf(name, "p%u-%u-t%u.arg%1[s]%n", &pid, &gen, &seq, tail, &end) == 4 && end &&
 	       !name[end];
 }
 

@@ -14,12 +14,14 @@
   stack arguments, structs in registers and memory, hidden return
   pointer) goes through the capture on every call: the same output.
 - args-off: without --args no .args file is made and rows have no values.
+- args-again: a second record into the same DIR keeps the first as
+  DIR.old (.args files are profile files).
 - args-spec: a bad spec is refused before the command runs.
 - args-diff: diff of 4 MB written in 4096-byte pieces against the same in
   64-byte ones ranks write first as smaller pieces (tiny I/O); two runs
   of the 64-byte pieces give no significant finding.
-Checks: args-exact, args-adaptive, args-abi, args-off, args-spec,
-args-diff (lazy)."""
+Checks: args-exact, args-adaptive, args-abi, args-off, args-again,
+args-spec, args-diff (lazy)."""
 import json
 import os
 
@@ -137,6 +139,18 @@ def check_off(t):
     return ["without --args: files %r, values in %r" % (files, rows)] if files or rows else []
 
 
+def check_again(t):
+    """A profile with .args files is one scaler record may move aside."""
+    prof = os.path.join(t.tmp, "args-again")
+    for i in range(2):
+        rc, _, err = run([t.scaler, "record", "-o", prof, "--args", "--", t.exe("args"), "small"])
+        if rc != 0:
+            return ["record %d into the same DIR: exit %d %r" % (i + 1, rc, err[-200:])]
+    if not any(f.endswith(".args") for f in os.listdir(prof + ".old")):
+        return ["the first profile's .args files are not in DIR.old"]
+    return []
+
+
 def check_spec(t):
     bad = []
     for spec, words in (("nosuchapi", b"no built-in prototype"),
@@ -184,5 +198,6 @@ def checks(t):
     guarded("args-adaptive", t.variant, lambda: check_adaptive(t))
     guarded("args-abi", t.variant, lambda: check_abi(t))
     guarded("args-off", t.variant, lambda: check_off(t))
+    guarded("args-again", t.variant, lambda: check_again(t))
     guarded("args-spec", t.variant, lambda: check_spec(t))
     guarded("args-diff", t.variant, lambda: check_diff(t))
