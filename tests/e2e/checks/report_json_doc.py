@@ -1,7 +1,8 @@
 """report_json_doc.py - doc/report.md's JSON schema against the JSON
 report of real profiles (sc_fork: processes; sc_imbalance: threads and
 groups; sc_basic recorded with --interval: the series; sc_functions
-recorded with --functions: a function's row): every key the report writes is in the schema's tables (an
+recorded with --functions: a function's row; sc_args recorded with --args:
+the values): every key the report writes is in the schema's tables (an
 object's members named in its row's meaning), and every key of the tables
 is written. Check: report-json-doc (lazy)."""
 import os
@@ -53,6 +54,11 @@ def check_json_doc(t):
     if rc != 0:
         return ["record --functions exited %d: %s" % (rc, err[-200:])]
     report_keys(report_json_of(t.scaler, funcs), written)
+    args = os.path.join(t.top, "profile-json-doc-args")
+    rc, _, err = run([t.scaler, "record", "--args", "-o", args, "--", t.exe("args"), "std"])
+    if rc != 0:
+        return ["record --args exited %d: %s" % (rc, err[-200:])]
+    report_keys(report_json_of(t.scaler, args), written)
     bad = ["the report writes %r, doc/report.md's schema lacks it" % k
            for k in sorted(written - documented)]
     bad += ["doc/report.md's schema has %r, the report never writes it" % k
