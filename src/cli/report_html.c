@@ -21,6 +21,7 @@
  * characters and bytes that are not UTF-8.
  */
 #include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,6 +29,7 @@
 #include "json.h"
 #include "demangle.h"
 #include "report.h"
+#include "report_args.h"
 #include "report_html.h"
 
 #define WAIT_COLOR "#b9bec7"
@@ -751,6 +753,57 @@ static void html_calls(const struct report *r)
 	fputs("</section>\n", f);
 }
 
+/* Argument and return values (--args), one row per value of a shown call:
+ * its range, mean and the buckets holding most of its calls in words. */
+static void html_values(const struct report *r)
+{
+	static const char *const cols[] = {
+		"api", "component", "from", "value", "#calls", "#min", "#max", "#mean",
+		"distribution",
+	};
+	FILE *f = r->out;
+	char b[600];
+	size_t k;
+
+	for (k = 0; k < r->ncalls && !r->calls[k]->nargs; k++)
+		;
+	if (k == r->ncalls)
+		return;
+	fputs("<section id=\"values\">\n<h2>Values: arguments and return values of timed "
+	      "calls (--args)</h2>\n<p class=\"note\">calls estimated from the timed ones, "
+	      "as the times are; log2 buckets.</p>\n", f);
+	table_start(f, "value-table", "values", cols, sizeof(cols) / sizeof(cols[0]));
+	for (k = 0; k < r->ncalls; k++) {
+		const struct sc_call *call = r->calls[k];
+
+		for (uint32_t i = 0; i < call->nargs; i++) {
+			const struct sc_argdist *d = &call->args[i];
+
+			fputs("<tr><td class=\"api\">", f);
+			html_text(f, call->api);
+			fputs("</td>", f);
+			td_comp(f, call->callee);
+			fputs("<td class=\"c\">", f);
+			comp_text(f, call->caller);
+			fputs("</td><td>", f);
+			html_text(f, d->name);
+			fputs("</td>", f);
+			td_count(f, (uint64_t)llroundl(d->calls));
+			report_args_value(b, sizeof(b), d, d->min);
+			fprintf(f, "<td class=\"n\" data-v=\"%s\">%s</td>", b, b);
+			report_args_value(b, sizeof(b), d, d->max);
+			fprintf(f, "<td class=\"n\" data-v=\"%s\">%s</td>", b, b);
+			fprintf(f, "<td class=\"n\" data-v=\"%.3Lf\">%.1Lf</td><td>",
+				sc_argdist_mean(d), sc_argdist_mean(d));
+			report_args_phrase(b, sizeof(b), d);
+			html_text(f, b);
+			fputs("</td></tr>\n", f);
+		}
+	}
+	table_end(f);
+	fputs("</section>\n", f);
+}
+
 /* ---- threads and processes --------------------------------------------- */
 
 /* Effective and Wait time per thread of each group, on one scale: the
@@ -953,6 +1006,7 @@ void report_html(const struct report *r)
 	html_flame(r);
 	html_components(r);
 	html_calls(r);
+	html_values(r);
 	html_functions(r);
 	if (r->series)
 		report_html_series(r);

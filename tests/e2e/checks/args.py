@@ -6,7 +6,8 @@
   x1000 = 1,000 calls in [64, 128)), the failed write is one negative
   return, min and max are the values passed; the program, which checks
   its own arguments and return values (rax:rdx, xmm0, a variadic list),
-  prints the same and exits 0 as without scaler.
+  prints the same and exits 0 as without scaler; the text and HTML
+  reports show the values.
 - args-adaptive: adaptive timing sees a sample: the estimated calls of the
   histogram add up to the exact count (rounding aside), and the [64, 128)
   bucket of write's count, 1,000 of 1,011 calls, comes out within 10 %.
@@ -91,6 +92,9 @@ def check_exact(t):
     rc, text, _ = run([t.scaler, "report", "-i", prof])
     if b"1,000 calls (98.9%) of 64..127" not in text or b"1 negative (errors)" not in text:
         bad.append("text report lacks write's values: %r" % text[-600:])
+    rc, page, _ = run([t.scaler, "report", "-i", prof, "--format", "html"])
+    if b'id="value-table"' not in page or b"1,000 calls (98.9%) of 64..127" not in page:
+        bad.append("HTML report lacks the values table (exit %d)" % rc)
     return bad
 
 
