@@ -479,6 +479,10 @@ static void name_call(struct diff_finding *f, const struct diff_result *res)
 	if (f->ndist && f->dist[0].significant) {
 		double p50 = b->p50_ns > 0 ? (double)n->p50_ns / (double)b->p50_ns : 0;
 		int use_p50 = p50 > 0 && (p50 >= 1.25 || p50 <= 0.8);
+		/* contention is in a lock's tail: its median call stays
+		 * uncontended while its mean grows */
+		if (hints_is_lock_api(f->api) && sc[DS_MEAN].r.ratio >= 1.25)
+			use_p50 = 0;
 		fmt_ratio(r, sizeof(r), use_p50 ? p50 : sc[DS_MEAN].r.ratio);
 		report_fmt_ns(x, sizeof(x), use_p50 ? (double)n->p50_ns : n->mean_ns);
 		report_fmt_ns(y, sizeof(y), use_p50 ? (double)b->p50_ns : b->mean_ns);

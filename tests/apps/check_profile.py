@@ -13,7 +13,10 @@ process self times that add up to its threads' time with nothing over
 100 % of it (tests/e2e/sums.py). Prints one line:
 "OK <summary>" or "BAD <problems> | <summary>"; the summary is the number
 of processes and threads and the cross-component call with the most self
-time outside waiting. Exits 1 when something is wrong. Only stdlib.
+time outside waiting. Also `scaler diff PROFILE_DIR PROFILE_DIR`: a
+profile against itself has no significant finding, whatever the app's
+processes, threads and calls (issue 22). Exits 1 when something is
+wrong. Only stdlib.
 
 KEY=VALUE: exe=NAME (the main component's name), n=N (requests per test
 the client was told to make), base_status / status (exit statuses).
@@ -157,6 +160,18 @@ def check(app, rep, client, kv):
     return bad
 
 
+def diff_itself(scaler, prof):
+    """The profile against itself: no significant finding."""
+    p = subprocess.run([scaler, "diff", "--format", "json", prof, prof],
+                       stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=300)
+    if p.returncode != 0:
+        return ["diff against itself exited %d: %s" % (p.returncode,
+                                                       p.stderr.decode(errors="replace")[:200])]
+    sig = [(f["kind"], f["caller"], f["api"], f["pattern"]) for f in json.loads(p.stdout)["findings"]
+           if f["significant"]]
+    return ["diff against itself: significant %r" % sig[:3]] if sig else []
+
+
 def main():
     app, prof, client_file = sys.argv[1:4]
     kv = dict(a.split("=", 1) for a in sys.argv[4:])
@@ -172,7 +187,7 @@ def main():
             client = f.read()
     except OSError:
         client = ""
-    bad = check(app, rep, client, kv)
+    bad = check(app, rep, client, kv) + diff_itself(scaler, prof)
     if bad:
         print("BAD %s | %s" % ("; ".join(bad), summary(rep)))
         sys.exit(1)

@@ -14,8 +14,14 @@ than 1 in 10 (binomial, at 5 %: 8.6 %; at the 1 % the thresholds give,
 0.4 %), while a check that wanted 10 of 10 would fail on a loaded machine
 for reasons that are not scaler's.
 
-Checks: diff-calls, diff-longer, diff-block, diff-appear, diff-identical,
-diff-runs, diff-formats, diff-errors (lazy)."""
+Also: a lock held 1 ms at a time by a second thread (sc_diffpair lock)
+makes pthread_mutex_lock a significant finding, "lock held longer or
+contended", above dl_heavy; 6 more threads rank the threads finding first ("more threads:
+7, was 1"); a profile against itself has no significant finding.
+
+Checks: diff-calls, diff-longer, diff-block, diff-appear, diff-lock,
+diff-threads, diff-itself, diff-identical, diff-runs, diff-formats,
+diff-errors (lazy)."""
 import json
 import os
 
@@ -96,6 +102,39 @@ def check_cause(t, pairs, mode):
     if fs[:len(sig)] != sig:
         bad.append("significant findings are not all first")
     return bad
+
+
+def check_lock(t, pairs):
+    d = diff_json(t.scaler, pairs.record("normal"), pairs.record("lock"))
+    want = ("libsc_dp.so", "libc.so.6", "pthread_mutex_lock")
+    lock = [f for f in d["findings"] if key(f) == want]
+    heavy = [f for f in d["findings"] if key(f) == HEAVY]
+    if not lock or not lock[0]["significant"] or \
+            "lock held longer or contended: pthread_mutex_lock mean ×" not in lock[0]["pattern"]:
+        return ["pthread_mutex_lock: %r" % ({k: lock[0][k] for k in ("rank", "significant",
+                                                                      "pattern")}
+                                            if lock else None)]
+    if heavy and heavy[0]["rank"] < lock[0]["rank"]:
+        return ["dl_heavy (the same in both) ranks %d, above pthread_mutex_lock (%d)" %
+                (heavy[0]["rank"], lock[0]["rank"])]
+    return []
+
+
+def check_threads(t, pairs):
+    d = diff_json(t.scaler, pairs.record("normal"), pairs.record("threads"))
+    top = d["findings"][0]
+    if top["kind"] != "threads" or not top["significant"] or \
+            "more threads: 7, was 1" not in top["pattern"]:
+        return ["first finding %r %r %r" % (top["kind"], top["significant"], top["pattern"])]
+    return []
+
+
+def check_itself(t, pairs):
+    """Each side the same profile (of 2 threads and a contended lock)."""
+    prof = pairs.record("lock")
+    sig = [(f["kind"], key(f), f["pattern"]) for f in diff_json(t.scaler, prof, prof)["findings"]
+           if f["significant"]]
+    return ["significant %r" % sig[:3]] if sig else []
 
 
 def check_identical(t, pairs):
@@ -188,6 +227,9 @@ def checks(t):
     pairs = Pairs(t)
     for mode in CAUSES:
         guarded("diff-" + mode, t.variant, lambda m=mode: check_cause(t, pairs, m))
+    guarded("diff-lock", t.variant, lambda: check_lock(t, pairs))
+    guarded("diff-threads", t.variant, lambda: check_threads(t, pairs))
+    guarded("diff-itself", t.variant, lambda: check_itself(t, pairs))
     guarded("diff-identical", t.variant, lambda: check_identical(t, pairs))
     guarded("diff-runs", t.variant, lambda: check_runs(t, pairs))
     guarded("diff-formats", t.variant, lambda: check_formats(t))

@@ -2,10 +2,11 @@
  * sc_dp.c - libsc_dp.so, the library of sc_diffpair: a table lookup that
  * either hashes (one strcmp per lookup) or scans (a strcmp per entry), a
  * costly step that costs the same in every mode, a step whose calls take
- * longer with more work, a wait for readiness (poll) and a check that runs
- * only when asked.
+ * longer with more work, a wait for readiness (poll), a check that runs
+ * only when asked, and a lock taken briefly or held for long.
  */
 #include <poll.h>
+#include <pthread.h>
 #include <string.h>
 
 #define NKEYS 64
@@ -54,6 +55,28 @@ static unsigned long spin(long n)
 unsigned long dl_heavy(long n) { return spin(n); }
 unsigned long dl_step(long n) { return spin(n); }
 unsigned long dl_check(long n) { return spin(n); }
+
+static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
+
+/* hold units of work under the lock, then outside units without it */
+unsigned long dl_locked(long hold, long outside)
+{
+	pthread_mutex_lock(&mu);
+	unsigned long x = spin(hold);
+	pthread_mutex_unlock(&mu);
+	return x + spin(outside);
+}
+
+/* the lock held for ms milliseconds (asleep in poll), *held = round
+ * once it is */
+int dl_hold(int ms, volatile int *held, int round)
+{
+	pthread_mutex_lock(&mu);
+	*held = round;
+	int r = poll(NULL, 0, ms);
+	pthread_mutex_unlock(&mu);
+	return r;
+}
 
 /* not a tail call: poll is timed as a call of its own */
 int dl_wait(int ms)
