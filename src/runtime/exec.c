@@ -38,6 +38,7 @@ static const char *kv_preload = "";     /* LD_PRELOAD=<this library> */
 static const char *kv_dir;
 static char kv_timing[32];
 static const char *kv_functions;       /* SCALER_FUNCTIONS=..., or NULL */
+static const char *kv_args;            /* SCALER_ARGS=..., or NULL */
 static const char *self_path;           /* points into kv_preload */
 static size_t self_len;
 
@@ -64,6 +65,9 @@ void sc_exec_init(void)
 	const char *fn = getenv("SCALER_FUNCTIONS");
 	if (fn && fn[0] && snprintf(buf, sizeof(buf), "SCALER_FUNCTIONS=%s", fn) < (int)sizeof(buf))
 		kv_functions = sc_mem_strdup(buf);
+	const char *ar = getenv("SCALER_ARGS");
+	if (ar && snprintf(buf, sizeof(buf), "SCALER_ARGS=%s", ar) < (int)sizeof(buf))
+		kv_args = sc_mem_strdup(buf);
 }
 
 /* Does the LD_PRELOAD value v (':' or ' ' separated) name this library? */
@@ -111,7 +115,7 @@ static int exec_fixed(const struct exec_call *c)
 	char *const *env = c->envp;
 	size_t n = 0;
 	int pre = -1, cal = -1;
-	bool dir = false, timing = false, functions = !kv_functions;
+	bool dir = false, timing = false, functions = !kv_functions, args = !kv_args;
 	char kv_calib[160];
 	if (!sc_active || !kv_preload[0])
 		return call_real(c, env);
@@ -124,14 +128,16 @@ static int exec_fixed(const struct exec_call *c)
 			timing = true;
 		else if (!strncmp(env[n], "SCALER_FUNCTIONS=", 17))
 			functions = true;
+		else if (!strncmp(env[n], "SCALER_ARGS=", 12))
+			args = true;
 		else if (!strncmp(env[n], "SCALER_CALIB=", 13))
 			cal = (int)n;
 	}
 	bool pre_ok = pre >= 0 && preloads_us(env[pre] + 11);
 	bool calib = sc_inherit_format(kv_calib, sizeof(kv_calib));
-	if (pre_ok && dir && timing && functions && !calib)
+	if (pre_ok && dir && timing && functions && args && !calib)
 		return call_real(c, env);
-	size_t cap = n + 6, /* LD_PRELOAD, DIR, TIMING, FUNCTIONS, CALIB, NULL */
+	size_t cap = n + 7, /* LD_PRELOAD, DIR, TIMING, FUNCTIONS, ARGS, CALIB, NULL */
 	       bytes = cap * sizeof(char *);
 	char *small[cap <= ENV_STACK_MAX ? cap : 1];
 	char **v = small;
@@ -158,6 +164,8 @@ static int exec_fixed(const struct exec_call *c)
 		v[k++] = kv_timing;
 	if (!functions)
 		v[k++] = (char *)kv_functions;
+	if (!args)
+		v[k++] = (char *)kv_args;
 	if (calib && cal >= 0)
 		v[cal] = kv_calib;
 	else if (calib)

@@ -17,12 +17,14 @@
 - args-off: without --args no .args file is made and rows have no values.
 - args-again: a second record into the same DIR keeps the first as
   DIR.old (.args files are profile files).
+- args-exec: images exec'd with an environment of their own (sc_exec)
+  keep values too (the exec wrappers put SCALER_ARGS back).
 - args-spec: a bad spec is refused before the command runs.
 - args-diff: diff of 4 MB written in 4096-byte pieces against the same in
   64-byte ones ranks write first as smaller pieces (tiny I/O); two runs
   of the 64-byte pieces give no significant finding.
 Checks: args-exact, args-adaptive, args-abi, args-off, args-again,
-args-spec, args-diff (lazy)."""
+args-exec, args-spec, args-diff (lazy)."""
 import json
 import os
 
@@ -155,6 +157,26 @@ def check_again(t):
     return []
 
 
+def check_exec(t):
+    """Images exec'd with an environment of their own (sc_exec) keep values
+    too: the exec wrappers put SCALER_ARGS back."""
+    exe = t.exe("exec")
+    rc0, out0, _ = run([exe])
+    prof, rc, out, err = record(t, "exec", [exe], "--args=b_mul=arg1,ret")
+    if rc != rc0 or out != out0:
+        return ["exit %d, output differs (%r)" % (rc, err[-200:])]
+    thr = {f[:-4] for f in os.listdir(prof) if f.endswith(".thr")}
+    args = {f[:-5] for f in os.listdir(prof) if f.endswith(".args")}
+    if thr != args:
+        return ["threads without an .args file: %r" % sorted(thr - args)]
+    rows = [c for c in report_json_of(t.scaler, prof)["calls"] if c["api"] == "b_mul"]
+    seen = sum(a["seen"] for c in rows for a in c["args"] if a["name"] == "arg1")
+    count = sum(c["count"] for c in rows)
+    if not rows or seen == 0 or count != 1023:
+        return ["b_mul: %d calls (want 1023), %d values seen" % (count, seen)]
+    return []
+
+
 def check_spec(t):
     bad = []
     for spec, words in (("nosuchapi", b"no built-in prototype"),
@@ -203,5 +225,6 @@ def checks(t):
     guarded("args-abi", t.variant, lambda: check_abi(t))
     guarded("args-off", t.variant, lambda: check_off(t))
     guarded("args-again", t.variant, lambda: check_again(t))
+    guarded("args-exec", t.variant, lambda: check_exec(t))
     guarded("args-spec", t.variant, lambda: check_spec(t))
     guarded("args-diff", t.variant, lambda: check_diff(t))
