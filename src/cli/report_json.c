@@ -13,26 +13,30 @@
 #include "report.h"
 #include "series.h"
 
-/* Latency histogram: [lo_ns, hi_ns, count] per non-empty bucket, hi_ns
- * null for the open-ended last one. */
+/* One histogram bucket: [lo, hi, n], hi null for an open-ended last one. */
+static void json_bucket(struct sc_json *j, uint64_t lo, uint64_t hi, int last, uint64_t n)
+{
+	sc_json_begin_array(j);
+	sc_json_uint(j, lo);
+	if (last)
+		sc_json_null(j);
+	else
+		sc_json_uint(j, hi);
+	sc_json_uint(j, n);
+	sc_json_end_array(j);
+}
+
+/* Latency histogram: [lo_ns, hi_ns, count] per non-empty bucket. */
 static void json_hist(struct sc_json *j, const struct sc_call *c)
 {
 	int i;
 
 	sc_json_key(j, "hist");
 	sc_json_begin_array(j);
-	for (i = 0; i < SC_HIST_BUCKETS; i++) {
-		if (!c->hist[i])
-			continue;
-		sc_json_begin_array(j);
-		sc_json_uint(j, sc_hist_lo_ns(i));
-		if (i + 1 < SC_HIST_BUCKETS)
-			sc_json_uint(j, sc_hist_lo_ns(i + 1));
-		else
-			sc_json_null(j);
-		sc_json_uint(j, c->hist[i]);
-		sc_json_end_array(j);
-	}
+	for (i = 0; i < SC_HIST_BUCKETS; i++)
+		if (c->hist[i])
+			json_bucket(j, sc_hist_lo_ns(i), i + 1 < SC_HIST_BUCKETS ?
+				    sc_hist_lo_ns(i + 1) : 0, i + 1 == SC_HIST_BUCKETS, c->hist[i]);
 	sc_json_end_array(j);
 }
 
@@ -70,16 +74,10 @@ static void json_args(struct sc_json *j, const struct sc_call *c)
 		sc_json_begin_array(j);
 		for (int b = 0; b < (int)SC_ARGS_NHIST; b++) {
 			uint64_t n = (uint64_t)llroundl(d->hist[b]);
-			if (!n)
-				continue;
-			sc_json_begin_array(j);
-			sc_json_uint(j, sc_argdist_lo(b));
-			if (b + 1 < (int)SC_ARGS_NHIST)
-				sc_json_uint(j, sc_argdist_lo(b + 1));
-			else
-				sc_json_null(j);
-			sc_json_uint(j, n);
-			sc_json_end_array(j);
+			int last = b + 1 == (int)SC_ARGS_NHIST;
+			if (n)
+				json_bucket(j, sc_argdist_lo(b), last ? 0 : sc_argdist_lo(b + 1), last,
+					    n);
 		}
 		sc_json_end_array(j);
 		sc_json_end_object(j);
