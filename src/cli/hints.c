@@ -261,10 +261,16 @@ size_t hints_find(const struct sc_agg *a, long double wall_ns, struct hint **out
 			report_fmt_count(x, sizeof(x), (uint64_t)rate);
 			report_fmt_count(y, sizeof(y), c->count);
 			report_fmt_ns(z, sizeof(z), (long double)c->p50_ns);
+			/* the timeouts themselves, when --args kept them */
+			char tmo[80] = "a timeout of 0";
+			for (uint32_t k = 0; k < c->nargs; k++)
+				if (!strcmp(c->args[k].name, "timeout") && c->args[k].calls > 0)
+					snprintf(tmo, sizeof(tmo), "a timeout of 0 in %.0f %% of them",
+						 (double)(c->args[k].hist[0] / c->args[k].calls) * 100);
 			snprintf(h->text, sizeof(h->text),
 				 "busy polling: %s from %s %s calls, %s a second, %.2f %% of them "
-				 "blocked (median %s): a timeout of 0, or a loop that does not wait",
-				 c->api, c->caller, y, x, blocked * 100, z);
+				 "blocked (median %s): %s, or a loop that does not wait",
+				 c->api, c->caller, y, x, blocked * 100, z, tmo);
 		}
 	}
 	/* string comparisons per calling component */

@@ -1,7 +1,8 @@
 """hints.py - scaler hints on sc_hints (tests/e2e/hints): each mode's
 profile gives its own pattern's hint, naming its row and figures, and no
-other; the quiet mode and the normal sc_diffpair give none. Tiny I/O and
-allocation churn are recorded with --args (their sizes): writes of 64 KB
+other; the quiet mode and the normal sc_diffpair give none. Tiny I/O,
+allocation churn and busy polling are recorded with --args (their sizes,
+the poll timeouts, which the hint states): writes of 64 KB
 as many as the tiny ones give none, nor do the tiny ones recorded without
 --args (no evidence of their size), while churn without --args still
 shows, saying its sizes are not recorded. Also the JSON form and a usage
@@ -19,13 +20,13 @@ WANT = {
     "lock": ("lock contention", "sc_hints", "pthread_mutex_lock", "of its 1,600 calls blocked"),
     "strcmp": ("string comparisons", "sc_hints", None, "string comparisons dominate sc_hints: "
                "1,000,0"),
-    "poll": ("busy polling", "sc_hints", "poll", "poll from sc_hints 200,000 calls"),
+    "poll": ("busy polling", "sc_hints", "poll", "a timeout of 0 in 100 % of them"),
     "tinyio": ("tiny I/O", "sc_hints", "write", "write from sc_hints 200,000 calls of 16 bytes "
                "on average (asked for; 16..31: 100 %)"),
     "churn": ("allocation churn", "sc_hints", "malloc", "malloc from sc_hints 500,000 calls"),
 }
 # recorded with --args (their sizes are the evidence)
-WITH_ARGS = ("tinyio", "churn")
+WITH_ARGS = ("tinyio", "churn", "poll")
 
 
 def hints_of(t, prog, mode, args=False):
