@@ -158,23 +158,27 @@ def check_again(t):
 
 
 def check_exec(t):
-    """Images exec'd with an environment of their own (sc_exec) keep values
-    too: the exec wrappers put SCALER_ARGS back."""
-    exe = t.exe("exec")
-    rc0, out0, _ = run([exe])
-    prof, rc, out, err = record(t, "exec", [exe], "--args=b_mul=arg1,ret")
-    if rc != rc0 or out != out0:
-        return ["exit %d, output differs (%r)" % (rc, err[-200:])]
-    thr = {f[:-4] for f in os.listdir(prof) if f.endswith(".thr")}
-    args = {f[:-5] for f in os.listdir(prof) if f.endswith(".args")}
-    if thr != args:
-        return ["threads without an .args file: %r" % sorted(thr - args)]
-    rows = [c for c in report_json_of(t.scaler, prof)["calls"] if c["api"] == "b_mul"]
-    seen = sum(a["seen"] for c in rows for a in c["args"] if a["name"] == "arg1")
-    count = sum(c["count"] for c in rows)
-    if not rows or seen == 0 or count != 1023:
-        return ["b_mul: %d calls (want 1023), %d values seen" % (count, seen)]
-    return []
+    """Images exec'd with an environment of their own (sc_exec) and fork
+    children (sc_fork) keep values too: the exec wrappers put SCALER_ARGS
+    back, a child gets files of its own."""
+    bad = []
+    for prog in ("exec", "fork"):
+        exe = t.exe(prog)
+        rc0, out0, _ = run([exe])
+        prof, rc, out, err = record(t, prog, [exe], "--args=b_mul=arg1,ret")
+        if rc != rc0 or out != out0:
+            bad.append("%s: exit %d, output differs (%r)" % (prog, rc, err[-200:]))
+            continue
+        thr = {f[:-4] for f in os.listdir(prof) if f.endswith(".thr")}
+        args = {f[:-5] for f in os.listdir(prof) if f.endswith(".args")}
+        if thr != args or len({f.split("-t")[0] for f in thr}) < 2:
+            bad.append("%s: threads %r, .args files %r" % (prog, sorted(thr), sorted(args)))
+        rows = [c for c in report_json_of(t.scaler, prof)["calls"] if c["api"] == "b_mul"]
+        seen = sum(a["seen"] for c in rows for a in c["args"] if a["name"] == "arg1")
+        count = sum(c["count"] for c in rows)
+        if not rows or seen == 0 or (prog == "exec" and count != 1023):
+            bad.append("%s: b_mul: %d calls, %d values seen" % (prog, count, seen))
+    return bad
 
 
 def check_spec(t):
