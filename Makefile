@@ -40,7 +40,9 @@ COMMON_SRC := $(wildcard src/common/*.c)
 RT_SRC     := $(wildcard src/runtime/*.c) $(wildcard arch/$(ARCH)/*.c) src/common/names.c \
               src/common/symbols.c src/common/xz.c src/common/argspec.c
 RT_ASM     := $(wildcard arch/$(ARCH)/*.S)
-CLI_SRC    := $(wildcard src/cli/*.c) $(COMMON_SRC)
+# the CLI decodes with the runtime's decoder too: walk --deeper's scan of
+# call instructions (src/cli/walk_callees.c)
+CLI_SRC    := $(wildcard src/cli/*.c) $(COMMON_SRC) arch/$(ARCH)/fnpatch.c
 
 RT_OBJ  := $(patsubst %,$(BUILD)/obj/rt/%.o,$(RT_SRC) $(RT_ASM))
 CLI_OBJ := $(patsubst %,$(BUILD)/obj/cli/%.o,$(CLI_SRC))

@@ -24,6 +24,7 @@
 	X(ctl, "pause, resume, reset or snapshot the profile of a running process")  \
 	X(diff, "rank what made one profile differ from another, and why")           \
 	X(hints, "name the bug patterns one profile shows evidence of")              \
+	X(walk, "walk a profile down to where its time goes, into the kernel")      \
 	X(help, "show the help of scaler or of a command")                            \
 	X(version, "print scaler's version")
 

@@ -81,6 +81,13 @@ void sc_json_thousandths(struct sc_json *j, int64_t v)
 	fprintf(j->f, "%s%" PRIu64 ".%03u", v < 0 ? "-" : "", a / 1000, (unsigned)(a % 1000));
 }
 
+void sc_json_share(struct sc_json *j, double v)
+{
+	before_value(j);
+	/* not finite or out of range would be no JSON number or no share */
+	fprintf(j->f, "%.6f", v > 0 && v <= 1 ? v : v > 1 ? 1.0 : 0.0);
+}
+
 void sc_json_bool(struct sc_json *j, int v)
 {
 	before_value(j);

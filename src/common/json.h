@@ -29,6 +29,9 @@ void sc_json_key(struct sc_json *j, const char *key);
 void sc_json_string(struct sc_json *j, const char *s);
 void sc_json_int(struct sc_json *j, int64_t v);
 void sc_json_uint(struct sc_json *j, uint64_t v);
+/* A share in [0, 1] with six places ("0.620000"); NaN and values out of
+ * range clamped into it. */
+void sc_json_share(struct sc_json *j, double v);
 void sc_json_bool(struct sc_json *j, int v);
 void sc_json_null(struct sc_json *j);
 /* v / 1000 as a decimal number with three places ("-1.005"): ns as µs. */

@@ -1,0 +1,467 @@
+/*
+ * walk.c - CrossWalk's descent (walk.h) on the nesting tree of a profile
+ * (report_stacks.c): Mirgorodskiy and Miller start at main, take the callee
+ * whose inclusive time is above a threshold of the whole run, and go on
+ * from it until no callee is; below a system call they go on in the
+ * kernel. Here the levels are the tree's: the process with the most time,
+ * the component whose threads run, the API (or patched function) each
+ * component calls, nested as the tree nests them, then the kernel.
+ *
+ * Every share is of the whole time (all processes' threads), as the
+ * threshold is: a step's share never exceeds its parent's. A child within
+ * a quarter of the chosen one and above the threshold too is walked as a
+ * branch of its own (a whole path), up to WALK_MAX_BRANCHES.
+ *
+ * Functions patched with --functions and called from their own component
+ * are no edge of the tree (report_stacks.c): they are offered as children
+ * of a node of that component, their time scaled by the node's part of
+ * the component's self time, the placing being unknown as it is for the
+ * tree's own rows. Their nesting among themselves is not recorded, so a
+ * function ends the walk above the kernel.
+ */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "json.h"
+#include "walk.h"
+
+#define CLOSE_NUM 3     /* a child is close to the chosen one when it has */
+#define CLOSE_DEN 4     /* at least 3/4 of its time */
+#define MAX_CANDS 256   /* children looked at per node (the largest) */
+
+struct cand {
+	enum walk_level level;
+	const char *name;       /* of the step */
+	char label[256];        /* a process's "cmd[pid]" */
+	const char *component, *caller;
+	uint64_t calls;
+	int64_t ns;
+	size_t node;            /* in the tree, STACK_NONE if not a node */
+	const struct sc_image *image;
+};
+
+struct ctx {
+	const struct report *r;
+	const struct stack_tree *t;
+	struct walk *w;
+	int64_t min_ns;         /* threshold * total */
+};
+
+static const char *const level_names[] = {
+	[WALK_PROCESS] = "process", [WALK_THREADS] = "threads", [WALK_COMPONENT] = "component",
+	[WALK_API] = "api", [WALK_FUNCTION] = "function", [WALK_SYSCALL] = "syscall",
+	[WALK_KERNEL] = "kernel",
+};
+
+const char *walk_level_name(enum walk_level l)
+{
+	return level_names[l];
+}
+
+static int cmp_cand(const void *a, const void *b)
+{
+	const struct cand *x = a, *y = b;
+
+	if (x->ns != y->ns)
+		return x->ns > y->ns ? -1 : 1;
+	return strcmp(x->name, y->name);
+}
+
+/* The component a node's own code runs in. */
+static const char *node_component(const struct stack_node *n)
+{
+	return n->kind == STACK_COMPONENT ? n->name : n->component;
+}
+
+/* Functions of node n's component called from within it (see the top). */
+static size_t function_cands(const struct ctx *x, const struct stack_node *n, struct cand *c,
+			     size_t nc)
+{
+	const struct sc_agg *a = sc_model_image(x->r->model, n->image);
+	const char *comp = node_component(n);
+	const struct sc_component *k = sc_agg_component(a, comp);
+	long double part;
+
+	if (!k || k->self_ns <= 0 || n->self_ns <= 0)
+		return nc;
+	part = (long double)n->self_ns / (long double)k->self_ns;
+	if (part > 1)
+		part = 1;
+	for (size_t i = 0; i < a->ncalls && nc < MAX_CANDS; i++) {
+		const struct sc_call *f = &a->calls[i];
+		size_t j;
+
+		if (!f->function || f->total_ns <= 0 || strcmp(f->callee, comp) ||
+		    strcmp(f->caller, comp))
+			continue;
+		for (j = 0; j < nc && (c[j].level != WALK_FUNCTION || strcmp(c[j].name, f->api)); j++)
+			;
+		if (j == nc) {
+			memset(&c[nc], 0, sizeof(c[nc]));
+			c[nc].level = WALK_FUNCTION;
+			c[nc].name = f->api;
+			c[nc].component = comp;
+			c[nc].caller = comp;
+			c[nc].node = STACK_NONE;
+			c[nc].image = n->image;
+			nc++;
+		}
+		c[j].ns += (int64_t)((long double)f->total_ns * part);
+		c[j].calls += (uint64_t)((long double)f->count * part + 0.5L);
+		if (c[j].ns > n->self_ns)
+			c[j].ns = n->self_ns;
+	}
+	return nc;
+}
+
+/* The children of node i (STACK_NONE: the processes), largest first. */
+static size_t children(const struct ctx *x, size_t i, struct cand *c)
+{
+	const struct stack_tree *t = x->t;
+	size_t nc = 0, j = i == STACK_NONE ? 0 : i + 1, end = i == STACK_NONE ? t->n : t->nodes[i].end;
+
+	while (j < end && nc < MAX_CANDS) {
+		const struct stack_node *n = &t->nodes[j];
+		struct cand *k = &c[nc++];
+
+		memset(k, 0, sizeof(*k));
+		k->node = j;
+		k->ns = n->ns;
+		k->image = n->image;
+		switch (n->kind) {
+		case STACK_PROCESS:
+			k->level = WALK_PROCESS;
+			report_stack_label(n, k->label, sizeof(k->label));
+			k->name = k->label;
+			break;
+		case STACK_COMPONENT:
+			k->level = WALK_COMPONENT;
+			k->name = n->name;
+			break;
+		case STACK_API:
+			k->level = n->call && n->call->function ? WALK_FUNCTION : WALK_API;
+			k->name = n->call ? n->call->api : n->name;
+			k->component = n->component;
+			k->caller = node_component(&t->nodes[n->parent]);
+			k->calls = n->count;
+			break;
+		}
+		j = n->end;
+	}
+	if (i != STACK_NONE && t->nodes[i].kind != STACK_PROCESS)
+		nc = function_cands(x, &t->nodes[i], c, nc);
+	qsort(c, nc, sizeof(*c), cmp_cand);
+	return nc;
+}
+
+static void push(const struct ctx *x, struct walk_path *p, const struct cand *c)
+{
+	const char *comp = c->level == WALK_COMPONENT ? c->name : c->component;
+	const struct sc_component *k;
+	int64_t total = x->w->total_ns;
+	struct walk_step *s;
+
+	if (p->n == WALK_MAX_STEPS)
+		return;
+	s = &p->step[p->n++];
+	memset(s, 0, sizeof(*s));
+	s->level = c->level;
+	snprintf(s->name, sizeof(s->name), "%s", c->name);
+	if (comp) {
+		snprintf(s->component, sizeof(s->component), "%s", comp);
+		k = sc_agg_component(sc_model_image(x->r->model, c->image), comp);
+		snprintf(s->file, sizeof(s->file), "%s", k ? k->path : "");
+	}
+	if (c->caller)
+		snprintf(s->caller, sizeof(s->caller), "%s", c->caller);
+	s->calls = c->calls;
+	s->ns = c->ns;
+	s->share = total > 0 ? (double)c->ns / (double)total : 0;
+}
+
+/* The thread group with the most time, as a step, when the process has
+ * more than one and it is not the main thread's (the levels below stay the process's: calls are kept per
+ * component, not per thread group). */
+static void threads_step(const struct ctx *x, struct walk_path *p, const struct sc_image *im)
+{
+	struct report_group *g = NULL;
+	size_t n = report_groups(x->r->p, im, &g), best = 0;
+	struct cand c = { .level = WALK_THREADS, .node = STACK_NONE };
+
+	for (size_t i = 1; i < n; i++)
+		if (g[i].wall_ns > g[best].wall_ns)
+			best = i;
+	/* the main thread's group says nothing the process does not */
+	if (n > 1 && g[best].wall_ns > 0 && strcmp(g[best].routine, "main")) {
+		snprintf(c.label, sizeof(c.label), "%s (%" PRIu64 " thread%s)", g[best].routine,
+			 g[best].threads, g[best].threads == 1 ? "" : "s");
+		c.name = c.label;
+		c.ns = g[best].wall_ns;
+		c.image = im;
+		push(x, p, &c);
+	}
+	free(g);
+}
+
+/*
+ * The kernel below a system call: the functions its time was spent in.
+ * Profiles carry no per-call kernel data yet (`scaler record --kernel`):
+ * nothing to descend into.
+ */
+static size_t kernel_children(const struct ctx *x, const struct cand *api, struct cand *c)
+{
+	(void)x;
+	(void)api;
+	(void)c;
+	return 0;
+}
+
+/* Walks on from candidate c (already chosen: pushed on p). */
+static void descend(struct ctx *x, struct walk_path *p, const struct cand *c);
+
+/* Takes the children of c that pass the threshold: the largest on p, a
+ * close second on a branch of its own. */
+static void choose(struct ctx *x, struct walk_path *p, struct cand *kids, size_t nk)
+{
+	if (!nk || kids[0].ns <= 0 || kids[0].ns < x->min_ns)
+		return;
+	if (nk > 1 && kids[1].ns >= x->min_ns && kids[1].ns > 0 &&
+	    kids[1].ns * CLOSE_DEN >= kids[0].ns * CLOSE_NUM &&
+	    x->w->nbranches < WALK_MAX_BRANCHES) {
+		struct walk_path *b = &x->w->branch[x->w->nbranches++];
+
+		*b = *p;
+		push(x, b, &kids[1]);
+		descend(x, b, &kids[1]);
+	}
+	push(x, p, &kids[0]);
+	descend(x, p, &kids[0]);
+}
+
+static void descend(struct ctx *x, struct walk_path *p, const struct cand *c)
+{
+	struct cand *kids = calloc(MAX_CANDS, sizeof(*kids));
+	size_t nk;
+
+	if (!kids) {
+		perror("scaler walk");
+		exit(1);
+	}
+	if (c->level == WALK_PROCESS)
+		threads_step(x, p, c->image);
+	if (c->level == WALK_API || c->level == WALK_FUNCTION || c->level == WALK_SYSCALL ||
+	    c->level == WALK_KERNEL)
+		nk = kernel_children(x, c, kids);
+	else
+		nk = 0;
+	if (!nk && c->node != STACK_NONE)
+		nk = children(x, c->node, kids);
+	choose(x, p, kids, nk);
+	free(kids);
+}
+
+void walk_run(const struct report *r, double threshold, struct walk *w)
+{
+	struct stack_tree t;
+	struct cand *kids = calloc(MAX_CANDS, sizeof(*kids));
+	struct ctx x = { .r = r, .t = &t, .w = w };
+	size_t nk;
+
+	if (!kids) {
+		perror("scaler walk");
+		exit(1);
+	}
+	memset(w, 0, sizeof(*w));
+	w->threshold = threshold;
+	report_stacks(r, &t);
+	nk = children(&x, STACK_NONE, kids);
+	for (size_t i = 0; i < nk; i++)
+		w->total_ns += kids[i].ns;
+	x.min_ns = (int64_t)((long double)threshold * (long double)w->total_ns + 0.5L);
+	if (x.min_ns < 1)
+		x.min_ns = 1;
+	choose(&x, &w->path, kids, nk);
+	free(kids);
+	report_stacks_free(&t);
+}
+
+int walk_dir(const char *dir, double threshold, struct walk *w, char *err, size_t errlen)
+{
+	struct report r = { 0 };
+	struct sc_profile prof;
+	struct sc_model model;
+
+	if (sc_profile_load(dir, &prof, err, errlen) < 0) {
+		sc_profile_free(&prof);
+		return -1;
+	}
+	sc_model_build(&model, &prof);
+	r.out = stdout;
+	r.p = &prof;
+	r.model = &model;
+	r.agg = &model.agg;
+	r.timed = prof.timing_mode != SC_TIMING_NONE;
+	report_select(&r);
+	walk_run(&r, threshold, w);
+	report_release(&r);
+	sc_model_free(&model);
+	sc_profile_free(&prof);
+	if (!r.timed) {
+		snprintf(err, errlen, "%s was recorded with --timing=none: a walk needs times", dir);
+		return -1;
+	}
+	return 0;
+}
+
+/* ---- output ------------------------------------------------------------ */
+
+static void fmt_share(char *b, size_t n, double s)
+{
+	if (s * 100 >= 9.95)
+		snprintf(b, n, "%.0f %%", s * 100);
+	else
+		snprintf(b, n, "%.1f %%", s * 100);
+}
+
+/* The deepest step of p at a level in [lo, hi], or NULL; *at its index. */
+static const struct walk_step *deepest(const struct walk_path *p, enum walk_level lo,
+				       enum walk_level hi, size_t before, size_t *at)
+{
+	for (size_t i = before; i-- > 0;)
+		if (p->step[i].level >= lo && p->step[i].level <= hi) {
+			if (at)
+				*at = i;
+			return &p->step[i];
+		}
+	return NULL;
+}
+
+/* One path as a sentence: where its time is, in words a person acts on. */
+static void sentence(FILE *o, const struct walk *w, const struct walk_path *p)
+{
+	char pct[32], pct2[32], thr[32], ns[32], avg[32], cnt[32];
+	const struct walk_step *e = p->n ? &p->step[p->n - 1] : NULL;
+	const struct walk_step *call, *outer, *k;
+	size_t at = 0;
+
+	fmt_share(thr, sizeof(thr), w->threshold);
+	if (!e) {
+		fprintf(o, "no process holds %s of the time: lower --threshold\n", thr);
+		return;
+	}
+	fmt_share(pct, sizeof(pct), e->share);
+	report_fmt_ns(ns, sizeof(ns), (long double)e->ns);
+	call = deepest(p, WALK_API, WALK_FUNCTION, p->n, &at);
+	if (!call) {
+		if (e->level == WALK_COMPONENT)
+			fprintf(o, "%s of the time (%s) is %s's own code: none of its calls "
+				"holds %s; scaler walk --deeper patches its functions to look "
+				"inside\n", pct, ns, e->name, thr);
+		else
+			fprintf(o, "no component holds %s of the time of %s: it is spread "
+				"out; lower --threshold\n", thr, p->step[0].name);
+		return;
+	}
+	fmt_share(pct, sizeof(pct), call->share);
+	report_fmt_ns(ns, sizeof(ns), (long double)call->ns);
+	fprintf(o, "%s of the time (%s) is %s()", pct, ns, call->name);
+	if (call->level == WALK_FUNCTION && strcmp(call->component, call->caller))
+		fprintf(o, " of %s, called from %s", call->component, call->caller);
+	else if (call->level == WALK_FUNCTION)
+		fprintf(o, " of %s", call->component);
+	else
+		fprintf(o, " from %s", call->caller);
+	if (call->calls) {
+		report_fmt_count(cnt, sizeof(cnt), call->calls);
+		report_fmt_ns(avg, sizeof(avg), (long double)call->ns / (long double)call->calls);
+		fprintf(o, ", %s call%s of %s", cnt, call->calls == 1 ? "" : "s", avg);
+	}
+	outer = deepest(p, WALK_API, WALK_FUNCTION, at, NULL);
+	if (outer)
+		fprintf(o, ", inside %s() of %s", outer->name, outer->component);
+	k = deepest(p, WALK_KERNEL, WALK_KERNEL, p->n, NULL);
+	if (k) {
+		fmt_share(pct2, sizeof(pct2), call->ns > 0 ? (double)k->ns / (double)call->ns : 0);
+		fprintf(o, "; in the kernel %s of it is in %s", pct2, k->name);
+	} else if (!w->kernel_data && e == call) {
+		fputs("; no kernel data in this profile (record with --kernel)", o);
+	}
+	fputc('\n', o);
+}
+
+static void steps(FILE *o, const struct walk_path *p, size_t from)
+{
+	for (size_t i = from; i < p->n; i++) {
+		const struct walk_step *s = &p->step[i];
+		char ns[32];
+
+		report_fmt_ns(ns, sizeof(ns), (long double)s->ns);
+		fprintf(o, "  %5.1f%%  %9s  %-9s  %*s%s", s->share * 100, ns,
+			walk_level_name(s->level), (int)(2 * i), "", s->name);
+		if (s->level == WALK_API)
+			fprintf(o, " (%s)", s->component);
+		fputc('\n', o);
+	}
+}
+
+void walk_text(FILE *o, const struct walk *w)
+{
+	char thr[32];
+
+	sentence(o, w, &w->path);
+	fmt_share(thr, sizeof(thr), w->threshold);
+	fprintf(o, "\nthe walk (each step holds at least %s of the time):\n", thr);
+	steps(o, &w->path, 0);
+	for (size_t b = 0; b < w->nbranches; b++) {
+		const struct walk_path *p = &w->branch[b];
+		size_t same = 0;
+
+		while (same < p->n && same < w->path.n &&
+		       !strcmp(p->step[same].name, w->path.step[same].name) &&
+		       p->step[same].level == w->path.step[same].level)
+			same++;
+		fputs("\nclose to it: ", o);
+		sentence(o, w, p);
+		steps(o, p, same);
+	}
+}
+
+static void path_json(struct sc_json *j, const struct walk_path *p)
+{
+	sc_json_begin_array(j);
+	for (size_t i = 0; i < p->n; i++) {
+		sc_json_begin_object(j);
+		sc_json_key(j, "level");
+		sc_json_string(j, walk_level_name(p->step[i].level));
+		sc_json_key(j, "name");
+		sc_json_string(j, p->step[i].name);
+		sc_json_key(j, "share");
+		sc_json_share(j, p->step[i].share);
+		sc_json_key(j, "ns");
+		sc_json_int(j, p->step[i].ns);
+		sc_json_end_object(j);
+	}
+	sc_json_end_array(j);
+}
+
+void walk_json(FILE *o, const struct walk *w)
+{
+	struct sc_json j;
+
+	sc_json_init(&j, o);
+	sc_json_begin_object(&j);
+	sc_json_key(&j, "format");
+	sc_json_string(&j, "scaler-walk");
+	sc_json_key(&j, "version");
+	sc_json_int(&j, 1);
+	sc_json_key(&j, "path");
+	path_json(&j, &w->path);
+	sc_json_key(&j, "branches");
+	sc_json_begin_array(&j);
+	for (size_t b = 0; b < w->nbranches; b++)
+		path_json(&j, &w->branch[b]);
+	sc_json_end_array(&j);
+	sc_json_end_object(&j);
+	fputc('\n', o);
+}

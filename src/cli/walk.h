@@ -1,0 +1,71 @@
+/*
+ * walk.h - CrossWalk's descent on a profile (walk.c), for `scaler walk`:
+ * from the process down the nesting tree (report.h) to the component, the
+ * API or patched function, and below a system call into the kernel, at
+ * each level taking the child that holds at least the threshold of the
+ * whole time, with a branch of its own for a child close to it.
+ *
+ * The kernel levels need per-call kernel data (`scaler record --kernel`);
+ * a profile without it ends the walk above the kernel, and says so.
+ */
+#ifndef SCALER_WALK_H
+#define SCALER_WALK_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "report.h"
+
+#define WALK_MAX_STEPS 40       /* STACK_MAX_PATH, threads, functions, kernel */
+#define WALK_MAX_BRANCHES 4
+
+enum walk_level {
+	WALK_PROCESS, WALK_THREADS, WALK_COMPONENT, WALK_API, WALK_FUNCTION,
+	WALK_SYSCALL, WALK_KERNEL,
+};
+
+struct walk_step {
+	enum walk_level level;
+	char name[256];         /* "cmd[pid]", a thread group, a component,
+				   an API or function (demangled), a kernel
+				   function */
+	char component[256];    /* the component its code runs in (component,
+				   API, function: the callee) */
+	char file[1024];        /* that component's file, "" if unknown */
+	char caller[256];       /* API, function: the calling component */
+	uint64_t calls;         /* API, function: the calls in this place */
+	double share;           /* of the whole time, in [0, 1] */
+	int64_t ns;
+};
+
+struct walk_path {
+	size_t n;
+	struct walk_step step[WALK_MAX_STEPS];
+};
+
+struct walk {
+	int64_t total_ns;       /* the whole time: all processes' threads */
+	double threshold;       /* share a child needs to be descended into */
+	struct walk_path path;
+	size_t nbranches;
+	struct walk_path branch[WALK_MAX_BRANCHES];  /* whole paths too */
+	int kernel_data;        /* the profile has per-call kernel data */
+};
+
+/* The name of a level as the JSON says it ("process", "api", ...). */
+const char *walk_level_name(enum walk_level l);
+
+/* The walk of the profile in dir; 0, or -1 with a one-line message in
+ * err. */
+int walk_dir(const char *dir, double threshold, struct walk *w, char *err, size_t errlen);
+
+/* The walk of r's processes (r filled by report_select) at threshold
+ * (0 < threshold <= 1) into *w. */
+void walk_run(const struct report *r, double threshold, struct walk *w);
+
+/* The walk as a sentence a person can act on, then its steps. */
+void walk_text(FILE *o, const struct walk *w);
+/* {"format": "scaler-walk", "version": 1, "path": [...], "branches": [...]} */
+void walk_json(FILE *o, const struct walk *w);
+
+#endif
