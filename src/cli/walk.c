@@ -26,8 +26,8 @@
 #include "json.h"
 #include "walk.h"
 
-#define CLOSE_NUM 3     /* a child is close to the chosen one when it has */
-#define CLOSE_DEN 4     /* at least 3/4 of its time */
+#define CLOSE_NUM 2     /* a child is close to the chosen one when it has */
+#define CLOSE_DEN 3     /* at least 2/3 of its time */
 #define MAX_CANDS 256   /* children looked at per node (the largest) */
 
 struct cand {
@@ -36,7 +36,7 @@ struct cand {
 	char label[256];        /* a process's "cmd[pid]" */
 	const char *component, *caller;
 	uint64_t calls;
-	int64_t ns;
+	int64_t ns, self_ns;
 	size_t node;            /* in the tree, STACK_NONE if not a node */
 	const struct sc_image *image;
 };
@@ -128,6 +128,7 @@ static size_t children(const struct ctx *x, size_t i, struct cand *c)
 		memset(k, 0, sizeof(*k));
 		k->node = j;
 		k->ns = n->ns;
+		k->self_ns = n->self_ns;
 		k->image = n->image;
 		switch (n->kind) {
 		case STACK_PROCESS:
@@ -170,13 +171,21 @@ static void push(const struct ctx *x, struct walk_path *p, const struct cand *c)
 	snprintf(s->name, sizeof(s->name), "%s", c->name);
 	if (comp) {
 		snprintf(s->component, sizeof(s->component), "%s", comp);
-		k = sc_agg_component(sc_model_image(x->r->model, c->image), comp);
+		const struct sc_agg *a = sc_model_image(x->r->model, c->image);
+
+		k = sc_agg_component(a, comp);
 		snprintf(s->file, sizeof(s->file), "%s", k ? k->path : "");
+		for (size_t i = 0; i < a->ncalls; i++)
+			s->untimed += a->calls[i].function && a->calls[i].count &&
+				      a->calls[i].total_ns <= 0 &&
+				      !strcmp(a->calls[i].caller, comp) &&
+				      !strcmp(a->calls[i].callee, comp);
 	}
 	if (c->caller)
 		snprintf(s->caller, sizeof(s->caller), "%s", c->caller);
 	s->calls = c->calls;
 	s->ns = c->ns;
+	s->self_ns = c->self_ns;
 	s->share = total > 0 ? (double)c->ns / (double)total : 0;
 }
 
@@ -354,13 +363,17 @@ static void sentence(FILE *o, const struct walk *w, const struct walk_path *p)
 	report_fmt_ns(ns, sizeof(ns), (long double)e->ns);
 	call = deepest(p, WALK_API, WALK_FUNCTION, p->n, &at);
 	if (!call) {
-		if (e->level == WALK_COMPONENT)
-			fprintf(o, "%s of the time (%s) is %s's own code: none of its calls "
-				"holds %s; scaler walk --deeper patches its functions to look "
+		if (e->level == WALK_COMPONENT) {
+			fmt_share(pct, sizeof(pct), w->total_ns > 0 ? (double)e->self_ns /
+				  (double)w->total_ns : 0);
+			report_fmt_ns(ns, sizeof(ns), (long double)e->self_ns);
+			fprintf(o, "%s of the time (%s) is %s's own code, and none of its calls "
+				"holds %s: scaler walk --deeper patches its functions to look "
 				"inside\n", pct, ns, e->name, thr);
-		else
+		} else {
 			fprintf(o, "no component holds %s of the time of %s: it is spread "
 				"out; lower --threshold\n", thr, p->step[0].name);
+		}
 		return;
 	}
 	fmt_share(pct, sizeof(pct), call->share);

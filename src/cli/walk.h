@@ -34,8 +34,11 @@ struct walk_step {
 	char file[1024];        /* that component's file, "" if unknown */
 	char caller[256];       /* API, function: the calling component */
 	uint64_t calls;         /* API, function: the calls in this place */
+	uint64_t untimed;       /* functions of its component patched and
+				   called from it, counted but not timed */
 	double share;           /* of the whole time, in [0, 1] */
 	int64_t ns;
+	int64_t self_ns;        /* of ns, what none of its children holds */
 };
 
 struct walk_path {

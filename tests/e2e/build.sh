@@ -77,6 +77,8 @@ exe $CC sc_imbalance imbalance/main.c -lsc_lj -pthread
 lib $CC libsc_dp.so diffpair/sc_dp.c
 exe $CC sc_diffpair diffpair/main.c -lsc_dp
 exe $CC sc_hints hints/main.c -pthread
+lib $CC libsc_wk.so walk/sc_wk.c
+exe $CC sc_walk walk/main.c -lsc_wk
 exe $CC sc_spawn spawn/main.c -fno-builtin
 exe $CC sc_exec exec/main.c -lsc_b
 exe $CC sc_sighand sighand/main.c -lsc_b
