@@ -354,7 +354,7 @@ static void sentence(FILE *o, const struct walk *w, const struct walk_path *p)
 	const struct walk_step *call, *outer, *k;
 	size_t at = 0;
 
-	fmt_share(thr, sizeof(thr), w->threshold);
+	snprintf(thr, sizeof(thr), "%g %%", w->threshold * 100);
 	if (!e) {
 		fprintf(o, "no process holds %s of the time: lower --threshold\n", thr);
 		return;
@@ -423,7 +423,7 @@ void walk_text(FILE *o, const struct walk *w)
 	char thr[32];
 
 	sentence(o, w, &w->path);
-	fmt_share(thr, sizeof(thr), w->threshold);
+	snprintf(thr, sizeof(thr), "%g %%", w->threshold * 100);
 	fprintf(o, "\nthe walk (each step holds at least %s of the time):\n", thr);
 	steps(o, &w->path, 0);
 	for (size_t b = 0; b < w->nbranches; b++) {

@@ -1,0 +1,231 @@
+"""walk.py - scaler walk on sc_walk (tests/e2e/walk), whose modes put the
+time where the test says: the path of one hot API from one component
+(walk-api), two close APIs walked as a path and a branch (walk-branches),
+the static comparator sc_walk hands qsort found by --deeper's second
+round and the program's own static function where --deeper stops and
+says why (walk-deeper), the JSON against doc/walk.md's schema both ways
+(walk-json-doc), and bad input: one line, non-zero exit (walk-errors).
+Checks: walk-api, walk-branches, walk-deeper, walk-json-doc, walk-errors
+(lazy)."""
+import json
+import os
+import re
+
+from harness import ROOT, guarded, run
+
+MODE = "e2e"
+VARIANTS = ("lazy",)
+
+LEVELS = ("process", "threads", "component", "api", "function", "syscall", "kernel")
+NO_KERNEL = "; no kernel data in this profile (record with --kernel)"
+
+
+def record(t, mode, name, *opts):
+    out = os.path.join(t.tmp, name)
+    rc, _, err = run([t.scaler, "record", "-o", out] + list(opts) + ["--", t.exe("walk"), mode])
+    if rc != 0:
+        raise RuntimeError("record sc_walk %s: exit %d %r" % (mode, rc, err[-200:]))
+    return out
+
+
+def walk(t, prof, *opts):
+    """(JSON document, text) of the walk of prof."""
+    rc, js, err = run([t.scaler, "walk", "-i", prof, "--format", "json"] + list(opts))
+    rc2, text, err2 = run([t.scaler, "walk", "-i", prof] + list(opts))
+    if rc or rc2 or err or err2:
+        raise RuntimeError("walk: exit %d %d %r" % (rc, rc2, (err + err2)[-200:]))
+    return json.loads(js), text.decode(errors="replace")
+
+
+def path_problems(path, what):
+    """The schema of one path, and shares that add up: each step's share is
+    its ns over the whole, and never more than its parent's."""
+    bad = []
+    if not path:
+        return ["%s: empty path" % what]
+    total = path[0]["ns"] / path[0]["share"] if path[0]["share"] else 0
+    for i, s in enumerate(path):
+        if sorted(s) != ["level", "name", "ns", "share"]:
+            bad.append("%s step %d keys %r" % (what, i, sorted(s)))
+            continue
+        if s["level"] not in LEVELS or not isinstance(s["name"], str) or not s["name"]:
+            bad.append("%s step %d: %r" % (what, i, s))
+        if not (isinstance(s["ns"], int) and s["ns"] >= 0 and 0 <= s["share"] <= 1):
+            bad.append("%s step %d figures %r" % (what, i, s))
+        elif total and abs(s["ns"] / total - s["share"]) > 2e-6 + 1e-6 * i:
+            bad.append("%s step %d: share %r, ns/whole %r" % (what, i, s["share"], s["ns"] / total))
+        if i and s["level"] != "threads" and path[i - 1]["level"] != "threads" and \
+                s["ns"] > path[i - 1]["ns"]:
+            bad.append("%s step %d holds more than its parent" % (what, i))
+    return bad
+
+
+def levels(path):
+    return [(s["level"], s["name"]) for s in path]
+
+
+def pct(share):
+    return "%.0f %%" % (share * 100) if share * 100 >= 9.95 else "%.1f %%" % (share * 100)
+
+
+def check_api(t):
+    d, text = walk(t, record(t, "api", "walk-api"))
+    bad = path_problems(d["path"], "path")
+    got = levels(d["path"])
+    if len(got) != 3 or got[0][0] != "process" or not got[0][1].startswith("sc_walk[") or \
+            got[1:] != [("component", "sc_walk"), ("api", "wk_spin")]:
+        bad.append("path %r, want process sc_walk[pid], component sc_walk, api wk_spin" % got)
+    elif d["path"][2]["share"] < 0.6:
+        bad.append("wk_spin holds %r of the time, ~0.9 wanted" % d["path"][2]["share"])
+    if d["branches"]:
+        bad.append("branches %r" % d["branches"])
+    # the sentence: share, time, the API and its caller, its calls
+    first = text.split("\n")[0]
+    want = r"^%s of the time \([0-9.]+ [mµ]?s\) is wk_spin\(\) from sc_walk, 1 call of " \
+        r"[0-9.]+ [mµ]?s%s$" % (re.escape(pct(d["path"][2]["share"])), re.escape(NO_KERNEL))
+    if not re.match(want, first):
+        bad.append("sentence %r does not match %r" % (first, want))
+    steps = re.findall(r"^ +[0-9.]+% +\S+ \S+ +(\S+) +(\S+)", text, re.M)
+    if [(lv, n) for lv, n in steps] != [(lv, n) for lv, n in got]:
+        bad.append("text steps %r, JSON %r" % (steps, got))
+    # a threshold above wk_spin's share stops the walk at the component
+    d2, text2 = walk(t, os.path.join(t.tmp, "walk-api"), "--threshold", "99.9")
+    if [s["level"] for s in d2["path"]][-1] != "component" or \
+            not re.match(r"^[0-9.]+ % of the time \([^)]*\) is sc_walk's own code, and none of "
+                         r"its calls holds 99.9 %: scaler walk --deeper", text2):
+        bad.append("--threshold 99.9: path %r, text %r" % (levels(d2["path"]), text2[:200]))
+    return bad
+
+
+def check_branches(t):
+    """wk_spin and wk_other do the same work in turns: the walk takes one
+    and walks the other as a branch. A loaded machine can still slow one of
+    them by more than a third, so up to three recordings are tried; each
+    is checked exactly."""
+    bad = []
+    for attempt in range(3):
+        d, text = walk(t, record(t, "two", "walk-two-%d" % attempt))
+        bad = path_problems(d["path"], "path")
+        for b in d["branches"]:
+            bad += path_problems(b, "branch")
+        if bad:
+            return bad
+        if not d["branches"]:
+            bad = ["no branch in %d recordings: path %r" % (attempt + 1, levels(d["path"]))]
+            continue
+        ends = sorted([levels(d["path"])[-1]] + [levels(b)[-1] for b in d["branches"]])
+        if ends != [("api", "wk_other"), ("api", "wk_spin")] or len(d["branches"]) != 1 or \
+                levels(d["branches"][0])[:-1] != levels(d["path"])[:-1]:
+            return ["path %r, branches %r" % (levels(d["path"]), [levels(b) for b in d["branches"]])]
+        other = levels(d["branches"][0])[-1][1]
+        if not re.search(r"^close to it: [0-9.]+ %% of the time \([^)]*\) is %s\(\) from sc_walk, "
+                         r"100 calls of " % other, text, re.M):
+            return ["text lacks the branch's sentence: %r" % text]
+        return []
+    return bad
+
+
+def deeper(t, mode, *opts):
+    prof = os.path.join(t.tmp, "deeper-" + mode)
+    rc, out, err = run([t.scaler, "walk", "--deeper", "-i", prof] + list(opts) +
+                       ["--", t.exe("walk"), mode], timeout=240)
+    return rc, out.decode(errors="replace"), err.decode(errors="replace"), prof
+
+
+def check_deeper(t):
+    bad = []
+    # qsort holds the time; round 2 patches the comparator sc_walk hands
+    # it, and the walk ends there; round 3 patches weigh, which slow_cmp
+    # calls (from its own component: counted, not timed) and stops
+    rc, out, err, prof = deeper(t, "deep", "--format", "json")
+    docs = [json.loads(line) for line in out.splitlines()]
+    if rc != 0 or len(docs) < 2:
+        return ["--deeper deep: exit %d, %d rounds, %r" % (rc, len(docs), err[-300:])]
+    for i, d in enumerate(docs):
+        bad += path_problems(d["path"], "round %d" % (i + 1))
+    if levels(docs[0]["path"])[1:] != [("component", "sc_walk"), ("api", "qsort")]:
+        bad.append("round 1 path %r, want sc_walk then qsort" % levels(docs[0]["path"]))
+    if levels(docs[1]["path"])[1:] != [("component", "sc_walk"), ("api", "qsort"),
+                                       ("function", "slow_cmp")]:
+        bad.append("round 2 path %r, want ... qsort, function slow_cmp" % levels(docs[1]["path"]))
+    if "done" not in err or out.count("done"):
+        bad.append("the command's output is not on stderr alone: %r" % err[-200:])
+    if not re.search(r"scaler: walk: stopped after round %d: " % len(docs), err):
+        bad.append("no reason to stop on stderr: %r" % err[-300:])
+    if not os.path.isdir(prof + ".2"):
+        bad.append("round 2 was not recorded into %s.2" % prof)
+    else:
+        rc, rep, _ = run([t.scaler, "report", "-i", prof + ".2", "--format", "json"])
+        fns = sorted({c["api"] for c in json.loads(rep)["calls"] if c["kind"] == "function"})
+        if rc or "slow_cmp" not in fns or any(f.startswith("libc") for f in fns):
+            bad.append("round 2 patched %r" % fns)
+    # own_hot is the program's own: patched in round 2, counted, not
+    # timed, so the walk cannot split the component: it stops and says why
+    # (or, once such calls are timed, ends at the function)
+    rc, out, err, _ = deeper(t, "own")
+    rounds = re.findall(r"^round (\d+): (\S+?)(?:, --functions=(\S+))?$", out, re.M)
+    if rc != 0 or len(rounds) != 2 or "sc_walk:own_hot" not in (rounds[1][2] or ""):
+        bad.append("--deeper own: exit %d, rounds %r, %r" % (rc, rounds, err[-200:]))
+    elif not re.search(r"^stopped after round 2: the walk ends where round 1's did: the functions "
+                       r"patched in sc_walk are called from their own component, which counts "
+                       r"them without timing them$", out, re.M) and \
+            not re.search(r"^ .* function +own_(hot|spin)", out, re.M):
+        bad.append("--deeper own does not say why it stops: %r" % out[-400:])
+    return bad
+
+
+def check_json_doc(t):
+    """doc/walk.md's example has exactly the keys the output has, and its
+    list of levels is the tool's."""
+    with open(os.path.join(ROOT, "doc", "walk.md")) as f:
+        doc = f.read()
+    m = re.search(r"```json\n(.*?)```", doc, re.S)
+    ex = json.loads(m.group(1))
+    d, _ = walk(t, os.path.join(t.tmp, "walk-two-0") if os.path.isdir(
+        os.path.join(t.tmp, "walk-two-0")) else record(t, "two", "walk-doc"))
+    bad = []
+    if sorted(ex) != sorted(d) or ex["format"] != d["format"] or ex["version"] != d["version"]:
+        bad.append("top keys: doc %r, output %r" % (sorted(ex), sorted(d)))
+    for s in ex["path"] + [s for b in ex["branches"] for s in b]:
+        if sorted(s) != sorted(d["path"][0]):
+            bad.append("doc step %r, output step keys %r" % (s, sorted(d["path"][0])))
+    listed = re.search(r"`level` \(one of(.*?)\)", doc, re.S)
+    if not listed or tuple(re.findall(r"`(\w+)`", listed.group(1))) != LEVELS:
+        bad.append("doc's levels %r, want %r" % (listed and listed.group(1), LEVELS))
+    return bad
+
+
+def check_errors(t):
+    bad = []
+    empty = os.path.join(t.tmp, "walk-empty")
+    os.makedirs(empty, exist_ok=True)
+    prof = os.path.join(t.tmp, "walk-api")
+    none = record(t, "api", "walk-none", "--timing=none")
+    cases = [
+        (["-i", empty], 1, "scaler: walk: "),
+        (["-i", os.path.join(t.tmp, "walk-absent")], 1, "scaler: walk: "),
+        (["-i", none], 1, "--timing=none"),
+        (["-i", prof, "--threshold", "0"], 2, "--threshold wants a percentage"),
+        (["-i", prof, "--threshold", "101"], 2, "--threshold wants a percentage"),
+        (["-i", prof, "--threshold", "abc"], 2, "--threshold wants a percentage"),
+        (["-i", prof, "--threshold=-5"], 2, "--threshold wants a percentage"),
+        (["-i", prof, "somedir"], 2, "unexpected argument 'somedir'"),
+        (["--deeper"], 2, "--deeper needs a command"),
+        (["--deeper", "--rounds", "9", "--", "true"], 2, "--rounds wants a number from 1 to 8"),
+        (["-i", prof, "--format", "xml"], 2, "unknown --format 'xml'"),
+    ]
+    for args, want_rc, words in cases:
+        rc, out, err = run([t.scaler, "walk"] + args)
+        err = err.decode(errors="replace")
+        if rc != want_rc or out or err.count("\n") != 1 or not err.startswith("scaler: ") or \
+                words not in err:
+            bad.append("walk %s: exit %d, stdout %r, stderr %r" % (" ".join(args), rc, out[:80], err))
+    return bad
+
+
+def checks(t):
+    guarded("walk-api", t.variant, lambda: check_api(t))
+    guarded("walk-branches", t.variant, lambda: check_branches(t))
+    guarded("walk-deeper", t.variant, lambda: check_deeper(t))
+    guarded("walk-json-doc", t.variant, lambda: check_json_doc(t))
+    guarded("walk-errors", t.variant, lambda: check_errors(t))
