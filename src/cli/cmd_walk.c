@@ -46,7 +46,7 @@ static const struct cli_opt walk_opts[] = {
 
 static const struct cli_cmd walk_cmd = {
 	.name = "walk",
-	.synopsis = "[-i DIR] [--threshold P] [--format FMT] [--deeper [--rounds N] -- CMD [ARG...]]",
+	.synopsis = "[-i DIR] [--threshold P] [--format FMT] [--deeper -- CMD...]",
 	.about = "Walks a profile down to where its time goes, as CrossWalk does: from the "
 		 "process with the most time to the component, the API or patched function it "
 		 "calls, and below a system call into the kernel (with kernel data: record "

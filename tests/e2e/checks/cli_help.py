@@ -24,7 +24,7 @@ def check_help(scaler):
     for c in cmds:
         if not re.search(r"^  %s +\S" % re.escape(c), top, re.M):
             bad.append("top-level usage lacks %s with its summary" % c)
-    for c in ("record", "report", "diff", "hints"):
+    for c in ("record", "report", "diff", "hints", "walk"):
         texts = [run(a) for a in ([scaler, "help", c], [scaler, c, "--help"], [scaler, c, "-h"])]
         if any(t[0] != 0 or t[2] or t[1] != texts[0][1] for t in texts):
             bad.append("help %s, %s --help and %s -h differ or fail" % (c, c, c))

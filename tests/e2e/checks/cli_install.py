@@ -27,6 +27,7 @@ def check_install(scaler, tmp):
                    "opt/sc/share/man/man1/scaler-live.1", "opt/sc/share/man/man1/scaler-ctl.1",
                    "opt/sc/share/man/man1/scaler-report.1", "opt/sc/share/man/man1/scaler-diff.1",
                    "opt/sc/share/man/man1/scaler-hints.1",
+                   "opt/sc/share/man/man1/scaler-walk.1",
                    "opt/sc/share/bash-completion/completions/scaler"])
     bad = []
     if files != want:

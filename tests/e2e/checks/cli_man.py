@@ -19,7 +19,8 @@ def check_man(scaler):
     bad = []
     pages = {"scaler": "doc/scaler.1", "record": "doc/scaler-record.1", "report": "doc/scaler-report.1",
              "live": "doc/scaler-live.1", "ctl": "doc/scaler-ctl.1",
-             "diff": "doc/scaler-diff.1", "hints": "doc/scaler-hints.1"}
+             "diff": "doc/scaler-diff.1", "hints": "doc/scaler-hints.1",
+             "walk": "doc/scaler-walk.1"}
     for cmd, page in pages.items():
         path = os.path.join(ROOT, page)
         rc, out, err = run([groff, "-ww", "-man", "-z", path])
