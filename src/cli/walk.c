@@ -36,7 +36,7 @@ struct cand {
 	char label[256];        /* a process's "cmd[pid]" */
 	const char *component, *caller;
 	uint64_t calls;
-	int64_t ns, self_ns;
+	int64_t ns, self_ns, wait_ns;
 	size_t node;            /* in the tree, STACK_NONE if not a node */
 	const struct sc_image *image;
 };
@@ -146,6 +146,9 @@ static size_t children(const struct ctx *x, size_t i, struct cand *c)
 			k->component = n->component;
 			k->caller = node_component(&t->nodes[n->parent]);
 			k->calls = n->count;
+			if (n->call && n->call->total_ns > 0)
+				k->wait_ns = (int64_t)((long double)n->call->wait_ns * (long double)n->ns /
+						       (long double)n->call->total_ns);
 			break;
 		}
 		j = n->end;
@@ -154,6 +157,24 @@ static size_t children(const struct ctx *x, size_t i, struct cand *c)
 		nc = function_cands(x, &t->nodes[i], c, nc);
 	qsort(c, nc, sizeof(*c), cmp_cand);
 	return nc;
+}
+
+/* The start routine of the longest thread of step s's component. */
+static void thread_root(struct walk_step *s, const struct sc_image *im)
+{
+	int64_t best = -1;
+
+	for (size_t i = 0; i < im->nthreads; i++) {
+		const struct sc_thread *t = &im->threads[i];
+		const struct sc_object *o = sc_image_object(im, t->obj);
+
+		if (o && o->name && !strcmp(o->name, s->component) && t->wall_ns > best) {
+			best = t->wall_ns;
+			snprintf(s->root, sizeof(s->root), "%s", report_thread_routine(t));
+		}
+	}
+	if (!strcmp(s->root, "?"))
+		s->root[0] = 0;
 }
 
 static void push(const struct ctx *x, struct walk_path *p, const struct cand *c)
@@ -183,6 +204,9 @@ static void push(const struct ctx *x, struct walk_path *p, const struct cand *c)
 	}
 	if (c->caller)
 		snprintf(s->caller, sizeof(s->caller), "%s", c->caller);
+	s->wait_ns = c->wait_ns;
+	if (c->level == WALK_COMPONENT)
+		thread_root(s, c->image);
 	s->calls = c->calls;
 	s->ns = c->ns;
 	s->self_ns = c->self_ns;
@@ -390,6 +414,11 @@ static void sentence(FILE *o, const struct walk *w, const struct walk_path *p)
 		report_fmt_ns(avg, sizeof(avg), (long double)call->ns / (long double)call->calls);
 		fprintf(o, ", %s call%s of %s", cnt, call->calls == 1 ? "" : "s", avg);
 	}
+	/* blocked, not working: what to act on is what it waits for */
+	if (call->ns > 0 && call->wait_ns * 10 >= call->ns) {
+		fmt_share(pct2, sizeof(pct2), (double)call->wait_ns / (double)call->ns);
+		fprintf(o, ", %s of it blocked", pct2);
+	}
 	outer = deepest(p, WALK_API, WALK_FUNCTION, at, NULL);
 	if (outer)
 		fprintf(o, ", inside %s() of %s", outer->name, outer->component);
@@ -407,11 +436,16 @@ static void steps(FILE *o, const struct walk_path *p, size_t from)
 {
 	for (size_t i = from; i < p->n; i++) {
 		const struct walk_step *s = &p->step[i];
+		int depth = 0;
 		char ns[32];
+
+		/* a thread group is beside the levels, not above them */
+		for (size_t k = 0; k < i; k++)
+			depth += p->step[k].level != WALK_THREADS;
 
 		report_fmt_ns(ns, sizeof(ns), (long double)s->ns);
 		fprintf(o, "  %5.1f%%  %9s  %-9s  %*s%s", s->share * 100, ns,
-			walk_level_name(s->level), (int)(2 * i), "", s->name);
+			walk_level_name(s->level), 2 * depth, "", s->name);
 		if (s->level == WALK_API)
 			fprintf(o, " (%s)", s->component);
 		fputc('\n', o);

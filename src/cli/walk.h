@@ -33,6 +33,9 @@ struct walk_step {
 				   API, function: the callee) */
 	char file[1024];        /* that component's file, "" if unknown */
 	char caller[256];       /* API, function: the calling component */
+	char root[256];         /* component: the start routine of its thread
+				   with the most time ("main"), "" if none */
+	int64_t wait_ns;        /* API, function: of ns, blocked (Wait) */
 	uint64_t calls;         /* API, function: the calls in this place */
 	uint64_t untimed;       /* functions of its component patched and
 				   called from it, counted but not timed */

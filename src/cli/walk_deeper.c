@@ -111,7 +111,7 @@ static size_t refine(const struct walk_path *p, char *spec, char *why, size_t wh
 	size_t n, added = 0;
 
 	if (e->level == WALK_COMPONENT)
-		root = "main";
+		root = e->root[0] ? e->root : "main";
 	else if (e->level != WALK_API && e->level != WALK_FUNCTION) {
 		snprintf(why, whylen, "the walk ends at a %s, not in user code", walk_level_name(e->level));
 		return 0;
