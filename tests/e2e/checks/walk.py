@@ -4,8 +4,8 @@ time where the test says: the path of one hot API from one component
 the static comparator sc_walk hands qsort found by --deeper's second
 round and the program's own static function where --deeper stops and
 says why (walk-deeper), the JSON against doc/walk.md's schema both ways
-(walk-json-doc), and bad input: one line, non-zero exit (walk-errors).
-Checks: walk-api, walk-branches, walk-deeper, walk-json-doc, walk-errors
+(walk-json-doc), a thread group and a blocked call (walk-threads), and bad input: one line, non-zero exit (walk-errors).
+Checks: walk-api, walk-branches, walk-threads, walk-deeper, walk-json-doc, walk-errors
 (lazy)."""
 import json
 import os
@@ -125,6 +125,32 @@ def check_branches(t):
     return bad
 
 
+def check_threads(t):
+    """sc_hints lock: four workers take turns on one mutex, the main thread
+    waits for them: the worker group is named, and the hot call is the
+    lock, all of it blocked (or, on a loaded machine where the workers
+    wait less, the main thread's pthread_join is close: one of the two is
+    the path, the other a branch)."""
+    prof = os.path.join(t.tmp, "walk-lock")
+    rc, _, err = run([t.scaler, "record", "-o", prof, "--", t.exe("hints"), "lock"])
+    if rc:
+        return ["record sc_hints lock: exit %d %r" % (rc, err[-200:])]
+    d, text = walk(t, prof)
+    bad = path_problems(d["path"], "path")
+    paths = [d["path"]] + d["branches"]
+    for b in d["branches"]:
+        bad += path_problems(b, "branch")
+    head = [("threads", "worker (4 threads)"), ("component", "sc_hints")]
+    ends = [levels(p)[-1] for p in paths]
+    if any(levels(p)[1:-1] != head for p in paths) or ("api", "pthread_mutex_lock") not in ends \
+            or not set(ends) <= {("api", "pthread_mutex_lock"), ("api", "pthread_join")}:
+        bad.append("paths %r" % [levels(p) for p in paths])
+    if not re.search(r"^(close to it: )?[0-9.]+ % of the time \([^)]*\) is pthread_mutex_lock\(\) "
+                     r"from sc_hints, 1,600 calls of [^,]+, [0-9.]+ % of it blocked;", text, re.M):
+        bad.append("no sentence for the lock: %r" % text)
+    return bad
+
+
 def deeper(t, mode, *opts):
     prof = os.path.join(t.tmp, "deeper-" + mode)
     rc, out, err = run([t.scaler, "walk", "--deeper", "-i", prof] + list(opts) +
@@ -226,6 +252,7 @@ def check_errors(t):
 def checks(t):
     guarded("walk-api", t.variant, lambda: check_api(t))
     guarded("walk-branches", t.variant, lambda: check_branches(t))
+    guarded("walk-threads", t.variant, lambda: check_threads(t))
     guarded("walk-deeper", t.variant, lambda: check_deeper(t))
     guarded("walk-json-doc", t.variant, lambda: check_json_doc(t))
     guarded("walk-errors", t.variant, lambda: check_errors(t))
