@@ -257,7 +257,7 @@ static void descend(struct ctx *x, struct walk_path *p, const struct cand *c);
  * close second on a branch of its own. */
 static void choose(struct ctx *x, struct walk_path *p, struct cand *kids, size_t nk)
 {
-	if (!nk || kids[0].ns <= 0 || kids[0].ns < x->min_ns)
+	if (!nk || kids[0].ns <= 0 || kids[0].ns < x->min_ns || p->n == WALK_MAX_STEPS)
 		return;
 	if (nk > 1 && kids[1].ns >= x->min_ns && kids[1].ns > 0 &&
 	    kids[1].ns * CLOSE_DEN >= kids[0].ns * CLOSE_NUM &&
