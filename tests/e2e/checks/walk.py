@@ -135,7 +135,9 @@ def check_threads(t):
     rc, _, err = run([t.scaler, "record", "-o", prof, "--", t.exe("hints"), "lock"])
     if rc:
         return ["record sc_hints lock: exit %d %r" % (rc, err[-200:])]
-    d, text = walk(t, prof)
+    # (10 %: on a loaded machine fewer workers run at once, and the lock
+    # holds less of the whole time: 19 % to 34 % on our 2-core machines)
+    d, text = walk(t, prof, "--threshold", "10")
     bad = path_problems(d["path"], "path")
     paths = [d["path"]] + d["branches"]
     for b in d["branches"]:
