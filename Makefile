@@ -42,7 +42,7 @@ RT_SRC     := $(wildcard src/runtime/*.c) $(wildcard arch/$(ARCH)/*.c) src/commo
 RT_ASM     := $(wildcard arch/$(ARCH)/*.S)
 # the CLI decodes with the runtime's decoder too: walk --deeper's scan of
 # call instructions (src/cli/walk_callees.c)
-CLI_SRC    := $(wildcard src/cli/*.c) $(COMMON_SRC) arch/$(ARCH)/fnpatch.c
+CLI_SRC    := $(wildcard src/cli/*.c) $(COMMON_SRC) arch/$(ARCH)/fnpatch.c arch/$(ARCH)/insnlen.c
 
 RT_OBJ  := $(patsubst %,$(BUILD)/obj/rt/%.o,$(RT_SRC) $(RT_ASM))
 CLI_OBJ := $(patsubst %,$(BUILD)/obj/cli/%.o,$(CLI_SRC))
