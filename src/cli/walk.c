@@ -25,20 +25,25 @@
 
 #include "json.h"
 #include "walk.h"
+#include "walk_deeper.h"
 
 #define CLOSE_NUM 2     /* a child is close to the chosen one when it has */
 #define CLOSE_DEN 3     /* at least 2/3 of its time */
 #define MAX_CANDS 256   /* children looked at per node (the largest) */
+#define WALK_CALLEES 256        /* callees of a function looked at */
 
 struct cand {
 	enum walk_level level;
-	const char *name;       /* of the step */
-	char label[256];        /* a process's "cmd[pid]" */
+	const char *name;       /* of the step; NULL: label is (a cand is moved
+				   by qsort: it cannot point into itself) */
+	char label[256];        /* "cmd[pid]", a function's name for people */
 	const char *component, *caller;
 	uint64_t calls;
 	int64_t ns, self_ns, wait_ns;
 	size_t node;            /* in the tree, STACK_NONE if not a node */
 	const struct sc_image *image;
+	const char *symbol;     /* function: as linked (the largest part's) */
+	int64_t fn_total;       /* function: the time of all its calls */
 };
 
 struct ctx {
@@ -59,13 +64,18 @@ const char *walk_level_name(enum walk_level l)
 	return level_names[l];
 }
 
+static const char *cname(const struct cand *c)
+{
+	return c->name ? c->name : c->label;
+}
+
 static int cmp_cand(const void *a, const void *b)
 {
 	const struct cand *x = a, *y = b;
 
 	if (x->ns != y->ns)
 		return x->ns > y->ns ? -1 : 1;
-	return strcmp(x->name, y->name);
+	return strcmp(cname(x), cname(y));
 }
 
 /* The component a node's own code runs in. */
@@ -74,13 +84,92 @@ static const char *node_component(const struct stack_node *n)
 	return n->kind == STACK_COMPONENT ? n->name : n->component;
 }
 
-/* Functions of node n's component called from within it (see the top). */
+/* Is sym one of the n names? */
+static int named(char **names, size_t n, const char *sym)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(names[i], sym))
+			return 1;
+	return 0;
+}
+
+/*
+ * The functions of component comp (of image im) called from comp itself,
+ * as candidates c[nc...]: all of them, or when within is a function's
+ * symbol those it calls (found in the component's file by walk_callees:
+ * which function called which is not recorded), else those no patched
+ * function of comp calls. Each gets part of its
+ * time, at most cap. Clones are one function (report_function_name).
+ */
+static size_t own_functions(const struct ctx *x, const struct sc_image *im, const char *comp,
+			    const char *within, long double part, int64_t cap, struct cand *c,
+			    size_t nc)
+{
+	const struct sc_agg *a = sc_model_image(x->r->model, im);
+	const struct sc_component *k = sc_agg_component(a, comp);
+	char *callees[WALK_CALLEES], err[256], dem[1024];
+	size_t ncallees = 0;
+
+	if (!k || cap <= 0 || part <= 0)
+		return nc;
+	if (within && !(ncallees = walk_callees(k->path, &within, 1, callees, WALK_CALLEES, err,
+						 sizeof(err))))
+		return nc;
+	/* not within one: those no patched function calls, which are offered
+	 * under the function instead */
+	for (size_t i = 0; !within && i < a->ncalls && ncallees < WALK_CALLEES; i++) {
+		const struct sc_call *f = &a->calls[i];
+		const char *sym = f->symbol ? f->symbol : f->api;
+
+		if (f->function && f->total_ns > 0 && !strcmp(f->callee, comp))
+			ncallees += walk_callees(k->path, &sym, 1, callees + ncallees,
+						 WALK_CALLEES - ncallees, err, sizeof(err));
+	}
+	for (size_t i = 0; i < a->ncalls && nc < MAX_CANDS; i++) {
+		const struct sc_call *f = &a->calls[i];
+		const char *sym = f->symbol ? f->symbol : f->api;
+		const char *name;
+		size_t j;
+
+		if (!f->function || f->total_ns <= 0 || strcmp(f->callee, comp) ||
+		    strcmp(f->caller, comp) || (within != NULL) != named(callees, ncallees, sym))
+			continue;
+		name = report_function_name(f->api, dem, sizeof(dem));
+		for (j = 0; j < nc && (c[j].level != WALK_FUNCTION || strcmp(cname(&c[j]), name)); j++)
+			;
+		if (j == nc) {
+			memset(&c[nc], 0, sizeof(c[nc]));
+			c[nc].level = WALK_FUNCTION;
+			snprintf(c[nc].label, sizeof(c[nc].label), "%s", name);
+			c[nc].name = NULL;
+			c[nc].component = comp;
+			c[nc].caller = comp;
+			c[nc].node = STACK_NONE;
+			c[nc].image = im;
+			nc++;
+		}
+		if (!c[j].symbol || f->total_ns > c[j].fn_total)
+			c[j].symbol = sym;
+		c[j].fn_total += f->total_ns;
+		c[j].ns += (int64_t)((long double)f->total_ns * part);
+		c[j].calls += (uint64_t)((long double)f->count * part + 0.5L);
+		if (c[j].ns > cap)
+			c[j].ns = cap;
+	}
+	for (size_t i = 0; i < ncallees; i++)
+		free(callees[i]);
+	return nc;
+}
+
+/* Functions of node n's component called from within it (see the top):
+ * under a patched function's node, those it calls. */
 static size_t function_cands(const struct ctx *x, const struct stack_node *n, struct cand *c,
 			     size_t nc)
 {
 	const struct sc_agg *a = sc_model_image(x->r->model, n->image);
 	const char *comp = node_component(n);
 	const struct sc_component *k = sc_agg_component(a, comp);
+	const char *within = NULL;
 	long double part;
 
 	if (!k || k->self_ns <= 0 || n->self_ns <= 0)
@@ -88,31 +177,9 @@ static size_t function_cands(const struct ctx *x, const struct stack_node *n, st
 	part = (long double)n->self_ns / (long double)k->self_ns;
 	if (part > 1)
 		part = 1;
-	for (size_t i = 0; i < a->ncalls && nc < MAX_CANDS; i++) {
-		const struct sc_call *f = &a->calls[i];
-		size_t j;
-
-		if (!f->function || f->total_ns <= 0 || strcmp(f->callee, comp) ||
-		    strcmp(f->caller, comp))
-			continue;
-		for (j = 0; j < nc && (c[j].level != WALK_FUNCTION || strcmp(c[j].name, f->api)); j++)
-			;
-		if (j == nc) {
-			memset(&c[nc], 0, sizeof(c[nc]));
-			c[nc].level = WALK_FUNCTION;
-			c[nc].name = f->api;
-			c[nc].component = comp;
-			c[nc].caller = comp;
-			c[nc].node = STACK_NONE;
-			c[nc].image = n->image;
-			nc++;
-		}
-		c[j].ns += (int64_t)((long double)f->total_ns * part);
-		c[j].calls += (uint64_t)((long double)f->count * part + 0.5L);
-		if (c[j].ns > n->self_ns)
-			c[j].ns = n->self_ns;
-	}
-	return nc;
+	if (n->kind == STACK_API && n->call && n->call->function)
+		within = n->call->symbol ? n->call->symbol : n->call->api;
+	return own_functions(x, n->image, comp, within, part, n->self_ns, c, nc);
 }
 
 /* The children of node i (STACK_NONE: the processes), largest first. */
@@ -134,7 +201,7 @@ static size_t children(const struct ctx *x, size_t i, struct cand *c)
 		case STACK_PROCESS:
 			k->level = WALK_PROCESS;
 			report_stack_label(n, k->label, sizeof(k->label));
-			k->name = k->label;
+			k->name = NULL;
 			break;
 		case STACK_COMPONENT:
 			k->level = WALK_COMPONENT;
@@ -143,9 +210,20 @@ static size_t children(const struct ctx *x, size_t i, struct cand *c)
 		case STACK_API:
 			k->level = n->call && n->call->function ? WALK_FUNCTION : WALK_API;
 			k->name = n->call ? n->call->api : n->name;
+			if (k->level == WALK_FUNCTION) {
+				char dem[1024];
+
+				snprintf(k->label, sizeof(k->label), "%s",
+					 report_function_name(k->name, dem, sizeof(dem)));
+				k->name = NULL;
+			}
 			k->component = n->component;
 			k->caller = node_component(&t->nodes[n->parent]);
 			k->calls = n->count;
+			if (n->call && n->call->function) {
+				k->symbol = n->call->symbol ? n->call->symbol : n->call->api;
+				k->fn_total = n->call->total_ns;
+			}
 			if (n->call && n->call->total_ns > 0)
 				k->wait_ns = (int64_t)((long double)n->call->wait_ns * (long double)n->ns /
 						       (long double)n->call->total_ns);
@@ -179,7 +257,7 @@ static void thread_root(struct walk_step *s, const struct sc_image *im)
 
 static void push(const struct ctx *x, struct walk_path *p, const struct cand *c)
 {
-	const char *comp = c->level == WALK_COMPONENT ? c->name : c->component;
+	const char *comp = c->level == WALK_COMPONENT ? cname(c) : c->component;
 	const struct sc_component *k;
 	int64_t total = x->w->total_ns;
 	struct walk_step *s;
@@ -189,7 +267,7 @@ static void push(const struct ctx *x, struct walk_path *p, const struct cand *c)
 	s = &p->step[p->n++];
 	memset(s, 0, sizeof(*s));
 	s->level = c->level;
-	snprintf(s->name, sizeof(s->name), "%s", c->name);
+	snprintf(s->name, sizeof(s->name), "%s", cname(c));
 	if (comp) {
 		snprintf(s->component, sizeof(s->component), "%s", comp);
 		const struct sc_agg *a = sc_model_image(x->r->model, c->image);
@@ -205,6 +283,8 @@ static void push(const struct ctx *x, struct walk_path *p, const struct cand *c)
 	if (c->caller)
 		snprintf(s->caller, sizeof(s->caller), "%s", c->caller);
 	s->wait_ns = c->wait_ns;
+	if (c->symbol)
+		snprintf(s->symbol, sizeof(s->symbol), "%s", c->symbol);
 	if (c->level == WALK_COMPONENT)
 		thread_root(s, c->image);
 	s->calls = c->calls;
@@ -229,7 +309,7 @@ static void threads_step(const struct ctx *x, struct walk_path *p, const struct 
 	if (n > 1 && g[best].wall_ns > 0 && strcmp(g[best].routine, "main")) {
 		snprintf(c.label, sizeof(c.label), "%s (%" PRIu64 " thread%s)", g[best].routine,
 			 g[best].threads, g[best].threads == 1 ? "" : "s");
-		c.name = c.label;
+		c.name = NULL;
 		c.ns = g[best].wall_ns;
 		c.image = im;
 		push(x, p, &c);
@@ -290,6 +370,14 @@ static void descend(struct ctx *x, struct walk_path *p, const struct cand *c)
 		nk = 0;
 	if (!nk && c->node != STACK_NONE)
 		nk = children(x, c->node, kids);
+	/* a function called from its own component: the functions it calls,
+	 * each with the part of its time that this place holds of the
+	 * function's */
+	if (!nk && c->node == STACK_NONE && c->level == WALK_FUNCTION && c->symbol && c->fn_total > 0) {
+		nk = own_functions(x, c->image, c->component, c->symbol,
+				   (long double)c->ns / (long double)c->fn_total, c->ns, kids, 0);
+		qsort(kids, nk, sizeof(*kids), cmp_cand);
+	}
 	choose(x, p, kids, nk);
 	free(kids);
 }

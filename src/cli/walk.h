@@ -33,6 +33,7 @@ struct walk_step {
 				   API, function: the callee) */
 	char file[1024];        /* that component's file, "" if unknown */
 	char caller[256];       /* API, function: the calling component */
+	char symbol[256];       /* function: its symbol as linked, "" if none */
 	char root[256];         /* component: the start routine of its thread
 				   with the most time ("main"), "" if none */
 	int64_t wait_ns;        /* API, function: of ns, blocked (Wait) */

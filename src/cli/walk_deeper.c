@@ -112,6 +112,8 @@ static size_t refine(const struct walk_path *p, char *spec, char *why, size_t wh
 
 	if (e->level == WALK_COMPONENT)
 		root = e->root[0] ? e->root : "main";
+	else if (e->symbol[0])
+		root = e->symbol;
 	else if (e->level != WALK_API && e->level != WALK_FUNCTION) {
 		snprintf(why, whylen, "the walk ends at a %s, not in user code", walk_level_name(e->level));
 		return 0;
@@ -133,7 +135,8 @@ static size_t refine(const struct walk_path *p, char *spec, char *why, size_t wh
 		}
 	}
 	if (!added && !why[0])
-		snprintf(why, whylen, "no callee of %s() left to patch", root);
+		snprintf(why, whylen, "%s() calls no function that is not patched already: the "
+			 "time splits no further", e->level == WALK_COMPONENT ? root : e->name);
 	return added;
 }
 
