@@ -96,11 +96,13 @@ static void shares(struct builder *b, long double *thr_share, char *homeless)
 	}
 	for (i = 0; i < a->ncomp; i++) {
 		const struct sc_component *x = &a->comp[i];
-		long double out = 0, nested = 0, in_count = 0, used = 0, den;
+		long double out = 0, nested = 0, in_count = 0, used = 0, den, own = 0, held = 1;
 
 		for (k = 0; k < a->ncalls; k++) {
 			const struct sc_call *c = &a->calls[k];
 
+			if (c->function && !cross(c) && !strcmp(c->caller, x->name))
+				own += (long double)c->self_ns;
 			if (!cross(c))
 				continue;
 			if (!strcmp(c->caller, x->name))
@@ -109,6 +111,17 @@ static void shares(struct builder *b, long double *thr_share, char *homeless)
 				nested += (long double)(c->total_ns - c->self_ns);
 				in_count += (long double)c->count;
 			}
+		}
+		/* Nested time is also the time of x's own patched functions
+		 * called inside (timed, but no call out): a callback that
+		 * calls them would seem to make x's calls out, the very call
+		 * it is inside of among them. Their exclusive time is no
+		 * call out, wherever they ran: the nested times hold the
+		 * rest. (Without threads the model already scaled the nested
+		 * times to the calls out: calibrate_nesting.) */
+		if (x->nthreads && own > 0 && nested > 0) {
+			held = nested > own ? (nested - own) / nested : 0;
+			nested *= held;
 		}
 		/* with threads, calls out beyond the nested times are the
 		 * threads' own; without, the nested times are all there is */
@@ -119,7 +132,7 @@ static void shares(struct builder *b, long double *thr_share, char *homeless)
 			if (b->callee_of[k] != i || !cross(c))
 				continue;
 			if (nested > 0)
-				b->share[k] = (long double)(c->total_ns - c->self_ns) / den;
+				b->share[k] = (long double)(c->total_ns - c->self_ns) * held / den;
 			else if (!b->timed && !x->nthreads && in_count > 0)
 				b->share[k] = (long double)c->count / in_count;
 			else

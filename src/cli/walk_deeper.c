@@ -12,8 +12,9 @@
  *   a patched function     the functions it calls or points at
  *
  * Rounds stop when the walk ends where the previous one did (the
- * threshold no longer splits the time), when there is nothing new to
- * patch, or after --rounds. Round 1 records into DIR, round N into DIR.N.
+ * threshold no longer splits the time) or above it (what was patched made
+ * the nesting worse to estimate: the previous path stands), when there is
+ * nothing new to patch, or after --rounds. Round 1 records into DIR, round N into DIR.N.
  * The command's standard output goes to our standard error, so that ours
  * carries the walks alone.
  */
@@ -188,6 +189,10 @@ int walk_deeper(const struct walk_opts *o, char **cmd, FILE *out)
 				 "functions patched in %s are called from their own component, "
 				 "which counts them without timing them", round - 1,
 				 w->path.step[w->path.n - 1].component);
+		else if (round > 1 && w->path.n < prev->path.n)
+			snprintf(why, sizeof(why), "the walk ends above round %u's: what round %u "
+				 "patched moved time where the profile cannot place it; round %u's "
+				 "path stands", round - 1, round, round - 1);
 		else if (round > 1 && same_end(&w->path, &prev->path))
 			snprintf(why, sizeof(why), "the walk ends where round %u's did: the "
 				 "threshold no longer splits the time", round - 1);

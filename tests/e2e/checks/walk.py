@@ -126,30 +126,25 @@ def check_branches(t):
 
 
 def check_threads(t):
-    """sc_hints lock: four workers take turns on one mutex, the main thread
-    waits for them: the worker group is named, and the hot call is the
-    lock, all of it blocked (or, on a loaded machine where the workers
-    wait less, the main thread's pthread_join is close: one of the two is
-    the path, the other a branch)."""
+    """sc_hints lock: four workers take turns on one mutex while the main
+    thread waits for them: the worker group is named, and the walk ends at
+    one of the two blocking calls (which holds more depends on how many
+    workers the machine runs at once: the lock held 8 % to 34 % of the
+    whole time on our loaded 2-core machines), all of it blocked."""
     prof = os.path.join(t.tmp, "walk-lock")
     rc, _, err = run([t.scaler, "record", "-o", prof, "--", t.exe("hints"), "lock"])
     if rc:
         return ["record sc_hints lock: exit %d %r" % (rc, err[-200:])]
-    # (10 %: on a loaded machine fewer workers run at once, and the lock
-    # holds less of the whole time: 19 % to 34 % on our 2-core machines)
-    d, text = walk(t, prof, "--threshold", "10")
+    d, text = walk(t, prof, "--threshold", "5")
     bad = path_problems(d["path"], "path")
-    paths = [d["path"]] + d["branches"]
-    for b in d["branches"]:
-        bad += path_problems(b, "branch")
-    head = [("threads", "worker (4 threads)"), ("component", "sc_hints")]
-    ends = [levels(p)[-1] for p in paths]
-    if any(levels(p)[1:-1] != head for p in paths) or ("api", "pthread_mutex_lock") not in ends \
-            or not set(ends) <= {("api", "pthread_mutex_lock"), ("api", "pthread_join")}:
-        bad.append("paths %r" % [levels(p) for p in paths])
-    if not re.search(r"^(close to it: )?[0-9.]+ % of the time \([^)]*\) is pthread_mutex_lock\(\) "
-                     r"from sc_hints, 1,600 calls of [^,]+, [0-9.]+ % of it blocked;", text, re.M):
-        bad.append("no sentence for the lock: %r" % text)
+    got = levels(d["path"])
+    calls = {"pthread_mutex_lock": "1,600 calls", "pthread_join": "4 calls"}
+    if got[1:3] != [("threads", "worker (4 threads)"), ("component", "sc_hints")] or \
+            len(got) != 4 or got[3][0] != "api" or got[3][1] not in calls:
+        return bad + ["path %r" % got]
+    if not re.match(r"^[0-9.]+ %% of the time \([^)]*\) is %s\(\) from sc_hints, %s of [^,]+, "
+                    r"(9[0-9]|100) %% of it blocked[,;]" % (got[3][1], calls[got[3][1]]), text):
+        bad.append("sentence %r" % text.split("\n")[0])
     return bad
 
 
@@ -192,8 +187,13 @@ def check_deeper(t):
     prof = record(t, "deep", "walk-fn", "--functions=sc_walk:slow_cmp,sc_walk:weigh")
     d, text = walk(t, prof, "--threshold", "5")
     got = levels(d["path"])
-    if got[-2:] != [("function", "slow_cmp"), ("function", "weigh")]:
-        bad.append("walk of slow_cmp and weigh patched: path %r" % got)
+    # qsort holds ~90 % of the time: weigh's time, nested in slow_cmp, is
+    # no call out of sc_walk (report_stacks.c once took it for one and
+    # placed qsort inside slow_cmp, inside qsort: the tree lost it)
+    if got[-3:] != [("api", "qsort"), ("function", "slow_cmp"), ("function", "weigh")] or \
+            d["path"][-3]["share"] < 0.7:
+        bad.append("walk of slow_cmp and weigh patched: path %r, qsort's share %r" % (
+            got, d["path"][-3]["share"] if len(d["path"]) > 2 else None))
     elif not re.match(r"^[0-9.]+ % of the time \([^)]*\) is weigh\(\) of sc_walk, [0-9,]+ calls of "
                       r"[^,]+, inside slow_cmp\(\) of sc_walk", text):
         bad.append("walk of slow_cmp and weigh patched: sentence %r" % text.split("\n")[0])
