@@ -195,7 +195,7 @@ def check_deeper(t):
         bad.append("walk of slow_cmp and weigh patched: path %r, qsort's share %r" % (
             got, d["path"][-3]["share"] if len(d["path"]) > 2 else None))
     elif not re.match(r"^[0-9.]+ % of the time \([^)]*\) is weigh\(\) of sc_walk, [0-9,]+ calls of "
-                      r"[^,]+(, [0-9.]+ % of it [^,]+)*, inside slow_cmp\(\) of sc_walk", text):
+                      r"[^,]+(, [0-9.]+ % of it [a-zA-Z ]+( \([^)]*\))?)*, inside slow_cmp\(\) of sc_walk", text):
         bad.append("walk of slow_cmp and weigh patched: sentence %r" % text.split("\n")[0])
     # own_hot is the program's own, called from main: round 2 patches it
     # (its clone own_hot.constprop.0) and the walk ends there, named for
