@@ -294,12 +294,12 @@ static void push(const struct ctx *x, struct walk_path *p, const struct cand *c)
 }
 
 /* The thread group with the most time, as a step, when the process has
- * more than one and it is not the main thread's (the levels below stay the process's: calls are kept per
- * component, not per thread group). */
+ * more than one and it is not the main thread's (the levels below stay
+ * the process's: calls are kept per component, not per thread group). */
 static void threads_step(const struct ctx *x, struct walk_path *p, const struct sc_image *im)
 {
 	struct report_group *g = NULL;
-	size_t n = report_groups(x->r->p, im, &g), best = 0;
+	size_t n = report_groups(x->r->model, im, &g), best = 0;
 	struct cand c = { .level = WALK_THREADS, .node = STACK_NONE };
 
 	for (size_t i = 1; i < n; i++)
