@@ -23,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "argdist.h"
 #include "json.h"
 #include "walk.h"
 #include "walk_deeper.h"
@@ -44,6 +45,7 @@ struct cand {
 	const struct sc_image *image;
 	const char *symbol;     /* function: as linked (the largest part's) */
 	int64_t fn_total;       /* function: the time of all its calls */
+	const struct sc_call *call;     /* API, function: its call row */
 };
 
 struct ctx {
@@ -151,6 +153,8 @@ static size_t own_functions(const struct ctx *x, const struct sc_image *im, cons
 		if (!c[j].symbol || f->total_ns > c[j].fn_total)
 			c[j].symbol = sym;
 		c[j].fn_total += f->total_ns;
+		if (!c[j].call || f->total_ns > c[j].call->total_ns)
+			c[j].call = f;
 		c[j].ns += (int64_t)((long double)f->total_ns * part);
 		c[j].calls += (uint64_t)((long double)f->count * part + 0.5L);
 		if (c[j].ns > cap)
@@ -224,6 +228,7 @@ static size_t children(const struct ctx *x, size_t i, struct cand *c)
 				k->symbol = n->call->symbol ? n->call->symbol : n->call->api;
 				k->fn_total = n->call->total_ns;
 			}
+			k->call = n->call;
 			if (n->call && n->call->total_ns > 0)
 				k->wait_ns = (int64_t)((long double)n->call->wait_ns * (long double)n->ns /
 						       (long double)n->call->total_ns);
@@ -235,6 +240,26 @@ static size_t children(const struct ctx *x, size_t i, struct cand *c)
 		nc = function_cands(x, &t->nodes[i], c, nc);
 	qsort(c, nc, sizeof(*c), cmp_cand);
 	return nc;
+}
+
+/*
+ * Mean bytes per call of a call row with argument values (record --args):
+ * of its first value whose name says it is a size in bytes (the built-in
+ * prototypes' names, argspec.c); 0 if it has none. A count of iovecs,
+ * descriptors or a timeout is no size.
+ */
+static long double bytes_per_call(const struct sc_call *c)
+{
+	static const char *const sizes[] = {
+		"size", "nmemb*size", "size*nmemb", "n", "len", "count", "nbytes", "length",
+		"new_size",
+	};
+
+	for (uint32_t i = 0; i < c->nargs; i++)
+		for (size_t k = 0; k < sizeof(sizes) / sizeof(sizes[0]); k++)
+			if (!strcmp(c->args[i].name, sizes[k]) && c->args[i].calls > 0)
+				return sc_argdist_mean(&c->args[i]);
+	return 0;
 }
 
 /* The start routine of the longest thread of step s's component. */
@@ -285,6 +310,8 @@ static void push(const struct ctx *x, struct walk_path *p, const struct cand *c)
 	s->wait_ns = c->wait_ns;
 	if (c->symbol)
 		snprintf(s->symbol, sizeof(s->symbol), "%s", c->symbol);
+	if (c->call && (c->level == WALK_API || c->level == WALK_FUNCTION))
+		s->bytes = bytes_per_call(c->call);
 	if (c->level == WALK_COMPONENT)
 		thread_root(s, c->image);
 	s->calls = c->calls;
@@ -502,6 +529,8 @@ static void sentence(FILE *o, const struct walk *w, const struct walk_path *p)
 		report_fmt_ns(avg, sizeof(avg), (long double)call->ns / (long double)call->calls);
 		fprintf(o, ", %s call%s of %s", cnt, call->calls == 1 ? "" : "s", avg);
 	}
+	if (call->bytes > 0)
+		fprintf(o, ", %.0Lf bytes per call", call->bytes);
 	/* blocked, not working: what to act on is what it waits for */
 	if (call->ns > 0 && call->wait_ns * 10 >= call->ns) {
 		fmt_share(pct2, sizeof(pct2), (double)call->wait_ns / (double)call->ns);

@@ -37,6 +37,8 @@ struct walk_step {
 	char root[256];         /* component: the start routine of its thread
 				   with the most time ("main"), "" if none */
 	int64_t wait_ns;        /* API, function: of ns, blocked (Wait) */
+	long double bytes;      /* API: mean bytes per call (record --args:
+				   a size its prototype names), 0 if none */
 	uint64_t calls;         /* API, function: the calls in this place */
 	uint64_t untimed;       /* functions of its component patched and
 				   called from it, counted but not timed */

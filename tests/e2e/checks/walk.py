@@ -4,9 +4,11 @@ time where the test says: the path of one hot API from one component
 the static comparator sc_walk hands qsort found by --deeper's second
 round and the program's own static function where --deeper stops and
 says why (walk-deeper), the JSON against doc/walk.md's schema both ways
-(walk-json-doc), a thread group and a blocked call (walk-threads), and bad input: one line, non-zero exit (walk-errors).
-Checks: walk-api, walk-branches, walk-threads, walk-deeper, walk-json-doc, walk-errors
-(lazy)."""
+(walk-json-doc), a thread group and a blocked call (walk-threads), the
+bytes per call of 64-byte writes recorded with --args (walk-args), and bad
+input: one line, non-zero exit (walk-errors). Checks: walk-api,
+walk-branches, walk-threads, walk-args, walk-deeper, walk-json-doc,
+walk-errors (lazy)."""
 import json
 import os
 import re
@@ -148,6 +150,21 @@ def check_threads(t):
     return bad
 
 
+def check_args(t):
+    """sc_walk io recorded with --args: its 64-byte writes say so."""
+    d, text = walk(t, record(t, "io", "walk-io", "--args"))
+    bad = path_problems(d["path"], "path")
+    if levels(d["path"])[1:] != [("component", "sc_walk"), ("api", "write")]:
+        bad.append("path %r" % levels(d["path"]))
+    if not re.match(r"^[0-9.]+ % of the time \([^)]*\) is write\(\) from sc_walk, 200,000 calls "
+                    r"of [^,]+, 64 bytes per call[,;]", text):
+        bad.append("sentence %r" % text.split("\n")[0])
+    d, text = walk(t, os.path.join(t.tmp, "walk-api"))
+    if "bytes per call" in text:
+        bad.append("bytes per call without --args: %r" % text.split("\n")[0])
+    return bad
+
+
 def deeper(t, mode, *opts):
     prof = os.path.join(t.tmp, "deeper-" + mode)
     rc, out, err = run([t.scaler, "walk", "--deeper", "-i", prof] + list(opts) +
@@ -266,6 +283,7 @@ def checks(t):
     guarded("walk-api", t.variant, lambda: check_api(t))
     guarded("walk-branches", t.variant, lambda: check_branches(t))
     guarded("walk-threads", t.variant, lambda: check_threads(t))
+    guarded("walk-args", t.variant, lambda: check_args(t))
     guarded("walk-deeper", t.variant, lambda: check_deeper(t))
     guarded("walk-json-doc", t.variant, lambda: check_json_doc(t))
     guarded("walk-errors", t.variant, lambda: check_errors(t))

@@ -7,11 +7,13 @@
  *          slow_cmp this program hands it (and in weigh, which it calls):
  *          what `scaler walk --deeper` must find
  *   own    ~95 % in the static own_hot, called from main: its own code
+ *   io     200,000 writes of 64 bytes to /dev/null, its main cost
  * Prints the same line in every mode.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 void wk_spin(long n);
 void wk_other(long n);
@@ -68,8 +70,18 @@ int main(int argc, char **argv)
 	} else if (!strcmp(mode, "own")) {
 		own_hot(90000000);
 		wk_spin(4000000);
+	} else if (!strcmp(mode, "io")) {
+		static char buf[64];
+		FILE *f = fopen("/dev/null", "w");
+
+		if (!f)
+			return 1;
+		for (int i = 0; i < 200000; i++)
+			if (write(fileno(f), buf, sizeof(buf)) != sizeof(buf))
+				return 1;
+		fclose(f);
 	} else {
-		fprintf(stderr, "usage: sc_walk api|two|deep|own\n");
+		fprintf(stderr, "usage: sc_walk api|two|deep|own|io\n");
 		return 2;
 	}
 	printf("done\n");
