@@ -6,43 +6,153 @@
  * malloc would make glibc set up a heap that the program never uses, and
  * what it freed would stay resident in that heap. Memory here comes
  * straight from mmap:
- *   sc_mem_grow / sc_mem_free   arrays used during a scan, unmapped after
- *                               (RSS goes back to what it was)
+ *   sc_mem_grow / sc_mem_free   zeroed arrays used during a scan, given
+ *                               back after (RSS goes back to what it was)
+ *   sc_mem_trim                 gives back the scratch region's pages
  *   sc_mem_strdup               strings kept for the process's life
  *                               (object paths), packed into pages
  * Callers hold the runtime lock (sc_mem_strdup) or own the array.
+ *
+ * A scan makes a dozen short-lived arrays, and a mapping of its own for
+ * each cost an mmap, a page fault and a munmap (a third of the start-up
+ * of a small program, doc/performance.md). So arrays that fit come from
+ * one scratch region, reserved once: a stack of blocks, where freeing the
+ * top block (or all of them) makes room again, and growing the top block
+ * grows it in place. sc_mem_trim, at the end of a scan, gives its pages
+ * back with one madvise once every block is free. The region is taken by
+ * an atomic flag, never waited for: a thread that finds it taken (another
+ * thread allocating, as wrap.c's lookups may) maps its array as before,
+ * and a block freed meanwhile stays in use until the process ends, which
+ * only costs the region's room.
  */
+#include <stdbool.h>
+#include <stdint.h>
 #include <string.h>
 #include <sys/mman.h>
 
 #include "runtime.h"
 
 #define PAGE 4096u
-#define HEAD 16u        /* the mapping's length, before the array */
+#define HEAD 16u        /* the block's length, before the array */
+#define SCRATCH (1024u * 1024u)
 
 static size_t round_up(size_t n)
 {
 	return (n + HEAD + PAGE - 1) / PAGE * PAGE;
 }
 
-/* p (from sc_mem_grow, or NULL) with room for n bytes, contents kept;
- * NULL if no memory (p is then still valid). */
+static char *scratch;           /* SCRATCH bytes, mapped at first use */
+static size_t top;              /* bytes of it in blocks */
+static size_t dirty;            /* bytes of it written since mapped or trimmed */
+static uint32_t live;           /* blocks in use */
+static bool busy;               /* taken by a thread (never waited for) */
+
+static bool take(void)
+{
+	return !__atomic_test_and_set(&busy, __ATOMIC_ACQUIRE);
+}
+
+static void give(void)
+{
+	__atomic_clear(&busy, __ATOMIC_RELEASE);
+}
+
+static bool in_scratch(const char *h)
+{
+	return scratch && h >= scratch && h < scratch + SCRATCH;
+}
+
+/* Zeroes [at, at + n) of the region where it may have been written. */
+static void clean(size_t at, size_t n)
+{
+	if (at < dirty)
+		memset(scratch + at, 0, (at + n < dirty ? at + n : dirty) - at);
+	if (at + n > dirty)
+		dirty = at + n;
+}
+
+/* A zeroed block of len bytes (its header included) from the region, or
+ * NULL. Holds the region. */
+static char *scratch_block(size_t len)
+{
+	if (!scratch) {
+		void *m = mmap(NULL, SCRATCH, PROT_READ | PROT_WRITE,
+			       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+		if (m == MAP_FAILED)
+			return NULL;
+		scratch = m;
+	}
+	if (len > SCRATCH - top)
+		return NULL;
+	char *h = scratch + top;
+	clean(top, len);
+	top += len;
+	live++;
+	return h;
+}
+
+/* A zeroed block of len bytes (its header included), or NULL. */
+static char *new_block(size_t len)
+{
+	char *h = NULL;
+	if (len <= SCRATCH / 4 && take()) {
+		h = scratch_block(len);
+		give();
+	}
+	if (!h) {
+		h = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (h == MAP_FAILED)
+			return NULL;
+	}
+	memcpy(h, &len, sizeof(len));
+	return h;
+}
+
+/* Grows the region's top block h to len bytes in place; false if h is not
+ * the top block or there is no room. */
+static bool grow_top(char *h, size_t had, size_t len)
+{
+	bool ok = false;
+	if (take()) {
+		size_t at = (size_t)(h - scratch);
+		if (at + had == top && len <= SCRATCH - at) {
+			clean(top, len - had);
+			top = at + len;
+			memcpy(h, &len, sizeof(len));
+			ok = true;
+		}
+		give();
+	}
+	return ok;
+}
+
+/* p (from sc_mem_grow, or NULL) with room for n bytes, contents kept and
+ * the rest zeroed; NULL if no memory (p is then still valid). */
 void *sc_mem_grow(void *p, size_t n)
 {
 	size_t len = round_up(n);
 	if (len < n)
 		return NULL;
-	char *h;
 	if (!p) {
-		h = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	} else {
-		char *old = (char *)p - HEAD;
-		size_t had;
-		memcpy(&had, old, sizeof(had));
-		if (had >= len)
-			return p;
-		h = mremap(old, had, len, MREMAP_MAYMOVE);
+		char *h = new_block(len);
+		return h ? h + HEAD : NULL;
 	}
+	char *old = (char *)p - HEAD;
+	size_t had;
+	memcpy(&had, old, sizeof(had));
+	if (had >= len)
+		return p;
+	if (in_scratch(old)) {
+		if (grow_top(old, had, len))
+			return p;
+		char *h = new_block(len);
+		if (!h)
+			return NULL;
+		memcpy(h + HEAD, p, had - HEAD);
+		sc_mem_free(p);
+		return h + HEAD;
+	}
+	char *h = mremap(old, had, len, MREMAP_MAYMOVE);
 	if (h == MAP_FAILED)
 		return NULL;
 	memcpy(h, &len, sizeof(len));
@@ -56,7 +166,29 @@ void sc_mem_free(void *p)
 	char *h = (char *)p - HEAD;
 	size_t len;
 	memcpy(&len, h, sizeof(len));
-	munmap(h, len);
+	if (!in_scratch(h)) {
+		munmap(h, len);
+		return;
+	}
+	if (!take())
+		return;                 /* left in use (see the top of the file) */
+	if (--live == 0)
+		top = 0;
+	else if ((size_t)(h - scratch) + len == top)
+		top = (size_t)(h - scratch);
+	give();
+}
+
+/* Gives back the scratch region's pages if no block is in use. */
+void sc_mem_trim(void)
+{
+	if (!take())
+		return;
+	if (!live && dirty) {
+		madvise(scratch, (dirty + PAGE - 1) / PAGE * PAGE, MADV_DONTNEED);
+		dirty = 0;
+	}
+	give();
 }
 
 /* A copy of s that lives as long as the process; NULL if no memory. */

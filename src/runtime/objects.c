@@ -360,6 +360,7 @@ void sc_objects_scan(bool patch)
 	if (pins)
 		sc_objects_prune();
 	sc_mem_free(ctx.c);
+	sc_mem_trim();
 	sc_meta_batch(false);
 	sc_unlock();
 }

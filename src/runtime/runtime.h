@@ -254,6 +254,7 @@ extern SC_HIDDEN uint32_t sc_gen;
 /* mem.c: the runtime's memory (not the program's malloc) */
 void *sc_mem_grow(void *p, size_t n) SC_HIDDEN;
 void sc_mem_free(void *p) SC_HIDDEN;
+void sc_mem_trim(void) SC_HIDDEN;
 const char *sc_mem_strdup(const char *s) SC_HIDDEN;
 
 /* shadow.c */

@@ -252,6 +252,7 @@ static void *next_after(const struct sc_object *co, const char *name, const char
 			found = r;
 	}
 	sc_mem_free(l);
+	sc_mem_trim();
 	return found;
 }
 
