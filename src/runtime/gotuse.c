@@ -208,6 +208,7 @@ static bool classify_all(const struct sc_object *o, const struct sc_reloc_info *
 		if (!k || all.u[i].slot != all.u[k - 1].slot)
 			all.u[k++] = all.u[i];
 	all.n = k;
+	sc_keep_rss_reading();
 	classify(o, &all);
 	for (size_t i = 0; i < all.n; i++)
 		w[i] = (all.u[i].slot - o->base) | (all.u[i].calls ? USE_CALLS : 0) |
@@ -238,8 +239,10 @@ bool sc_got_uses_find(const struct sc_object *o, const struct sc_reloc_info *ri,
 		uint64_t len = read ? code_len(o) : 0;
 		if (read && from_cache(o, len, g))
 			read = false;
-		else if (read && !classify_all(o, ri, len, g))
+		else if (read && !classify_all(o, ri, len, g)) {
+			sc_keep_rss_reading();
 			classify(o, g);
+		}
 	}
 	return read;
 }

@@ -318,7 +318,7 @@ void sc_objects_patch(uint32_t first)
 			all = NULL;
 		}
 	}
-	sc_keep_rss_note(&k);
+	sc_keep_rss_arm(&k);
 	for (uint32_t i = first; i < n; i++)
 		if (patch_object(sc_object_get(i), all, n))
 			sc_keep_rss_drop(&k, sc_object_get(i));

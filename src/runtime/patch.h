@@ -73,7 +73,8 @@ struct sc_keep_rss {
 	struct sc_keep_seg *seg;
 	uint8_t *was;           /* one byte per page: present before */
 };
-void sc_keep_rss_note(struct sc_keep_rss *k) SC_HIDDEN;
+void sc_keep_rss_arm(struct sc_keep_rss *k) SC_HIDDEN;
+void sc_keep_rss_reading(void) SC_HIDDEN;
 void sc_keep_rss_drop(struct sc_keep_rss *k, const struct sc_object *only) SC_HIDDEN;
 void sc_keep_rss_free(struct sc_keep_rss *k) SC_HIDDEN;
 

@@ -7,9 +7,11 @@
  * walk the hash, symbol and string tables of every loaded object) read
  * the read-only data. Each page read stays mapped in the process.
  *
- * So, before patching, sc_keep_rss_note() notes which pages of every
- * object's read-only segments are mapped (the present bit of
- * /proc/self/pagemap), and sc_keep_rss_drop() unmaps again, with
+ * So, before a scan first reads an object's code (sc_keep_rss_reading(),
+ * from gotuse.c, once sc_keep_rss_arm() armed it for a scan),
+ * sc_keep_rss_note() notes which pages of every object's read-only
+ * segments are mapped (the present bit of /proc/self/pagemap), and
+ * sc_keep_rss_drop() unmaps again, with
  * MADV_DONTNEED, those that were not and still are plain file pages (bit
  * 61: a page written since, copied on write, is anonymous and is never
  * touched): in each object after patching it, and in all at the end.
@@ -18,6 +20,12 @@
  * the runtime's own objects (skip: itself, ld.so, the vDSO) are left
  * alone. A pagemap that cannot be read, or a failed allocation, leaves
  * everything mapped: only memory is at stake.
+ *
+ * A scan whose every object is answered by the GOT-use cache (usecache.c)
+ * reads no code and takes no note: the tables it reads are, in practice,
+ * those the loader read already (with the cache warm, the final drop gave
+ * back no page of /bin/true, python3, sqlite3 or git), and the note and
+ * drop cost an open and 14-44 reads of pagemap per process.
  */
 #include <elf.h>
 #include <fcntl.h>
@@ -94,7 +102,7 @@ static bool pagemap_walk(int fd, uintptr_t lo, size_t npages, size_t page,
 	return true;
 }
 
-void sc_keep_rss_note(struct sc_keep_rss *k)
+static void sc_keep_rss_note(struct sc_keep_rss *k)
 {
 	size_t page = (size_t)sysconf(_SC_PAGESIZE);
 	memset(k, 0, sizeof(*k));
@@ -113,6 +121,27 @@ void sc_keep_rss_note(struct sc_keep_rss *k)
 			close(k->fd);
 			k->fd = -1;
 		}
+}
+
+static struct sc_keep_rss *armed;     /* to note before the first code read */
+
+/* Makes k empty (nothing to drop) and to be noted when a scan first reads
+ * code. Caller holds the runtime lock until sc_keep_rss_free(k). */
+void sc_keep_rss_arm(struct sc_keep_rss *k)
+{
+	memset(k, 0, sizeof(*k));
+	k->fd = -1;
+	armed = k;
+}
+
+/* The scan is about to read an object's code: the armed note, once. */
+void sc_keep_rss_reading(void)
+{
+	if (armed) {
+		struct sc_keep_rss *k = armed;
+		armed = NULL;
+		sc_keep_rss_note(k);
+	}
 }
 
 /* Unmaps what was mapped since sc_keep_rss_note in the segments of object
@@ -150,6 +179,8 @@ void sc_keep_rss_drop(struct sc_keep_rss *k, const struct sc_object *only)
 
 void sc_keep_rss_free(struct sc_keep_rss *k)
 {
+	if (armed == k)
+		armed = NULL;
 	if (k->fd >= 0)
 		close(k->fd);
 	sc_mem_free(k->seg);
