@@ -44,7 +44,7 @@
 
 SC_HIDDEN uint32_t sc_gen;
 static int meta_fd = -1;
-static char meta_name[48];      /* the file written now, in the directory */
+static char meta_name[SC_NAME_MAX]; /* the file written now, in the directory */
 static uint32_t meta_cont;      /* its continuation number, 0 for the first */
 static dev_t meta_dev;
 static ino_t meta_ino;
@@ -88,10 +88,9 @@ static int open_new(bool cont)
 	pid_t pid = getpid();
 	for (uint32_t k = 0; k < 10000; k++) {
 		if (cont)
-			snprintf(meta_name, sizeof(meta_name), "p%d-%u-c%u.meta", (int)pid, sc_gen,
-				 meta_cont + 1 + k);
+			sc_file_name(meta_name, (uint32_t)pid, sc_gen, "-c", meta_cont + 1 + k, ".meta");
 		else
-			snprintf(meta_name, sizeof(meta_name), "p%d-%u.meta", (int)pid, k);
+			sc_file_name(meta_name, (uint32_t)pid, k, NULL, 0, ".meta");
 		int fd = sc_file_create(meta_name, O_RDWR | O_APPEND, &meta_dev, &meta_ino);
 		if (fd >= 0) {
 			if (cont)

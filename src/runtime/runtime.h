@@ -213,6 +213,10 @@ uint64_t sc_pclock_entry(const struct sc_frame *f) SC_HIDDEN;
 
 /* util.c */
 void sc_warn(const char *fmt, ...) SC_HIDDEN __attribute__((format(printf, 1, 2)));
+/* "p" + 3 numbers of up to 10 digits + separators and extension */
+#define SC_NAME_MAX 48
+const char *sc_file_name(char buf[SC_NAME_MAX], uint32_t a, uint32_t b, const char *sep,
+			 uint32_t c, const char *ext) SC_HIDDEN;
 
 /*
  * a == b for the runtime's tables of API names, which the scan consults

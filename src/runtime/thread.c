@@ -70,11 +70,10 @@ static pthread_once_t key_once = PTHREAD_ONCE_INIT;
 #define GROW_STEP 64u
 
 /* The name of t's file in the profile directory. */
-#define THR_NAME_MAX 48
+#define THR_NAME_MAX SC_NAME_MAX
 static const char *thr_name(const struct sc_thread *t, char buf[THR_NAME_MAX])
 {
-	snprintf(buf, THR_NAME_MAX, "p%u-%u-t%u.thr", t->pid, t->gen, t->seq);
-	return buf;
+	return sc_file_name(buf, t->pid, t->gen, "-t", t->seq, ".thr");
 }
 
 static void register_thread(struct sc_thread *t);

@@ -1,7 +1,8 @@
 /*
  * util.c - the runtime's general helpers: its one kind of message (a
  * `scaler:` line on stderr, written whole with one write), its clocks, and
- * the lookup of its tables of wrappers by API name.
+ * the lookup of its tables of wrappers by API name, and the names of its
+ * files.
  */
 #include <stdarg.h>
 #include <stdio.h>
@@ -43,4 +44,41 @@ void *sc_wrapper_find(const struct sc_wrapper *t, size_t n, const char *name)
 		if (sc_name_eq(name, t[i].name))
 			return t[i].fn;
 	return NULL;
+}
+
+/*
+ * Its files' names, p<a>-<b><sep><c><ext> or p<a>-<b><ext> (sep NULL),
+ * written by hand: snprintf's machinery touches a few more pages of stack
+ * and libc, each a copy-on-write fault in a forked child (two files each,
+ * doc/performance.md). buf holds SC_NAME_MAX bytes, enough for three
+ * 32-bit numbers.
+ */
+static char *put_u(char *d, uint32_t v)
+{
+	char tmp[10];
+	int n = 0;
+	do
+		tmp[n++] = (char)('0' + v % 10);
+	while ((v /= 10));
+	while (n)
+		*d++ = tmp[--n];
+	return d;
+}
+
+static char *put_s(char *d, const char *s)
+{
+	while (*s)
+		*d++ = *s++;
+	return d;
+}
+
+const char *sc_file_name(char buf[SC_NAME_MAX], uint32_t a, uint32_t b, const char *sep,
+			 uint32_t c, const char *ext)
+{
+	char *d = put_u(put_s(buf, "p"), a);
+	d = put_u(put_s(d, "-"), b);
+	if (sep)
+		d = put_u(put_s(d, sep), c);
+	*put_s(d, ext) = 0;
+	return buf;
 }
