@@ -218,6 +218,8 @@ void report_status_label(char *b, size_t n, const struct sc_image *im)
 		snprintf(b, n, "exit %d", im->exit.exit_status);
 	else if (im->has_end && im->end.how == SC_END_EXEC)
 		snprintf(b, n, "exec'd");
+	else if (im->has_end && im->end.how == SC_END_DETACH)
+		snprintf(b, n, "detached");
 	else if (im->has_end && im->end.how == SC_END_SIGNAL && im->end.status > 128)
 		snprintf(b, n, "signal %d", im->end.status - 128);
 	else if (im->has_end && im->end.how == SC_END_SIGNAL)

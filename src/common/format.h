@@ -213,6 +213,8 @@ enum sc_end_how {
 	SC_END_EXIT = 1,        /* returned from main / exit() */
 	SC_END_EXEC = 2,        /* replaced by execve */
 	SC_END_SIGNAL = 3,      /* fatal signal seen by the runtime */
+	SC_END_DETACH = 4,      /* scaler record -p detached; the process ran on
+				   (status -1) */
 };
 
 struct sc_m_exit {

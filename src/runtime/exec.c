@@ -276,5 +276,7 @@ static const struct sc_wrapper exec_wrappers[] = {
 
 void *sc_exec_wrapper(const char *name)
 {
+	if (sc_attached)
+		return NULL;            /* a new image of an attached process runs free */
 	return SC_WRAPPER_FIND(exec_wrappers, name);
 }

@@ -58,11 +58,24 @@ int sc_files_init(void)
 	return 0;
 }
 
+static bool closed;
+
+/* Detached: the directory's descriptor is closed, and never reopened. */
+void sc_files_close(void)
+{
+	if (dir_fd >= 0)
+		close(dir_fd);
+	dir_fd = -1;
+	closed = true;
+}
+
 /* Our descriptor of the directory, reopened if the program closed it
  * (daemons close every descriptor); -1 if it is gone or another. */
 static int dir(void)
 {
 	struct stat st;
+	if (closed)
+		return -1;
 	if (dir_fd >= 0 && fstat(dir_fd, &st) == 0 && st.st_dev == dir_dev && st.st_ino == dir_ino)
 		return dir_fd;
 	dir_fd = open(sc_dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
@@ -125,6 +138,27 @@ int sc_file_still(int fd, const char *name, dev_t dev, ino_t ino, int flags)
 		return -1;
 	}
 	return nfd;
+}
+
+/*
+ * The FIFO name in the directory, opened for reading (blocking reads),
+ * or -1: it must be a FIFO of ours or root's (scaler record -p made it).
+ */
+int sc_file_open_fifo(const char *name)
+{
+	int d = dir();
+	int fd = d >= 0 ? openat(d, name, O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC) : -1;
+	struct stat st;
+	if (fd < 0)
+		return -1;
+	if (fstat(fd, &st) != 0 || !S_ISFIFO(st.st_mode) ||
+	    (st.st_uid != geteuid() && st.st_uid != 0) ||
+	    fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK) != 0) {
+		close(fd);
+		errno = EINVAL;
+		return -1;
+	}
+	return fd;
 }
 
 /* Says once per process that the disk is full: every thread that

@@ -2,8 +2,9 @@
  * init.c - start-up and shutdown of the runtime inside the profiled
  * process.
  *
- * Start-up (constructor), in order: read settings from the environment
- * that `scaler record` set; reserve the shadow table; measure what the
+ * Start-up (constructor, or scaler_attach in attach.c), in order: read
+ * settings from the environment that `scaler record` set (or the call
+ * that attached); reserve the shadow table; measure what the
  * interceptor adds to a timed call (or take what the parent image handed
  * down, inherit.c); open the meta file; hook every loaded object. Any failure leaves the program running unhooked with one line on
  * stderr. Shutdown (destructor, i.e. exit or return from main) records the
@@ -168,31 +169,38 @@ static void at_fork_parent(void) { sc_leaf_unlock(); sc_unlock(); }
 static void at_fork_child(void)
 {
 	sc_lock_reset_child();
-	if (sc_active) {
+	if (sc_active && sc_attached)
+		sc_attach_child();              /* only the process attached to */
+	else if (sc_active) {
 		sc_pclock_after_fork();
 		sc_thread_after_fork();
 		sc_control_after_fork();
 	}
 }
 
-__attribute__((constructor(101))) static void sc_init(int argc, char **argv)
+/*
+ * Starts profiling into dir with the given timing mode ("all", "none",
+ * anything else: adaptive); argv is the command line to record.
+ * Preloaded, from the constructor before main; attached (sc_attached,
+ * attach.c), from a call scaler record -p made in one of the program's
+ * threads while the others run. 0 once hooked; -1 (one warning said)
+ * leaves the program running unhooked.
+ */
+int sc_start(const char *dir, const char *timing, int argc, char **argv)
 {
-	const char *dir = getenv("SCALER_DIR");
-	if (!dir || !dir[0])
-		return;                         /* loaded, but not asked to profile */
 	sc_bind_self_to_libc();                 /* before any other libc call */
 	if (strlen(dir) >= 4000 || !(sc_dir = sc_mem_strdup(dir))) {
 		sc_warn("SCALER_DIR too long; not profiling");
-		return;
+		return -1;
 	}
-	const char *timing = getenv("SCALER_TIMING");
 	if (timing && !strcmp(timing, "all"))
 		sc_timing_mode = SC_TIMING_ALL;
 	else if (timing && !strcmp(timing, "none"))
 		sc_timing_mode = SC_TIMING_NONE;
-	sc_exec_init();
+	if (!sc_attached)
+		sc_exec_init();                 /* an attached process's new images run free */
 	struct sc_inherited in;
-	bool inherited = sc_inherit_get(&in);
+	bool inherited = !sc_attached && sc_inherit_get(&in);
 	if (inherited) {
 		sc_have_xsave = in.have_xsave;
 		sc_xsave_size = in.xsave_size;
@@ -200,8 +208,9 @@ __attribute__((constructor(101))) static void sc_init(int argc, char **argv)
 		detect_xsave();
 	}
 	if (sc_shadow_init() != 0)
-		return;
-	sc_args_init();
+		return -1;
+	if (!sc_attached)
+		sc_args_init();         /* attached: no --args (record -p refuses it) */
 	uint64_t hz = inherited ? in.hz : quick_tsc_hz();
 	sc_pclock_init(hz);
 	switch (sc_timing_mode) {
@@ -217,7 +226,7 @@ __attribute__((constructor(101))) static void sc_init(int argc, char **argv)
 	/* after the mode is set: the measured calls take its paths */
 	uint64_t overhead = sc_calibrate_start(hz, inherited ? &in.cal : NULL);
 	if (sc_files_init() != 0 || sc_meta_open() != 0)
-		return;
+		return -1;
 	uint64_t tsc0 = sc_rdtsc(), mono0 = sc_mono_ns();
 	sc_meta_set_clock(tsc0, mono0, hz, overhead);
 	sc_inherit_set_clock(tsc0, mono0, hz);
@@ -226,9 +235,20 @@ __attribute__((constructor(101))) static void sc_init(int argc, char **argv)
 	sc_control_init();
 	sc_objects_scan(true);
 	sc_active = 1;
+	if (sc_attached)
+		return 0;                       /* threads get their state at their first call */
 	sc_signals_init();
 	sc_control_listen();
 	sc_thread_get();                        /* the main thread, from now */
+	return 0;
+}
+
+__attribute__((constructor(101))) static void sc_init(int argc, char **argv)
+{
+	const char *dir = getenv("SCALER_DIR");
+	if (!dir || !dir[0])
+		return;                         /* loaded, but not asked to profile */
+	sc_start(dir, getenv("SCALER_TIMING"), argc, argv);
 }
 
 SC_HIDDEN int sc_exit_status = -1;
@@ -242,7 +262,9 @@ void sc_record_end(int status, uint32_t how)
 	uint64_t tsc = sc_rdtsc();
 	struct sc_m_end e = {.end_tsc = tsc, .end_mono_ns = sc_mono_ns(), .status = status,
 			     .how = how, .end_p = sc_pclock_step(0, tsc)};
-	if (how != SC_END_EXEC) {
+	/* after an exec or a detach the threads run on, their calls in
+	 * flight booked as they return */
+	if (how != SC_END_EXEC && how != SC_END_DETACH) {
 		sc_control_end(tsc);
 		sc_threads_finish_all(tsc);
 	}

@@ -152,6 +152,14 @@ static void write_all(const void *p, size_t n)
 	write_or_end(&iov, 1, n);
 }
 
+/* Detached: the stream ends (nothing is written after its END record). */
+void sc_meta_close(void)
+{
+	if (meta_fd >= 0)
+		close(meta_fd);
+	meta_fd = -1;
+}
+
 /* Header fields known only after calibration; written once, first. */
 void sc_meta_set_clock(uint64_t tsc, uint64_t mono, uint64_t hz, uint64_t overhead);
 SC_HIDDEN void sc_meta_set_clock(uint64_t tsc, uint64_t mono, uint64_t hz, uint64_t overhead)

@@ -220,6 +220,7 @@ struct cand {
 	int phnum;
 	unsigned long long subs;
 	const char *name;       /* sc_mem_strdup: becomes the object's path */
+	bool anon;              /* no name to pin by: the executable, the vDSO */
 	void *pin;
 };
 
@@ -245,6 +246,7 @@ static int cand_cb(struct dl_phdr_info *info, size_t size, void *p)
 		ctx->cap = cap;
 	}
 	const char *name = info->dlpi_name;
+	bool anon = !name || !name[0];
 	char exe[PATH_MAX];
 	if (n_objs == 0 && ctx->n == 0 && (!name || !name[0]))
 		name = main_path(exe, sizeof(exe));
@@ -253,7 +255,7 @@ static int cand_cb(struct dl_phdr_info *info, size_t size, void *p)
 	struct cand *c = &ctx->c[ctx->n++];
 	*c = (struct cand){.base = info->dlpi_addr, .phdr = info->dlpi_phdr,
 			   .phnum = info->dlpi_phnum, .subs = subs_of(info, size),
-			   .name = sc_mem_strdup(name)};
+			   .name = sc_mem_strdup(name), .anon = anon};
 	return 0;
 }
 
@@ -323,9 +325,11 @@ static void *pin(const struct cand *c)
  * The scan, in stages, under the runtime lock:
  *   1. forget objects no longer loaded (prune);
  *   2. list the objects not registered yet (dl_iterate_phdr);
- *   3. after start-up, pin each (pin(): waits out a dlopen in flight,
- *      keeps it mapped); one that cannot be pinned was unloaded meanwhile,
- *      or is still being loaded by a dlopen that will scan it itself;
+ *   3. after start-up, and at any time when attached to a running
+ *      process, pin each (pin(): waits out a dlopen in flight, keeps it
+ *      mapped); one that cannot be pinned was unloaded meanwhile, or is
+ *      still being loaded by a dlopen that will scan it itself (the
+ *      executable and the vDSO, loaded before any thread ran, need not);
  *   4. register them all, then patch them (sc_objects_patch): every new
  *      object must be registered before any is patched, as a target is
  *      attributed to the object that contains it;
@@ -334,6 +338,10 @@ static void *pin(const struct cand *c)
 void sc_objects_scan(bool patch)
 {
 	sc_lock();
+	if (sc_detached) {
+		sc_unlock();                    /* a dlopen's scan that lost the race */
+		return;
+	}
 	sc_meta_batch(true);
 	sc_objects_prune();
 	struct scan_ctx ctx = {0};
@@ -344,15 +352,18 @@ void sc_objects_scan(bool patch)
 	uintptr_t self = sc_self_base();
 	for (uint32_t i = 0; i < ctx.n && n_objs < SC_MAX_OBJECTS; i++) {
 		/* at start-up every object is loaded and relocated, and
-		 * some (the program, the vDSO) have no name to pin by */
-		if (sc_active && !(ctx.c[i].pin = pin(&ctx.c[i])))
+		 * some (the program, the vDSO) have no name to pin by;
+		 * attached to a running process, only those two are */
+		bool must_pin = sc_active || (sc_attached && !ctx.c[i].anon);
+		if (must_pin && !(ctx.c[i].pin = pin(&ctx.c[i])))
 			continue;
 		pins += ctx.c[i].pin != NULL;
 		add_object(&ctx.c[i], self);
 	}
 	if (patch && first_new < n_objs) {
 		sc_objects_patch(first_new);
-		sc_functions_patch(first_new);
+		if (!sc_attached)               /* entries of running code: never */
+			sc_functions_patch(first_new);
 	}
 	for (uint32_t i = 0; i < ctx.n; i++)
 		if (ctx.c[i].pin)

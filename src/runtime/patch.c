@@ -185,6 +185,8 @@ void sc_patch_apply(struct sc_object *o, struct sc_patch *pt, size_t n)
 			continue;
 		}
 		for (size_t k = i; k < j; k++) {
+			if (sc_attached && o == sc_object_get(o->id))
+				sc_unpatch_note(o->id, pt[k].slot);
 			void *v = sc_paused && pt[k].raw ? pt[k].raw : pt[k].code, *old = pt[k].old;
 			if (old && !__atomic_compare_exchange_n((void **)pt[k].slot, &old, v, false,
 								 __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))

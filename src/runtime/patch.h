@@ -22,6 +22,10 @@ struct sc_patch {
 void sc_patch_apply(struct sc_object *o, struct sc_patch *pt, size_t n) SC_HIDDEN;
 int sc_patch_cmp(const void *a, const void *b) SC_HIDDEN;
 
+/* unpatch.c: the value slot of object id holds before the runtime first
+ * writes it, kept when attached (under the leaf lock) */
+void sc_unpatch_note(uint32_t id, uintptr_t slot) SC_HIDDEN;
+
 /* How one GLOB_DAT slot of a function is used by its object's code. */
 struct sc_got_use {
 	uintptr_t slot;

@@ -3,6 +3,9 @@
  *
  * Stages, in the order a process meets them:
  *   init.c     start-up: settings, calibration, the meta file, patching
+ *   attach.c   started in a running process by scaler record -p, and
+ *              detaching from it
+ *   unpatch.c  putting back the GOT slots the runtime wrote
  *   calib.c    what timing a call costs: measured, re-measured, taken off
  *   inherit.c  what an image hands down to the images it execs (the TSC
  *              rate, calibration, extended state size): not measured again
@@ -182,7 +185,9 @@ extern SC_HIDDEN uint64_t sc_block_ticks;              /* pclock.c, trampoline.S
 extern SC_HIDDEN uint64_t sc_outlier_ticks;            /* pclock.c, trampoline.S */
 extern SC_HIDDEN const uint16_t sc_span_geo[SC_SPAN_ROWS][256]; /* span.c, trampoline.S */
 extern SC_HIDDEN int sc_have_xsave;                     /* slowpath.S */
-extern SC_HIDDEN int sc_active;   /* 1 once start-up succeeded */
+extern SC_HIDDEN int sc_active;   /* 1 once start-up succeeded, until detached */
+extern SC_HIDDEN int sc_attached; /* started by scaler_attach (attach.c) */
+extern SC_HIDDEN int sc_detached; /* ... and detached since: nothing starts again */
 extern SC_HIDDEN const char *sc_dir;     /* < 4000 bytes */
 extern SC_HIDDEN int sc_timing_mode;
 extern SC_HIDDEN struct sc_thread sc_idle_thread;
@@ -217,6 +222,9 @@ void sc_warn(const char *fmt, ...) SC_HIDDEN __attribute__((format(printf, 1, 2)
 #define SC_NAME_MAX 48
 const char *sc_file_name(char buf[SC_NAME_MAX], uint32_t a, uint32_t b, const char *sep,
 			 uint32_t c, const char *ext) SC_HIDDEN;
+/* the first message from now on goes to buf instead of stderr, the others
+ * nowhere, until called with n 0 (attach.c hands them to scaler) */
+void sc_warn_capture(char *buf, size_t n) SC_HIDDEN;
 
 /*
  * a == b for the runtime's tables of API names, which the scan consults
@@ -239,6 +247,7 @@ uint64_t sc_mono_ns(void) SC_HIDDEN;
 
 /* meta.c */
 int sc_meta_open(void) SC_HIDDEN;
+void sc_meta_close(void) SC_HIDDEN;
 void sc_meta_add(uint32_t type, const void *a, size_t alen, const char *str) SC_HIDDEN;
 /* the longest record, and the most payload it holds (with padding) */
 #define SC_META_MAX 8192u
@@ -253,6 +262,8 @@ int sc_file_still(int fd, const char *name, dev_t dev, ino_t ino, int flags) SC_
 int sc_file_reserve(int fd, const char *name, size_t len) SC_HIDDEN;
 void sc_file_remove(const char *name) SC_HIDDEN;
 void sc_file_full(const char *name, int err) SC_HIDDEN;
+int sc_file_open_fifo(const char *name) SC_HIDDEN;
+void sc_files_close(void) SC_HIDDEN;
 extern SC_HIDDEN uint32_t sc_gen;
 
 /* mem.c: the runtime's memory (not the program's malloc) */
@@ -282,6 +293,10 @@ uint32_t sc_entry_count(void) SC_HIDDEN;
 uint32_t sc_hook_count(void) SC_HIDDEN;
 /* whether pc lies in the entries' code (which counts calls) */
 bool sc_shadow_code_has(uintptr_t pc) SC_HIDDEN;
+/* whether p is code of an entry or of an import's stub: what a slot the
+ * runtime wrote holds */
+bool sc_shadow_code(const void *p) SC_HIDDEN;
+void sc_hooks_unbind(void) SC_HIDDEN;
 uint32_t sc_entry_flags_for(const char *name, void **wrapper) SC_HIDDEN;
 
 /* objects.c */
@@ -345,6 +360,7 @@ void sc_thread_after_fork(void) SC_HIDDEN;
 /* every thread state made so far (ended ones too), by creation order */
 uint32_t sc_thread_count(void) SC_HIDDEN;
 struct sc_thread *sc_thread_at(uint32_t i) SC_HIDDEN;
+void sc_threads_close(void) SC_HIDDEN;
 extern SC_HIDDEN __thread uintptr_t sc_tls_start_routine;
 
 /* calib.c: what timing a call costs, taken off each timed call */
@@ -364,7 +380,9 @@ void sc_rec_book(struct sc_rec *r, uint64_t start, uint64_t t, uint64_t self, ui
  * generator *rng (as trampoline.S) */
 uint32_t sc_span_draw(uint32_t per, uint64_t *rng) SC_HIDDEN;
 
-/* init.c: end of the image; status from exit()/_exit() when known */
+/* init.c: start-up (0, or -1 said and left unhooked); the end of the
+ * image, status from exit()/_exit() when known */
+int sc_start(const char *dir, const char *timing, int argc, char **argv) SC_HIDDEN;
 void sc_record_end(int status, uint32_t how) SC_HIDDEN;
 void sc_record_exec(void) SC_HIDDEN;
 extern SC_HIDDEN int sc_exit_status;
@@ -390,6 +408,12 @@ void sc_control_after_fork(void) SC_HIDDEN;    /* the child's new stream */
 void sc_control_recal(struct sc_thread *t, uint64_t now) SC_HIDDEN;
 extern SC_HIDDEN int sc_control_due;
 bool sc_control_handler(void *h) SC_HIDDEN;     /* is h its handler */
+
+/* attach.c: a fork child of an attached process runs unprofiled */
+void sc_attach_child(void) SC_HIDDEN;
+/* unpatch.c: every GOT slot the runtime wrote back to the value it held
+ * before (detaching); how many were put back */
+size_t sc_unpatch_detach(void) SC_HIDDEN;
 
 /* exec.c */
 void sc_exec_init(void) SC_HIDDEN;

@@ -194,6 +194,35 @@ uint32_t sc_entry_count(void)
 	return __atomic_load_n(&entries.n, __ATOMIC_ACQUIRE);
 }
 
+/* Whether p is code of an entry or of an import: what a slot the runtime
+ * wrote holds. */
+bool sc_shadow_code(const void *p)
+{
+	const uint8_t *c = p;
+	if (sc_shadow_code_has((uintptr_t)p))
+		return true;
+	uint32_t n = __atomic_load_n(&imports.n, __ATOMIC_ACQUIRE), per = PER_CHUNK(HOOK_STUB_SIZE);
+	for (uint32_t k = 0; k * per < n; k++) {
+		const uint8_t *m = __atomic_load_n(&imports.chunks[k], __ATOMIC_ACQUIRE);
+		if (m && c >= m && c < m + CHUNK_BYTES)
+			return true;
+	}
+	return false;
+}
+
+/*
+ * Every import forgets its entry: a call through its stub (a pointer dlsym
+ * handed out) then takes the general path to sc_hook_pass, which sends it
+ * to the target unseen once the runtime is no longer active (detached).
+ * Under the leaf lock.
+ */
+void sc_hooks_unbind(void)
+{
+	for (uint32_t n = 0; n < imports.n; n++)
+		__atomic_and_fetch(&sc_hook_table[n].bound, ~((1u << HK_IDX_BITS) - 1),
+				   __ATOMIC_RELEASE);
+}
+
 /* Takes the leaf lock: an import's first call makes entries without the
  * runtime lock (sc_hook_bind). */
 long sc_entry_new(void *target, uint32_t flags, uint32_t caller)
@@ -287,6 +316,10 @@ void *sc_hook_bind(uint32_t n)
 	struct sc_hook *h = &sc_hook_table[n];
 	/* the leaf lock, not the runtime lock: see lock.c */
 	sc_leaf_lock();
+	if (sc_detached) {                      /* lost the race with detaching */
+		sc_leaf_unlock();
+		return sc_hook_target(n);
+	}
 	uint32_t b = h->bound & IDX_MASK;
 	if (b)
 		sc_objects_flush_due();         /* sc_pend_budget ran out */

@@ -149,6 +149,11 @@ static struct sc_thread *thread_new(void)
 	char name[THR_NAME_MAX];
 	int fd = -1;
 	sc_leaf_lock();
+	if (sc_detached) {                      /* lost the race with detaching */
+		sc_leaf_unlock();
+		munmap(t, sizeof(*t));
+		return NULL;
+	}
 	t->pid = (uint32_t)getpid();
 	t->gen = sc_gen;
 	for (int tries = 0; fd < 0 && tries < 1000; tries++) {
@@ -271,6 +276,10 @@ int sc_thread_grow(struct sc_thread *t)
 	 * old user's): the thread then keeps the room it has, said once */
 	char name[THR_NAME_MAX];
 	sc_leaf_lock();
+	if (sc_detached) {
+		sc_leaf_unlock();
+		return -1;
+	}
 	int fd = sc_file_still(t == kept_for ? kept_fd : -1, thr_name(t, name), t->dev, t->ino,
 			       O_RDWR);
 	int e = errno;
@@ -397,6 +406,18 @@ void sc_threads_finish_all(uint64_t tsc)
 		sc_thread_finish(t, tsc);
 }
 
+/* Detached: the descriptor kept for the first thread's file is closed
+ * (its mapping stays, for the calls still in flight). Under the leaf lock. */
+void sc_threads_close(void)
+{
+	struct stat st;
+	if (kept_for && kept_fd >= 0 && fstat(kept_fd, &st) == 0 &&
+	    st.st_dev == kept_for->dev && st.st_ino == kept_for->ino)
+		close(kept_fd);
+	kept_for = NULL;
+	kept_fd = -1;
+}
+
 /*
  * fork child: the counters are a shared mapping of the parent's file, so
  * the child must stop writing them before it makes another call. It gets
@@ -410,12 +431,7 @@ void sc_thread_after_fork(void)
 	n_threads = 0;                  /* the parent's threads are not ours */
 	/* nor is the descriptor it kept (still in memory: no thread state
 	 * of the parent's is unmapped before this) */
-	struct stat st;
-	if (kept_for && kept_fd >= 0 && fstat(kept_fd, &st) == 0 &&
-	    st.st_dev == kept_for->dev && st.st_ino == kept_for->ino)
-		close(kept_fd);
-	kept_for = NULL;
-	kept_fd = -1;
+	sc_threads_close();
 	sc_meta_reopen_child();
 	if (!t || t == &sc_idle_thread)
 		return;

@@ -11,6 +11,18 @@
 
 #include "runtime.h"
 
+/* where sc_warn_capture asked for the first message to go */
+static char *capture;
+static size_t capture_n;
+
+void sc_warn_capture(char *buf, size_t n)
+{
+	capture = n ? buf : NULL;
+	capture_n = n;
+	if (capture)
+		capture[0] = 0;
+}
+
 void sc_warn(const char *fmt, ...)
 {
 	char buf[512];
@@ -21,6 +33,11 @@ void sc_warn(const char *fmt, ...)
 	va_end(ap);
 	if (n > (int)sizeof(buf) - 2)
 		n = (int)sizeof(buf) - 2;
+	if (capture) {
+		if (!capture[0])
+			snprintf(capture, capture_n, "%.*s", n - 8, buf + 8);
+		return;
+	}
 	buf[n++] = '\n';
 	ssize_t r = write(2, buf, (size_t)n);
 	(void)r;
