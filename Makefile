@@ -37,12 +37,15 @@ RT_ASFLAGS ?= -Wa,-mbranches-within-32B-boundaries
 endif
 
 COMMON_SRC := $(wildcard src/common/*.c)
-RT_SRC     := $(wildcard src/runtime/*.c) $(wildcard arch/$(ARCH)/*.c) src/common/names.c \
-              src/common/symbols.c src/common/xz.c src/common/argspec.c
+# arch code of the CLI's (scaler record -p calling into another process)
+ARCH_CLI   := arch/$(ARCH)/inject.c
+RT_SRC     := $(filter-out $(ARCH_CLI),$(wildcard src/runtime/*.c) $(wildcard arch/$(ARCH)/*.c)) \
+              src/common/names.c src/common/symbols.c src/common/xz.c src/common/argspec.c
 RT_ASM     := $(wildcard arch/$(ARCH)/*.S)
 # the CLI decodes with the runtime's decoder too: walk --deeper's scan of
 # call instructions (src/cli/walk_callees.c)
-CLI_SRC    := $(wildcard src/cli/*.c) $(COMMON_SRC) arch/$(ARCH)/fnpatch.c arch/$(ARCH)/insnlen.c
+CLI_SRC    := $(wildcard src/cli/*.c) $(COMMON_SRC) arch/$(ARCH)/fnpatch.c arch/$(ARCH)/insnlen.c \
+              $(ARCH_CLI)
 
 RT_OBJ  := $(patsubst %,$(BUILD)/obj/rt/%.o,$(RT_SRC) $(RT_ASM))
 CLI_OBJ := $(patsubst %,$(BUILD)/obj/cli/%.o,$(CLI_SRC))

@@ -12,7 +12,7 @@
  * a directory holding it and nothing but profile files is ever replaced.
  * It is the user's alone (0700); run as root it is open to all like /tmp
  * (1777) while the command runs, for a server that drops privileges, and
- * root's alone once it has ended (finish_dir). What another user can and
+ * root's alone once it has ended (record_finish_dir). What another user can and
  * cannot do meanwhile: doc/security.md.
  */
 #include <errno.h>
@@ -35,6 +35,7 @@
 #include "cli.h"
 #include "format.h"
 #include "profile.h"
+#include "record.h"
 #include "record_functions.h"
 #include "profdir.h"
 #include "record_target.h"
@@ -45,7 +46,7 @@
 
 /* The runtime sits at ../lib/libscaler.so from the scaler binary, both in
  * the build tree (build/bin, build/lib) and after `make install`. */
-static int find_runtime(char *out, size_t n)
+int record_find_runtime(char *out, size_t n)
 {
 	char self[PATH_MAX];
 	const char *env = getenv("SCALER_LIB");
@@ -125,7 +126,7 @@ static bool run_uid(uid_t u, const uint32_t *uids, size_t n)
  * left running keep their mappings; files they start now, as another
  * user than root, are refused.
  */
-static void finish_dir(const char *dir)
+void record_finish_dir(const char *dir)
 {
 	int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (dfd < 0)
@@ -261,7 +262,7 @@ static const char *timing_choice(size_t i, const char **help)
 }
 
 enum { OPT_TIMING = 256, OPT_FUNCTIONS, OPT_INTERVAL, OPT_INTERVAL_SLOTS, OPT_PAUSED,
-       OPT_CONTROL_SIGNAL, OPT_ARGS };
+       OPT_CONTROL_SIGNAL, OPT_ARGS, OPT_DURATION };
 
 static const struct cli_opt record_opts[] = {
 	{ 'o', "output", required_argument, "DIR", CLI_DIR, NULL, "scaler.data",
@@ -289,19 +290,28 @@ static const struct cli_opt record_opts[] = {
 	{ OPT_CONTROL_SIGNAL, "control-signal", required_argument, "SIG", CLI_WORD, NULL, NULL,
 	  "each SIG a process receives (USR2, SIGUSR2, 12, RTMIN+3) pauses or resumes its "
 	  "counting, in turn; scaler ctl sends its requests on SIG too (else on RTMAX-1)" },
+	{ 'p', "pid", required_argument, "PID", CLI_WORD, NULL, NULL,
+	  "instead of running CMD, attach to the running process PID (ptrace: its owner or "
+	  "root), profile it and detach, leaving it running (doc/record.md)" },
+	{ OPT_DURATION, "duration", required_argument, "S", CLI_WORD, NULL, NULL,
+	  "with -p: detach after S seconds (default: at ^C, SIGTERM or the process's end)" },
 	{ 0, NULL, 0, NULL, 0, NULL, NULL, NULL },
 };
 
 static const struct cli_cmd record_cmd = {
 	.name = "record",
-	.synopsis = "[-o DIR] [--timing MODE] [--interval MS] [--] CMD [ARG...]",
+	.synopsis = "[-o DIR] [--timing MODE] [--interval MS] [--] CMD [ARG...]\n"
+		    "       scaler record -p PID [--duration S] [-o DIR] [--timing MODE]",
 	.about = "Runs CMD with the runtime (libscaler.so) preloaded: every call between the "
 		 "executable and its shared libraries is counted, and timed as --timing says, "
 		 "into DIR. Child processes (fork, exec) are profiled into the same DIR. "
 		 "Options end at CMD. The exit status is CMD's (128+N when killed by signal "
 		 "N). TERM, INT, QUIT, HUP, USR1, USR2, WINCH and ALRM sent to scaler are "
 		 "passed on to CMD. SCALER_LIB names the runtime to preload (default: "
-		 "../lib/libscaler.so from the scaler binary).",
+		 "../lib/libscaler.so from the scaler binary).\n"
+		 "With -p, the runtime is loaded into the running process PID instead (with "
+		 "ptrace, at a safe point) and its GOT slots patched while it runs; at the end "
+		 "they are put back and the process runs on unprofiled.",
 	.stop_at_operand = 1,
 	.operands = CLI_COMMAND,
 	.opts = record_opts,
@@ -354,7 +364,7 @@ int cmd_record(int argc, char **argv)
 	const char *dir = "scaler.data";
 	const char *timing = "adaptive";
 	const char *functions = NULL, *args = NULL;
-	unsigned interval = 0, slots = SERIES_SLOTS_DEFAULT;
+	unsigned interval = 0, slots = SERIES_SLOTS_DEFAULT, attach = 0, duration_ms = 0;
 	int c, paused = 0, ctl_sig = 0;
 
 	optind = 0;     /* getopt starts afresh (and reads the "+" again) */
@@ -385,10 +395,40 @@ int cmd_record(int argc, char **argv)
 						       "program can catch (USR2, SIGUSR2, 12, RTMIN+3), not "
 						       "'%s'", optarg);
 			break;
+		case 'p':
+			if (parse_uint(optarg, 1, INT32_MAX, &attach))
+				return cli_usage_error(&record_cmd, "-p wants a process id, not '%s'",
+						       optarg);
+			break;
+		case OPT_DURATION: {
+			char *end;
+			double s = strtod(optarg, &end);
+			if (end == optarg || *end || !(s >= 0.001 && s <= 1e6))
+				return cli_usage_error(&record_cmd, "--duration wants seconds (0.001 "
+						       "to 1e6), not '%s'", optarg);
+			duration_ms = (unsigned)(s * 1000 + 0.5);
+			break;
+		}
 		case CLI_EXIT: return 0;
 		default: return 2;
 		}
 	}
+	if (attach) {
+		if (optind < argc)
+			return cli_usage_error(&record_cmd, "-p attaches to a running process: no "
+					       "command to run with it");
+		if (functions)
+			return cli_usage_error(&record_cmd, "--functions is not available with -p: "
+					       "patching a function's entry while a thread may be "
+					       "running it is not safe");
+		if (interval || paused || ctl_sig || args)
+			return cli_usage_error(&record_cmd, "--interval, --paused, "
+					       "--control-signal and --args are not available "
+					       "with -p");
+		return record_attach((pid_t)attach, dir, timing, duration_ms);
+	}
+	if (duration_ms)
+		return cli_usage_error(&record_cmd, "--duration goes with -p");
 	char ferr[256];
 	if (functions && record_functions_check(functions, ferr, sizeof(ferr)) != 0)
 		return cli_usage_error(&record_cmd, "%s", ferr);
@@ -405,7 +445,7 @@ int cmd_record(int argc, char **argv)
 	char why[128];
 	if (record_target_unprofiled(exe, why, sizeof(why)))
 		fprintf(stderr, "scaler: not profiled: %s (%s); running it anyway\n", cmd[0], why);
-	if (find_runtime(lib, sizeof(lib)) != 0)
+	if (record_find_runtime(lib, sizeof(lib)) != 0)
 		return fail("cannot find the runtime libscaler.so next to this scaler (set SCALER_LIB)");
 	int r = profdir_prepare(dir, geteuid() == 0);
 	if (r)
@@ -491,7 +531,7 @@ int cmd_record(int argc, char **argv)
 	if (functions)
 		record_functions_summary(absdir);
 	if (geteuid() == 0)
-		finish_dir(absdir);
+		record_finish_dir(absdir);
 	if (WIFSIGNALED(status))
 		return 128 + WTERMSIG(status);
 	return WEXITSTATUS(status);

@@ -47,6 +47,9 @@ bool profdir_name(const char *name)
 	    !name[end])
 		return true;
 	end = 0;
+	if (sscanf(name, "p%u-attach.fif%1[o]%n", &pid, tail, &end) == 2 && end && !name[end])
+		return true;            /* scaler record -p's, while attached */
+	end = 0;
 	if (sscanf(name, "p%u-%u-t%u.th%1[r]%n", &pid, &gen, &seq, tail, &end) == 4 && end &&
 	    !name[end])
 		return true;

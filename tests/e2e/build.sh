@@ -85,6 +85,7 @@ exe $CC sc_sighand sighand/main.c -lsc_b
 exe $CC sc_killtree killtree/main.c -lsc_b
 exe $CC sc_live live/main.c -lsc_b -lpthread
 exe $CC sc_ctl ctl/main.c -lsc_b -lpthread
+exe $CC sc_attach attach/main.c -lsc_b -lpthread
 exe $CC sc_daemon daemon/main.c -ldl
 exe $CC sc_sigdef sigdef/main.c -fno-builtin
 exe $CC sc_vdso vdso/main.c

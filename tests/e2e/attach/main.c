@@ -1,0 +1,72 @@
+/*
+ * main.c - the "attach" e2e test (checks/attach.py): a program started
+ * without scaler that `scaler record -p` attaches to and detaches from.
+ * Usage: sc_attach THREADS. THREADS workers start at once and wait at a
+ * barrier; each phase the main thread makes MAIN[k] b_mul calls and each
+ * worker WORK[k], then the main thread prints "phase k SUM" and waits for
+ * a line on stdin. The test attaches during the wait after phase 1 and
+ * detaches during the wait after phase 2: exactly phase 2's calls are in
+ * the profile. Last it prints "done" and the checksum of all phases.
+ */
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+int b_mul(int x, int y);
+
+static const int MAIN[] = {1000, 2000, 3000}, WORK[] = {1000, 500, 700};
+static pthread_barrier_t start, end;
+static int phase;
+static long worker_sum[64];
+
+static long muls(int n, int k)
+{
+	long s = 0;
+
+	for (int i = 0; i < n; i++)
+		s += b_mul(i, k);
+	return s;
+}
+
+static void *worker(void *arg)
+{
+	long id = (long)arg;
+
+	for (int k = 0; k < 3; k++) {
+		pthread_barrier_wait(&start);
+		worker_sum[id] += muls(WORK[phase], (int)id + 2);
+		pthread_barrier_wait(&end);
+	}
+	return NULL;
+}
+
+int main(int argc, char **argv)
+{
+	int n = argc > 1 ? atoi(argv[1]) : 0;
+	pthread_t t[64];
+	long total = 0;
+	char line[64];
+
+	if (n < 0 || n > 64)
+		return 2;
+	pthread_barrier_init(&start, NULL, (unsigned)n + 1);
+	pthread_barrier_init(&end, NULL, (unsigned)n + 1);
+	for (long i = 0; i < n; i++)
+		pthread_create(&t[i], NULL, worker, (void *)i);
+	for (phase = 0; phase < 3; phase++) {
+		pthread_barrier_wait(&start);
+		long sum = muls(MAIN[phase], 3);
+		pthread_barrier_wait(&end);
+		for (int i = 0; i < n; i++)
+			sum += worker_sum[i];
+		total += sum;
+		printf("phase %d %ld\n", phase + 1, sum);
+		fflush(stdout);
+		if (phase < 2 && !fgets(line, sizeof(line), stdin))
+			return 3;
+	}
+	for (int i = 0; i < n; i++)
+		pthread_join(t[i], NULL);
+	printf("done %ld\n", total);
+	return 0;
+}
