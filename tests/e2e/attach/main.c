@@ -7,10 +7,14 @@
  * a line on stdin. The test attaches during the wait after phase 1 and
  * detaches during the wait after phase 2: exactly phase 2's calls are in
  * the profile. Last it prints "done" and the checksum of all phases.
+ * sc_attach busy THREADS N: the main thread and THREADS workers each make
+ * N b_mul calls without a pause (attached to and detached from while they
+ * do), then it prints "busy SUM".
  */
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 int b_mul(int x, int y);
 
@@ -28,6 +32,33 @@ static long muls(int n, int k)
 	return s;
 }
 
+static long busy_n;
+
+static void *busy(void *arg)
+{
+	worker_sum[(long)arg] = muls((int)busy_n, (int)(long)arg + 2);
+	return NULL;
+}
+
+/* every thread calls without a pause */
+static int busy_main(int n, long calls)
+{
+	pthread_t t[64];
+	long sum = 0;
+
+	busy_n = calls;
+	for (long i = 0; i < n; i++)
+		pthread_create(&t[i], NULL, busy, (void *)i);
+	for (int r = 0; r * 1000000L < calls; r++)
+		sum += muls(calls - r * 1000000L < 1000000 ? (int)(calls - r * 1000000L) : 1000000, 3);
+	for (int i = 0; i < n; i++) {
+		pthread_join(t[i], NULL);
+		sum += worker_sum[i];
+	}
+	printf("busy %ld\n", sum);
+	return 0;
+}
+
 static void *worker(void *arg)
 {
 	long id = (long)arg;
@@ -42,6 +73,8 @@ static void *worker(void *arg)
 
 int main(int argc, char **argv)
 {
+	if (argc == 4 && !strcmp(argv[1], "busy"))
+		return busy_main(atoi(argv[2]), atol(argv[3]));
 	int n = argc > 1 ? atoi(argv[1]) : 0;
 	pthread_t t[64];
 	long total = 0;

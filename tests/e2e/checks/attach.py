@@ -1,0 +1,294 @@
+"""attach.py - `scaler record -p PID` on programs started without scaler
+(sc_attach: phases of known b_mul calls, with a pause for a line on stdin
+after each; or every thread calling b_mul without a pause).
+
+attach-counts-1 / attach-counts-5: attached after phase 1, detached (^C
+to scaler) after phase 2, with the main thread alone and with 4 workers
+that exist before the attach: the profile has exactly phase 2's b_mul
+calls (2000 + 500 per worker), none of phase 1's or 3's, its process
+"detached"; the calls in flight at the detach (fgets, the workers'
+barrier waits, timed) return; the program's output is a native run's.
+attach-busy: attached for --duration 0.3 s while 4 threads call b_mul
+nonstop, three times in a row on one process (the runtime is loaded
+once: the second and third are refused, and leave it running): the
+program's checksum is a native run's and the profile has b_mul calls.
+attach-scaler-killed: scaler killed with SIGKILL while attached: the
+runtime detaches by itself (its FIFO's writer is gone), phase 3 is not
+counted, the program finishes as natively.
+attach-refused: one line and exit 2, the program unharmed, for: no such
+process; a non-owner (scaler as nobody on a root process); a process
+traced already (strace); kernel.yama.ptrace_scope 3 (when settable,
+restored after). Checks run in the lazy and now variants."""
+import json
+import os
+import shutil
+import signal
+import subprocess
+import tempfile
+import threading
+import time
+
+from harness import TIMEOUT, guarded, run, skip
+
+MODE = "e2e"
+VARIANTS = ("lazy", "now")
+MAIN = (1000, 2000, 3000)
+WORK = (1000, 500, 700)
+
+
+class Program:
+    """sc_attach ARGS, started without scaler, its stdin ours."""
+
+    def __init__(self, t, args, prefix=()):
+        self.p = subprocess.Popen(list(prefix) + [t.exe("attach")] + list(args),
+                                  stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                  stderr=subprocess.PIPE, start_new_session=True)
+        self.dog = threading.Timer(TIMEOUT, lambda: os.killpg(self.p.pid, signal.SIGKILL))
+        self.dog.start()
+        self.out = b""
+        self.pid = self.p.pid
+
+    def wait_phase(self, k):
+        """Until it has said "phase k" and waits in read(2)."""
+        line = self.p.stdout.readline()
+        self.out += line
+        if not line.startswith(b"phase %d " % k):
+            raise RuntimeError("phase %d: program said %r" % (k, line))
+        end = time.time() + TIMEOUT
+        while time.time() < end:
+            with open("/proc/%d/syscall" % self.pid) as f:
+                if f.read().split()[0] == "0":      # read, on x86-64
+                    return
+            time.sleep(0.01)
+        raise RuntimeError("phase %d: the program never blocked in read" % k)
+
+    def go(self):
+        self.p.stdin.write(b"go\n")
+        self.p.stdin.flush()
+
+    def finish(self):
+        out, err = self.p.communicate(timeout=TIMEOUT)
+        self.out += out
+        return self.p.returncode, err
+
+    def close(self):
+        self.dog.cancel()
+        if self.p.poll() is None:
+            os.killpg(self.p.pid, signal.SIGKILL)
+            self.p.wait()
+
+
+def native(t, args, tmp):
+    feed = os.path.join(tmp, "feed")
+    with open(feed, "w") as f:
+        f.write("go\n" * 2)
+    return run([t.exe("attach")] + list(args), stdin=feed)
+
+
+def attach(t, pid, out, *more, **kw):
+    """scaler record -p pid, started; returns it once it says "attached"."""
+    rec = subprocess.Popen([t.scaler, "record", "-p", str(pid), "-o", out] + list(more),
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, **kw)
+    line = rec.stderr.readline()
+    if b"attached to %d" % pid not in line:
+        rec.kill()
+        _, err = rec.communicate()
+        raise RuntimeError("scaler record -p: %r" % (line + err))
+    return rec
+
+
+def calls(t, d):
+    rc, out, err = run([t.scaler, "report", "-i", d, "--format", "json"])
+    if rc != 0:
+        raise RuntimeError("report exited %d: %s" % (rc, err[-300:]))
+    return json.loads(out)
+
+
+def b_mul(rep):
+    return sum(c["count"] for c in rep["calls"] if c["api"] == "b_mul")
+
+
+def check_counts(t, workers):
+    tmp = tempfile.mkdtemp(prefix="scaler-e2e-")
+    d = os.path.join(tmp, "d")
+    args = [str(workers)]
+    prog = Program(t, args)
+    bad = []
+    try:
+        prog.wait_phase(1)
+        rec = attach(t, prog.pid, d)
+        prog.go()
+        prog.wait_phase(2)
+        rec.send_signal(signal.SIGINT)
+        _, err = rec.communicate(timeout=TIMEOUT)
+        if rec.returncode != 0 or b"detached from %d" % prog.pid not in err:
+            bad.append("scaler exited %d: %r" % (rec.returncode, err[-300:]))
+        prog.go()
+        rc, perr = prog.finish()
+        nrc, nout, _ = native(t, args, tmp)
+        if rc != 0 or prog.out != nout or perr:
+            bad.append("program: exit %d, output %r (native %r), stderr %r"
+                       % (rc, prog.out, nout, perr[-200:]))
+        rep = calls(t, d)
+        want = MAIN[1] + workers * WORK[1]
+        if b_mul(rep) != want:
+            bad.append("%d b_mul calls while attached, want %d" % (b_mul(rep), want))
+        rc, out, err = run([t.scaler, "report", "-i", d])
+        head = out.decode().splitlines()[:1]
+        if rc != 0 or not head or "(1 process, detached, " not in head[0]:
+            bad.append("report's first line %r, want the process detached" % head)
+        fgets = [c["count"] for c in rep["calls"] if c["api"] == "fgets"]
+        if fgets != [1]:
+            bad.append("fgets calls %r: want the one in flight at the detach" % fgets)
+        return bad
+    finally:
+        prog.close()
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def check_busy(t):
+    tmp = tempfile.mkdtemp(prefix="scaler-e2e-")
+    args = ["busy", "4", "150000000"]
+    prog = Program(t, args)
+    bad = []
+    try:
+        time.sleep(0.1)
+        for k in range(3):
+            d = os.path.join(tmp, "d%d" % k)
+            rc, out, err = run([t.scaler, "record", "-p", str(prog.pid), "--duration", "0.3",
+                                "-o", d])
+            if prog.p.poll() is not None:
+                return ["the program ended before attach %d: %r" % (k + 1, err)]
+            lines = err.decode().splitlines()
+            if k == 0 and (rc != 0 or "detached from" not in lines[-1]):
+                bad.append("scaler exited %d: %r" % (rc, err[-300:]))
+            elif k == 0 and b_mul(calls(t, d)) <= 0:
+                bad.append("no b_mul calls while attached")
+            elif k > 0 and (rc != 2 or len(lines) != 1 or "loaded in it already" not in lines[0]):
+                bad.append("attach %d: exit %d, %r" % (k + 1, rc, err))
+        rc, perr = prog.finish()
+        nrc, nout, _ = native(t, args, tmp)
+        if rc != 0 or prog.out != nout or perr:
+            bad.append("program: exit %d, output %r (native %r), stderr %r"
+                       % (rc, prog.out, nout, perr[-200:]))
+        return bad
+    finally:
+        prog.close()
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def check_killed(t):
+    tmp = tempfile.mkdtemp(prefix="scaler-e2e-")
+    d = os.path.join(tmp, "d")
+    prog = Program(t, ["2"])
+    bad = []
+    try:
+        prog.wait_phase(1)
+        rec = attach(t, prog.pid, d)
+        prog.go()
+        prog.wait_phase(2)
+        rec.kill()
+        rec.communicate()
+        # the runtime's thread ends once it has put the slots back
+        end = time.time() + TIMEOUT
+        while time.time() < end and any(open("/proc/%d/task/%s/comm" % (prog.pid, x)).read()
+                                        == "scaler-attach\n"
+                                        for x in os.listdir("/proc/%d/task" % prog.pid)):
+            time.sleep(0.01)
+        prog.go()
+        rc, perr = prog.finish()
+        nrc, nout, _ = native(t, ["2"], tmp)
+        if rc != 0 or prog.out != nout:
+            bad.append("program: exit %d, output %r (native %r)" % (rc, prog.out, nout))
+        want = MAIN[1] + 2 * WORK[1]
+        if b_mul(calls(t, d)) != want:
+            bad.append("%d b_mul calls, want %d" % (b_mul(calls(t, d)), want))
+        return bad
+    finally:
+        prog.close()
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def refused(t, pid, d, want, **kw):
+    """scaler record -p pid: exit 2, one line holding want."""
+    p = subprocess.run([t.scaler, "record", "-p", str(pid), "-o", d], capture_output=True,
+                       timeout=TIMEOUT, **kw)
+    err = p.stderr.decode()
+    if p.returncode != 2 or len(err.splitlines()) != 1 or want not in err:
+        return ["-p %d (%s): exit %d, %r" % (pid, want, p.returncode, err)]
+    return []
+
+
+def check_refused(t):
+    tmp = tempfile.mkdtemp(prefix="scaler-e2e-")
+    os.chmod(tmp, 0o755)
+    d = os.path.join(tmp, "d")
+    bad = []
+    prog = Program(t, ["1"])
+    traced = None
+    try:
+        prog.wait_phase(1)
+        dead = subprocess.Popen(["true"])
+        dead.wait()
+        bad += refused(t, dead.pid, d, "no such process")
+        if os.geteuid() == 0:
+            def nobody():
+                os.setgid(65534)
+                os.setuid(65534)
+            try:
+                bad += refused(t, prog.pid, "/tmp/scaler-e2e-nobody", "only its owner or root",
+                               preexec_fn=nobody)
+            except PermissionError:
+                skip("attach-refused-owner", "scaler is not executable by nobody")
+        yama = "/proc/sys/kernel/yama/ptrace_scope"
+        try:
+            with open(yama) as f:
+                scope = f.read().strip()
+            with open(yama, "w") as f:
+                f.write("3")
+        except OSError:
+            scope = None
+            skip("attach-refused-yama", "kernel.yama.ptrace_scope cannot be set here")
+        if scope is not None:
+            try:
+                bad += refused(t, prog.pid, d, "ptrace_scope is 3")
+            finally:
+                try:
+                    with open(yama, "w") as f:
+                        f.write(scope)
+                except OSError as e:
+                    bad.append("cannot restore %s to %s: %s" % (yama, scope, e))
+        if shutil.which("strace"):
+            traced = Program(t, ["1"], prefix=["strace", "-f", "-o", "/dev/null"])
+            traced.p.stdout.readline()
+            kids = open("/proc/%d/task/%d/children" % (traced.pid, traced.pid)).read().split()
+            bad += refused(t, int(kids[0]), d, "being traced already")
+            traced.go()
+            traced.go()
+            rc, _ = traced.finish()
+            if rc != 0:
+                bad.append("the traced program exited %d" % rc)
+        else:
+            skip("attach-refused-traced", "no strace")
+        if os.path.exists(d):
+            bad.append("a refused attach made %s" % d)
+        prog.go()
+        prog.go()
+        rc, perr = prog.finish()
+        nrc, nout, _ = native(t, ["1"], tmp)
+        if rc != 0 or prog.out != nout:
+            bad.append("program: exit %d, output %r (native %r)" % (rc, prog.out, nout))
+        return bad
+    finally:
+        prog.close()
+        if traced:
+            traced.close()
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def checks(t):
+    guarded("attach-counts-1", t.variant, lambda: check_counts(t, 0))
+    guarded("attach-counts-5", t.variant, lambda: check_counts(t, 4))
+    guarded("attach-busy", t.variant, lambda: check_busy(t))
+    guarded("attach-scaler-killed", t.variant, lambda: check_killed(t))
+    guarded("attach-refused", t.variant, lambda: check_refused(t))
