@@ -799,11 +799,12 @@ int record_attach(pid_t pid, const char *dir, const char *timing, unsigned durat
 
 	uint64_t t0 = mono_ms();
 	if (duration_ms)
-		fprintf(stderr, "scaler: attached to %d (%zu threads), profiling into %s for "
-			"%.3g s\n", (int)pid, nthreads, dir, duration_ms / 1000.0);
+		fprintf(stderr, "scaler: attached to %d (%zu thread%s), profiling into %s for "
+			"%.3g s\n", (int)pid, nthreads, nthreads == 1 ? "" : "s", dir,
+			duration_ms / 1000.0);
 	else
-		fprintf(stderr, "scaler: attached to %d (%zu threads), profiling into %s until "
-			"^C\n", (int)pid, nthreads, dir);
+		fprintf(stderr, "scaler: attached to %d (%zu thread%s), profiling into %s until "
+			"^C\n", (int)pid, nthreads, nthreads == 1 ? "" : "s", dir);
 	bool ended = wait_end(duration_ms);
 	close(fifo);                    /* the runtime's thread detaches */
 	bool done = ended || wait_detached(ctl);

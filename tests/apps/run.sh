@@ -10,7 +10,9 @@
 # must hold every process and the calls that served the client
 # (tests/apps/check_profile.py). Prints one line per application:
 #   name PASS|FAIL  client result without -> with scaler | profile summary
-# then "N passed, M failed"; exits 1 if any failed. Missing applications are
+# then "N passed, M failed"; exits 1 if any failed. redis-attach: redis
+# started without scaler, `scaler record -p` attached for DUR seconds
+# while redis-benchmark runs (check_attach). Missing applications are
 # installed from Debian's packages (apt-get, as root).
 # Environment: APPS (default: all), DUR (seconds of load, default 3),
 # REDIS_N, MEMC_N (requests), KEEP=1 keeps the temp dir.
@@ -18,7 +20,7 @@ set -eu
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 . "$ROOT/tests/apps/lib.sh"
 export SCALER
-APPS=${APPS:-redis nginx memcached postgres sqlite3 python3 x264 git}
+APPS=${APPS:-redis nginx memcached postgres sqlite3 python3 x264 git redis-attach}
 REDIS_N=${REDIS_N:-100000}
 MEMC_N=${MEMC_N:-10000}
 
@@ -100,8 +102,45 @@ check_prog() {
 	esac
 }
 
+# APP-attach: the server started without scaler, attached to by `scaler
+# record -p` for DUR seconds while its client runs; the record exits 0,
+# the server answers its probe after the detach, and the profile (its
+# process "detached") holds the reads and writes that served the client
+check_attach() {
+	local app=${1%-attach} d=$APPS_TMP/run-$1 why= r= p= out load
+	srv_setup "$app" || { line "$1" FAIL "set-up failed" ""; return; }
+	if ! srv_start "$app" base "$d" 2> "$d.err"; then
+		line "$1" FAIL "did not start" "$(cat "$d.err")"
+		return
+	fi
+	REDIS_N=$((REDIS_N * 5)) srv_load "$app" "$d" > "$d/rps" &
+	load=$!
+	sleep 0.5
+	"$SCALER" record -p "$SRV_PROG" --duration "$DUR" -o "$d/prof" 2> "$d/attach.err" ||
+		why="record -p exited $?: $(tr '\n' ' ' < "$d/attach.err");"
+	wait "$load" || true
+	r=$(cat "$d/rps")
+	p=$(srv_probe "$app" 2>&1 | tr '\n' ' ') || true
+	srv_stop "$app" 2>> "$d.err" || true
+	case $p in *value-42*) ;; *) why="$why probe answer after the detach: [$p];" ;; esac
+	out=$("$SCALER" report -i "$d/prof" --format json 2>&1 | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+n = sum(c["count"] for c in d["calls"] if c["api"] in ("read", "write"))
+print("OK %d reads and writes while attached" % n if n > 0 else "BAD no reads or writes")' 2>&1) ||
+		out="BAD no profile"
+	"$SCALER" report -i "$d/prof" 2>/dev/null | head -n 1 | grep -q ', detached, ' ||
+		why="$why the report does not say detached;"
+	case $out in
+	OK*) [ -z "$why" ] && line "$1" PASS "$(unit "$app") ${r:-?} attached" "${out#OK }" ||
+		line "$1" FAIL "$(unit "$app") ${r:-?}" "$why ${out#OK }" ;;
+	*) line "$1" FAIL "$(unit "$app") ${r:-?}" "$why ${out#BAD }" ;;
+	esac
+}
+
 for app in $APPS; do
 	case $app in
+	redis-attach) check_attach "$app" ;;
 	redis | nginx | memcached | postgres) check_server "$app" ;;
 	sqlite3 | python3 | x264 | git) check_prog "$app" ;;
 	*) line "$app" FAIL "unknown application" "" ;;
