@@ -6,7 +6,10 @@
  * worker WORK[k], then the main thread prints "phase k SUM" and waits for
  * a line on stdin. The test attaches during the wait after phase 1 and
  * detaches during the wait after phase 2: exactly phase 2's calls are in
- * the profile. Last it prints "done" and the checksum of all phases.
+ * the profile; phase 2 also forks a child that makes 700 calls (not
+ * profiled: the child of an attached process runs free) and exits with
+ * their sum's low byte. Last it prints "done" and the checksum of all
+ * phases.
  * sc_attach busy THREADS N: the main thread and THREADS workers each make
  * N b_mul calls without a pause (attached to and detached from while they
  * do), then it prints "busy SUM".
@@ -15,6 +18,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 int b_mul(int x, int y);
 
@@ -92,6 +97,15 @@ int main(int argc, char **argv)
 		pthread_barrier_wait(&end);
 		for (int i = 0; i < n; i++)
 			sum += worker_sum[i];
+		if (phase == 1) {
+			int st;
+			pid_t c = fork();
+			if (c == 0)
+				_exit((int)(muls(700, 5) & 0xff));
+			if (c < 0 || waitpid(c, &st, 0) != c || !WIFEXITED(st))
+				return 4;
+			sum += WEXITSTATUS(st);
+		}
 		total += sum;
 		printf("phase %d %ld\n", phase + 1, sum);
 		fflush(stdout);

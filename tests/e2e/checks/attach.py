@@ -7,7 +7,8 @@ to scaler) after phase 2, with the main thread alone and with 4 workers
 that exist before the attach: the profile has exactly phase 2's b_mul
 calls (2000 + 500 per worker), none of phase 1's or 3's, its process
 "detached"; the calls in flight at the detach (fgets, the workers'
-barrier waits, timed) return; the program's output is a native run's.
+barrier waits, timed) return; the child it forks while attached is not
+profiled (no file of its pid); the program's output is a native run's.
 attach-busy: attached for --duration 0.3 s while 4 threads call b_mul
 nonstop, three times in a row on one process (the runtime is loaded
 once: the second and third are refused, and leave it running): the
@@ -137,6 +138,10 @@ def check_counts(t, workers):
         head = out.decode().splitlines()[:1]
         if rc != 0 or not head or "(1 process, detached, " not in head[0]:
             bad.append("report's first line %r, want the process detached" % head)
+        others = [f for f in os.listdir(d) if f.startswith("p") and
+                  not f.startswith("p%d-" % prog.pid)]
+        if others:
+            bad.append("files of another process: %r" % others)
         fgets = [c["count"] for c in rep["calls"] if c["api"] == "fgets"]
         if fgets != [1]:
             bad.append("fgets calls %r: want the one in flight at the detach" % fgets)
