@@ -126,7 +126,7 @@ static bool run_uid(uid_t u, const uint32_t *uids, size_t n)
  * left running keep their mappings; files they start now, as another
  * user than root, are refused.
  */
-void record_finish_dir(const char *dir)
+void record_finish_dir(const char *dir, uid_t also)
 {
 	int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (dfd < 0)
@@ -143,7 +143,7 @@ void record_finish_dir(const char *dir)
 		int fd = openat(dfd, e->d_name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
 		struct stat st;
 		if (fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_nlink == 1) {
-			if (!run_uid(st.st_uid, uids, nuids))
+			if (!run_uid(st.st_uid, uids, nuids) && st.st_uid != also)
 				;       /* planted: stays its owner's, unread */
 			else if (fchown(fd, 0, 0) != 0 || fchmod(fd, 0600) != 0)
 				fprintf(stderr, "scaler: cannot make %s/%s root's: %s\n", dir,
@@ -156,7 +156,7 @@ void record_finish_dir(const char *dir)
 	if (d)
 		closedir(d);
 	free(uids);
-	if (fchmod(dfd, 0700) != 0)
+	if (fchown(dfd, 0, 0) != 0 || fchmod(dfd, 0700) != 0)
 		fprintf(stderr, "scaler: cannot set the mode of %s: %s\n", dir, strerror(errno));
 	close(dfd);
 }
@@ -531,7 +531,7 @@ int cmd_record(int argc, char **argv)
 	if (functions)
 		record_functions_summary(absdir);
 	if (geteuid() == 0)
-		record_finish_dir(absdir);
+		record_finish_dir(absdir, 0);
 	if (WIFSIGNALED(status))
 		return 128 + WTERMSIG(status);
 	return WEXITSTATUS(status);

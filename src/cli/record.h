@@ -12,8 +12,9 @@
  * the scaler binary): 0, or -1 if it is not there. */
 int record_find_runtime(char *out, size_t n);
 /* Run as root, once the profiled processes are done with dir: it and its
- * files become root's alone. */
-void record_finish_dir(const char *dir);
+ * files (root's, the users the run declared it became, and also's) become
+ * root's alone. */
+void record_finish_dir(const char *dir, uid_t also);
 
 /* scaler record -p: attaches to process pid, profiles it into dir (made
  * here) for duration_ms (0: until SIGINT or SIGTERM, or its end) and

@@ -677,13 +677,22 @@ static void on_stop(int sig)
 
 static const int stop_signals[] = {SIGINT, SIGTERM, SIGHUP};
 
-/* The FIFO the runtime's thread waits on, ours to write (0600, the
- * process owner's): its descriptor, or -1 said. */
+/*
+ * The FIFO the runtime's thread waits on, ours to write (0600, the
+ * process owner's): its descriptor, or -1 said. Run as root, the
+ * directory becomes the process owner's, 0700, while attached (the
+ * runtime writes there as that user, and no one else may add a file);
+ * record_finish_dir makes it root's again.
+ */
 static int make_fifo(const char *dir, const char *name, uid_t owner)
 {
 	int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	int fd = -1;
-	if (dfd >= 0 && mkfifoat(dfd, name, 0600) == 0 &&
+	if (dfd >= 0 && geteuid() == 0 && (fchown(dfd, owner, (gid_t)-1) != 0 ||
+					   fchmod(dfd, 0700) != 0)) {
+		fprintf(stderr, "scaler: cannot give %s to uid %u: %s\n", dir, (unsigned)owner,
+			strerror(errno));
+	} else if (dfd >= 0 && mkfifoat(dfd, name, 0600) == 0 &&
 	    (geteuid() != 0 || fchownat(dfd, name, owner, (gid_t)-1, AT_SYMLINK_NOFOLLOW) == 0))
 		fd = openat(dfd, name, O_RDWR | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0)
@@ -812,7 +821,7 @@ int record_attach(pid_t pid, const char *dir, const char *timing, unsigned durat
 	snprintf(path, sizeof(path), "%s/%s", absdir, cd.fifo);
 	unlink(path);
 	if (geteuid() == 0)
-		record_finish_dir(absdir);
+		record_finish_dir(absdir, owner);
 	double s = (double)(mono_ms() - t0) / 1000.0;
 	if (ended)
 		fprintf(stderr, "scaler: %d ended while attached (%.1f s)\n", (int)pid, s);

@@ -8,7 +8,10 @@ that exist before the attach: the profile has exactly phase 2's b_mul
 calls (2000 + 500 per worker), none of phase 1's or 3's, its process
 "detached"; the calls in flight at the detach (fgets, the workers'
 barrier waits, timed) return; the child it forks while attached is not
-profiled (no file of its pid); the program's output is a native run's.
+profiled (no file of its pid); the program's output is a native run's;
+run as root, the profile is root's alone after the detach.
+attach-root-to-user: the same, root attaching to a program run as
+nobody: while attached the directory is nobody's, 0700; then root's.
 attach-busy: attached for --duration 0.3 s while 4 threads call b_mul
 nonstop, three times in a row on one process (the runtime is loaded
 once: the second and third are refused, and leave it running): the
@@ -40,10 +43,10 @@ WORK = (1000, 500, 700)
 class Program:
     """sc_attach ARGS, started without scaler, its stdin ours."""
 
-    def __init__(self, t, args, prefix=()):
+    def __init__(self, t, args, prefix=(), **kw):
         self.p = subprocess.Popen(list(prefix) + [t.exe("attach")] + list(args),
                                   stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                  stderr=subprocess.PIPE, start_new_session=True)
+                                  stderr=subprocess.PIPE, start_new_session=True, **kw)
         self.dog = threading.Timer(TIMEOUT, lambda: os.killpg(self.p.pid, signal.SIGKILL))
         self.dog.start()
         self.out = b""
@@ -109,17 +112,32 @@ def b_mul(rep):
     return sum(c["count"] for c in rep["calls"] if c["api"] == "b_mul")
 
 
-def check_counts(t, workers):
+def nobody():
+    os.setgid(65534)
+    os.setuid(65534)
+
+
+def check_counts(t, workers, user=False):
     tmp = tempfile.mkdtemp(prefix="scaler-e2e-")
+    os.chmod(tmp, 0o755)        # the process's user reaches d
     d = os.path.join(tmp, "d")
     args = [str(workers)]
-    prog = Program(t, args)
+    if user and os.geteuid() != 0:
+        return skip("attach-root-to-user", "not root")
+    try:
+        prog = Program(t, args, preexec_fn=nobody if user else None)
+    except PermissionError:
+        return skip("attach-root-to-user", "the test program is not executable by nobody")
     bad = []
     try:
         prog.wait_phase(1)
         rec = attach(t, prog.pid, d)
         prog.go()
         prog.wait_phase(2)
+        st = os.stat(d)
+        if user and (st.st_uid != 65534 or st.st_mode & 0o777 != 0o700):
+            bad.append("while attached, %s is uid %d's, mode %o: want nobody's, 0700"
+                       % (d, st.st_uid, st.st_mode & 0o777))
         rec.send_signal(signal.SIGINT)
         _, err = rec.communicate(timeout=TIMEOUT)
         if rec.returncode != 0 or b"detached from %d" % prog.pid not in err:
@@ -134,6 +152,9 @@ def check_counts(t, workers):
         want = MAIN[1] + workers * WORK[1]
         if b_mul(rep) != want:
             bad.append("%d b_mul calls while attached, want %d" % (b_mul(rep), want))
+        owners = {os.stat(os.path.join(d, f)).st_uid for f in os.listdir(d) + ["."]}
+        if os.geteuid() == 0 and owners != {0}:
+            bad.append("after the detach, files of uids %r: want root's alone" % owners)
         rc, out, err = run([t.scaler, "report", "-i", d])
         head = out.decode().splitlines()[:1]
         if rc != 0 or not head or "(1 process, detached, " not in head[0]:
@@ -237,9 +258,6 @@ def check_refused(t):
         dead.wait()
         bad += refused(t, dead.pid, d, "no such process")
         if os.geteuid() == 0:
-            def nobody():
-                os.setgid(65534)
-                os.setuid(65534)
             try:
                 bad += refused(t, prog.pid, "/tmp/scaler-e2e-nobody", "only its owner or root",
                                preexec_fn=nobody)
@@ -294,6 +312,7 @@ def check_refused(t):
 def checks(t):
     guarded("attach-counts-1", t.variant, lambda: check_counts(t, 0))
     guarded("attach-counts-5", t.variant, lambda: check_counts(t, 4))
+    guarded("attach-root-to-user", t.variant, lambda: check_counts(t, 2, user=True))
     guarded("attach-busy", t.variant, lambda: check_busy(t))
     guarded("attach-scaler-killed", t.variant, lambda: check_killed(t))
     guarded("attach-refused", t.variant, lambda: check_refused(t))
