@@ -33,6 +33,7 @@ import threading
 import time
 
 from harness import TIMEOUT, guarded, run, skip
+from running import Running
 
 MODE = "e2e"
 VARIANTS = ("lazy", "now")
@@ -40,53 +41,47 @@ MAIN = (1000, 2000, 3000)
 WORK = (1000, 500, 700)
 
 
-class Program:
-    """sc_attach ARGS, started without scaler, its stdin ours."""
+class Program(Running):
+    """sc_attach ARGS, started without scaler (its own session, stdin
+    ours), and a temporary directory of its own (tmp: searchable by all)
+    that close() removes."""
 
     def __init__(self, t, args, prefix=(), **kw):
-        self.p = subprocess.Popen(list(prefix) + [t.exe("attach")] + list(args),
-                                  stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                  stderr=subprocess.PIPE, start_new_session=True, **kw)
+        self.t, self.name = t, "attach"
+        self.tmp = tempfile.mkdtemp(prefix="scaler-e2e-")
+        os.chmod(self.tmp, 0o755)
+        try:
+            self.p = subprocess.Popen(list(prefix) + [t.exe("attach")] + list(args),
+                                      stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                      stderr=subprocess.PIPE, start_new_session=True, **kw)
+        except OSError:
+            shutil.rmtree(self.tmp, ignore_errors=True)
+            raise
         self.dog = threading.Timer(TIMEOUT, lambda: os.killpg(self.p.pid, signal.SIGKILL))
         self.dog.start()
         self.out = b""
         self.pid = self.p.pid
 
-    def wait_phase(self, k):
-        """Until it has said "phase k" and waits in read(2)."""
-        line = self.p.stdout.readline()
-        self.out += line
-        if not line.startswith(b"phase %d " % k):
-            raise RuntimeError("phase %d: program said %r" % (k, line))
-        end = time.time() + TIMEOUT
-        while time.time() < end:
-            with open("/proc/%d/syscall" % self.pid) as f:
-                if f.read().split()[0] == "0":      # read, on x86-64
-                    return
-            time.sleep(0.01)
-        raise RuntimeError("phase %d: the program never blocked in read" % k)
-
-    def go(self):
-        self.p.stdin.write(b"go\n")
-        self.p.stdin.flush()
-
-    def finish(self):
-        out, err = self.p.communicate(timeout=TIMEOUT)
-        self.out += out
-        return self.p.returncode, err
+    def prog(self):
+        return self.p.pid
 
     def close(self):
-        self.dog.cancel()
-        if self.p.poll() is None:
-            os.killpg(self.p.pid, signal.SIGKILL)
-            self.p.wait()
+        super().close()
+        shutil.rmtree(self.tmp, ignore_errors=True)
 
 
-def native(t, args, tmp):
+def as_native(t, prog, args, tmp):
+    """The program's end: exit 0, nothing on stderr, the output of a run
+    without scaler."""
+    rc, perr = prog.finish()
     feed = os.path.join(tmp, "feed")
     with open(feed, "w") as f:
         f.write("go\n" * 2)
-    return run([t.exe("attach")] + list(args), stdin=feed)
+    nrc, nout, _ = run([t.exe("attach")] + list(args), stdin=feed)
+    if rc != 0 or prog.out != nout or perr:
+        return ["program: exit %d, output %r (native %r), stderr %r"
+                % (rc, prog.out, nout, perr[-200:])]
+    return []
 
 
 def attach(t, pid, out, *more, **kw):
@@ -98,6 +93,15 @@ def attach(t, pid, out, *more, **kw):
         rec.kill()
         _, err = rec.communicate()
         raise RuntimeError("scaler record -p: %r" % (line + err))
+    return rec
+
+
+def attached_phase_2(t, prog, d):
+    """scaler record -p started after phase 1, the program through phase 2."""
+    prog.wait_phase(1)
+    rec = attach(t, prog.pid, d)
+    prog.go()
+    prog.wait_phase(2)
     return rec
 
 
@@ -118,9 +122,6 @@ def nobody():
 
 
 def check_counts(t, workers, user=False):
-    tmp = tempfile.mkdtemp(prefix="scaler-e2e-")
-    os.chmod(tmp, 0o755)        # the process's user reaches d
-    d = os.path.join(tmp, "d")
     args = [str(workers)]
     if user and os.geteuid() != 0:
         return skip("attach-root-to-user", "not root")
@@ -128,12 +129,11 @@ def check_counts(t, workers, user=False):
         prog = Program(t, args, preexec_fn=nobody if user else None)
     except PermissionError:
         return skip("attach-root-to-user", "the test program is not executable by nobody")
+    tmp = prog.tmp
+    d = os.path.join(tmp, "d")      # reached by the process's user
     bad = []
     try:
-        prog.wait_phase(1)
-        rec = attach(t, prog.pid, d)
-        prog.go()
-        prog.wait_phase(2)
+        rec = attached_phase_2(t, prog, d)
         st = os.stat(d)
         if user and (st.st_uid != 65534 or st.st_mode & 0o777 != 0o700):
             bad.append("while attached, %s is uid %d's, mode %o: want nobody's, 0700"
@@ -143,11 +143,7 @@ def check_counts(t, workers, user=False):
         if rec.returncode != 0 or b"detached from %d" % prog.pid not in err:
             bad.append("scaler exited %d: %r" % (rec.returncode, err[-300:]))
         prog.go()
-        rc, perr = prog.finish()
-        nrc, nout, _ = native(t, args, tmp)
-        if rc != 0 or prog.out != nout or perr:
-            bad.append("program: exit %d, output %r (native %r), stderr %r"
-                       % (rc, prog.out, nout, perr[-200:]))
+        bad += as_native(t, prog, args, tmp)
         rep = calls(t, d)
         want = MAIN[1] + workers * WORK[1]
         if b_mul(rep) != want:
@@ -169,13 +165,12 @@ def check_counts(t, workers, user=False):
         return bad
     finally:
         prog.close()
-        shutil.rmtree(tmp, ignore_errors=True)
 
 
 def check_busy(t):
-    tmp = tempfile.mkdtemp(prefix="scaler-e2e-")
     args = ["busy", "4", "150000000"]
     prog = Program(t, args)
+    tmp = prog.tmp
     bad = []
     try:
         time.sleep(0.1)
@@ -192,27 +187,19 @@ def check_busy(t):
                 bad.append("no b_mul calls while attached")
             elif k > 0 and (rc != 2 or len(lines) != 1 or "loaded in it already" not in lines[0]):
                 bad.append("attach %d: exit %d, %r" % (k + 1, rc, err))
-        rc, perr = prog.finish()
-        nrc, nout, _ = native(t, args, tmp)
-        if rc != 0 or prog.out != nout or perr:
-            bad.append("program: exit %d, output %r (native %r), stderr %r"
-                       % (rc, prog.out, nout, perr[-200:]))
+        bad += as_native(t, prog, args, tmp)
         return bad
     finally:
         prog.close()
-        shutil.rmtree(tmp, ignore_errors=True)
 
 
 def check_killed(t):
-    tmp = tempfile.mkdtemp(prefix="scaler-e2e-")
-    d = os.path.join(tmp, "d")
     prog = Program(t, ["2"])
+    tmp = prog.tmp
+    d = os.path.join(tmp, "d")
     bad = []
     try:
-        prog.wait_phase(1)
-        rec = attach(t, prog.pid, d)
-        prog.go()
-        prog.wait_phase(2)
+        rec = attached_phase_2(t, prog, d)
         rec.kill()
         rec.communicate()
         # the runtime's thread ends once it has put the slots back
@@ -222,17 +209,13 @@ def check_killed(t):
                                         for x in os.listdir("/proc/%d/task" % prog.pid)):
             time.sleep(0.01)
         prog.go()
-        rc, perr = prog.finish()
-        nrc, nout, _ = native(t, ["2"], tmp)
-        if rc != 0 or prog.out != nout:
-            bad.append("program: exit %d, output %r (native %r)" % (rc, prog.out, nout))
+        bad += as_native(t, prog, ["2"], tmp)
         want = MAIN[1] + 2 * WORK[1]
         if b_mul(calls(t, d)) != want:
             bad.append("%d b_mul calls, want %d" % (b_mul(calls(t, d)), want))
         return bad
     finally:
         prog.close()
-        shutil.rmtree(tmp, ignore_errors=True)
 
 
 def refused(t, pid, d, want, **kw):
@@ -246,11 +229,10 @@ def refused(t, pid, d, want, **kw):
 
 
 def check_refused(t):
-    tmp = tempfile.mkdtemp(prefix="scaler-e2e-")
-    os.chmod(tmp, 0o755)
+    prog = Program(t, ["1"])
+    tmp = prog.tmp
     d = os.path.join(tmp, "d")
     bad = []
-    prog = Program(t, ["1"])
     traced = None
     try:
         prog.wait_phase(1)
@@ -297,16 +279,12 @@ def check_refused(t):
             bad.append("a refused attach made %s" % d)
         prog.go()
         prog.go()
-        rc, perr = prog.finish()
-        nrc, nout, _ = native(t, ["1"], tmp)
-        if rc != 0 or prog.out != nout:
-            bad.append("program: exit %d, output %r (native %r)" % (rc, prog.out, nout))
+        bad += as_native(t, prog, ["1"], tmp)
         return bad
     finally:
         prog.close()
         if traced:
             traced.close()
-        shutil.rmtree(tmp, ignore_errors=True)
 
 
 def checks(t):
