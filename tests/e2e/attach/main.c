@@ -13,6 +13,10 @@
  * sc_attach busy THREADS N: the main thread and THREADS workers each make
  * N b_mul calls without a pause (attached to and detached from while they
  * do), then it prints "busy SUM".
+ * sc_attach regs N: N rounds of a loop that makes no call and checks that
+ * xmm0-15, rbx, rsi, rdi, r8-r15 and the 128 bytes of red zone under the
+ * stack pointer keep what it put there (a thread the attach stops in it
+ * calls dlopen and gets them back), then "regs kept" or "regs changed".
  */
 #include <pthread.h>
 #include <stdio.h>
@@ -64,6 +68,37 @@ static int busy_main(int n, long calls)
 	return 0;
 }
 
+#define XMM(n) "movq %%rax, %%xmm" #n "\n\taddq $1, %%rax\n\t"
+#define XMM_CHECK(n) "movq %%xmm" #n ", %%rdx\n\tcmpq %%rax, %%rdx\n\tjne 2f\n\taddq $1, %%rax\n\t"
+#define GPR(r) "movq %%rax, %%" #r "\n\taddq $1, %%rax\n\t"
+#define GPR_CHECK(r) "cmpq %%rax, %%" #r "\n\tjne 2f\n\taddq $1, %%rax\n\t"
+#define RZ(off) "movq %%rax, -" #off "(%%rsp)\n\taddq $1, %%rax\n\t"
+#define RZ_CHECK(off) "cmpq %%rax, -" #off "(%%rsp)\n\tjne 2f\n\taddq $1, %%rax\n\t"
+#define EACH16(M, a, b, c, d, e, f, g, h, i, j, k, l, m, n, o, p) \
+	M(a) M(b) M(c) M(d) M(e) M(f) M(g) M(h) M(i) M(j) M(k) M(l) M(m) M(n) M(o) M(p)
+#define XMMS(M) EACH16(M, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15)
+#define GPRS(M) M(rbx) M(rsi) M(rdi) M(r8) M(r9) M(r10) M(r11) M(r12) M(r13) M(r14) M(r15)
+#define RZS(M) EACH16(M, 8, 16, 24, 32, 40, 48, 56, 64, 72, 80, 88, 96, 104, 112, 120, 128)
+#define SEED "movabsq $0x5ca1e40000000001, %%rax\n\t"
+
+/* 1 if a register or the red zone changed under the loop (see the top) */
+__attribute__((noinline)) static int regs_loop(long rounds)
+{
+	/* nothing in memory: the red zone is the loop's */
+	__asm__ volatile(SEED XMMS(XMM) GPRS(GPR) RZS(RZ)
+			 "1:\n\t" SEED XMMS(XMM_CHECK) GPRS(GPR_CHECK) RZS(RZ_CHECK)
+			 "subq $1, %%rcx\n\tjnz 1b\n\tjmp 3f\n"
+			 "2:\tmovq $-1, %%rcx\n"
+			 "3:"
+			 : "+c"(rounds)
+			 :
+			 : "rax", "rdx", "rbx", "rsi", "rdi", "r8", "r9", "r10", "r11", "r12", "r13",
+			   "r14", "r15", "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5", "xmm6",
+			   "xmm7", "xmm8", "xmm9", "xmm10", "xmm11", "xmm12", "xmm13", "xmm14",
+			   "xmm15", "cc", "memory");
+	return rounds != 0;
+}
+
 static void *worker(void *arg)
 {
 	long id = (long)arg;
@@ -78,6 +113,10 @@ static void *worker(void *arg)
 
 int main(int argc, char **argv)
 {
+	if (argc == 3 && !strcmp(argv[1], "regs")) {
+		puts(regs_loop(atol(argv[2])) ? "regs changed" : "regs kept");
+		return 0;
+	}
 	if (argc == 4 && !strcmp(argv[1], "busy"))
 		return busy_main(atoi(argv[2]), atol(argv[3]));
 	int n = argc > 1 ? atoi(argv[1]) : 0;

@@ -16,6 +16,10 @@ attach-busy: attached for --duration 0.3 s while 4 threads call b_mul
 nonstop, three times in a row on one process (the runtime is loaded
 once: the second and third are refused, and leave it running): the
 program's checksum is a native run's and the profile has b_mul calls.
+attach-regs: attached for 0.1 s while the program's only thread runs a
+loop that checks xmm0-15, the general registers and the red zone keep
+what it put there: the thread the runtime was loaded from gets them all
+back ("regs kept", as natively).
 attach-scaler-killed: scaler killed with SIGKILL while attached: the
 runtime detaches by itself (its FIFO's writer is gone), phase 3 is not
 counted, the program finishes as natively.
@@ -193,6 +197,24 @@ def check_busy(t):
         prog.close()
 
 
+def check_regs(t):
+    args = ["regs", "150000000"]
+    prog = Program(t, args)
+    try:
+        time.sleep(0.1)
+        rc, out, err = run([t.scaler, "record", "-p", str(prog.pid), "--duration", "0.1",
+                            "-o", os.path.join(prog.tmp, "d")])
+        if prog.p.poll() is not None:
+            return ["the loop ended before the attach: make it longer"]
+        bad = [] if rc == 0 else ["scaler exited %d: %r" % (rc, err[-300:])]
+        rc, perr = prog.finish()
+        if rc != 0 or prog.out != b"regs kept\n":
+            bad.append("program: exit %d, %r %r" % (rc, prog.out, perr[-200:]))
+        return bad
+    finally:
+        prog.close()
+
+
 def check_killed(t):
     prog = Program(t, ["2"])
     tmp = prog.tmp
@@ -292,5 +314,6 @@ def checks(t):
     guarded("attach-counts-5", t.variant, lambda: check_counts(t, 4))
     guarded("attach-root-to-user", t.variant, lambda: check_counts(t, 2, user=True))
     guarded("attach-busy", t.variant, lambda: check_busy(t))
+    guarded("attach-regs", t.variant, lambda: check_regs(t))
     guarded("attach-scaler-killed", t.variant, lambda: check_killed(t))
     guarded("attach-refused", t.variant, lambda: check_refused(t))
