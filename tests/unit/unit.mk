@@ -19,8 +19,9 @@ $(BUILD)/tests/test_reloc_noplt: tests/unit/test_reloc.c src/runtime/reloc.c src
 	$(CC) $(CFLAGS) -fno-plt -DEXPECT_GOT -Itests/unit -Isrc/runtime -o $@ $< src/runtime/reloc.c -Wl,-z,now -ldl -lm
 
 # Pieces of the runtime's arch directory, each tested alone: the prologue
-# reader (peek.c) and the GOT-use scan (gotscan.c); test_X.c tests X.c.
-ARCH_UNIT := peek gotscan
+# reader (peek.c), the GOT-use scan (gotscan.c) and the CLI's remote calls
+# (inject.c); test_X.c tests X.c.
+ARCH_UNIT := peek gotscan inject
 $(ARCH_UNIT:%=$(BUILD)/tests/test_%): $(BUILD)/tests/test_%: tests/unit/test_%.c arch/$(ARCH)/%.c arch/$(ARCH)/arch.h
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -Itests/unit -o $@ $< arch/$(ARCH)/$*.c
