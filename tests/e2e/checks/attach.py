@@ -8,7 +8,8 @@ that exist before the attach: the profile has exactly phase 2's b_mul
 calls (2000 + 500 per worker), none of phase 1's or 3's, its process
 "detached"; the calls in flight at the detach (fgets, the workers'
 barrier waits, timed) return; the child it forks while attached is not
-profiled (no file of its pid); the program's output is a native run's;
+profiled (no file of its pid); `scaler live -p` sees phase 2's calls
+while attached; the program's output is a native run's;
 run as root, the profile is root's alone after the detach.
 attach-root-to-user: the same, root attaching to a program run as
 nobody: while attached the directory is nobody's, 0700; then root's.
@@ -138,6 +139,11 @@ def check_counts(t, workers, user=False):
     bad = []
     try:
         rec = attached_phase_2(t, prog, d)
+        want = MAIN[1] + workers * WORK[1]
+        rc, out, err = run([t.scaler, "live", "--once", "--format", "json", "-p",
+                            str(prog.pid)])
+        if rc != 0 or b_mul(json.loads(out)) != want:
+            bad.append("live -p while attached: exit %d, %r" % (rc, (out + err)[-300:]))
         st = os.stat(d)
         if user and (st.st_uid != 65534 or st.st_mode & 0o777 != 0o700):
             bad.append("while attached, %s is uid %d's, mode %o: want nobody's, 0700"
@@ -149,7 +155,6 @@ def check_counts(t, workers, user=False):
         prog.go()
         bad += as_native(t, prog, args, tmp)
         rep = calls(t, d)
-        want = MAIN[1] + workers * WORK[1]
         if b_mul(rep) != want:
             bad.append("%d b_mul calls while attached, want %d" % (b_mul(rep), want))
         owners = {os.stat(os.path.join(d, f)).st_uid for f in os.listdir(d) + ["."]}
