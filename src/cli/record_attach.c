@@ -295,8 +295,14 @@ static int seize_all(void)
 				return -1;
 			}
 			struct tracee *n = realloc(tr, (ntr + 1) * sizeof(*n));
-			if (!n)
-				abort();
+			if (!n) {
+				ptrace(PTRACE_INTERRUPT, tid, NULL, NULL);
+				waitpid(tid, NULL, __WALL);
+				ptrace(PTRACE_DETACH, tid, NULL, NULL);
+				closedir(d);
+				errno = ENOMEM;
+				return -1;
+			}
 			tr = n;
 			tr[ntr++] = (struct tracee){.tid = tid};
 			added = true;
@@ -529,7 +535,8 @@ static pid_t inject(struct tracee *t, struct inj_regs *r, const struct call_data
 	if ((long)ret <= 0) {
 		char e[sizeof(cd->err)];
 		mem_string(AT(err), e, sizeof(e));
-		snprintf(msg, sizeof(msg), "the runtime did not start: %s", e[0] ? e : "?");
+		snprintf(msg, sizeof(msg), "the runtime did not start: %s (it stays loaded, "
+			 "inactive)", e[0] ? e : "?");
 	} else
 		tid = (pid_t)ret;
 	goto out;
@@ -675,6 +682,18 @@ static void on_stop(int sig)
 	stop_sig = sig;
 }
 
+/* The calls in the stopped thread last longer than they should: say why
+ * scaler waits (it cannot undo them from outside). */
+static void on_slow(int sig)
+{
+	static const char msg[] = "scaler: the process has not returned from loading the "
+				  "runtime after 10 s; still waiting (killing scaler now would "
+				  "leave its thread without a way back)\n";
+	(void)sig;
+	ssize_t r = write(2, msg, sizeof(msg) - 1);
+	(void)r;
+}
+
 static const int stop_signals[] = {SIGINT, SIGTERM, SIGHUP};
 
 /*
@@ -791,8 +810,14 @@ int record_attach(pid_t pid, const char *dir, const char *timing, unsigned durat
 	if (fifo >= 0 && !t)
 		refuse("none of its %zu threads came to a safe point in 5 s (each was inside libc "
 		       "or the loader, or waiting on a lock)", ntr);
-	if (t)
+	if (t) {
+		struct sigaction sa = {.sa_handler = on_slow};
+		sigemptyset(&sa.sa_mask);
+		sigaction(SIGALRM, &sa, NULL);
+		alarm(10);
 		ctl = inject(t, regs, &cd, &lib_st);
+		alarm(0);
+	}
 	inj_free(regs);
 	release_all();
 	size_t nthreads = ntr;
@@ -800,9 +825,14 @@ int record_attach(pid_t pid, const char *dir, const char *timing, unsigned durat
 	tr = NULL;
 	ntr = 0;
 	sigprocmask(SIG_SETMASK, &old, NULL);
+	char path[PATH_MAX + 64];
+	snprintf(path, sizeof(path), "%s/%s", absdir, cd.fifo);
 	if (!ctl) {
 		if (fifo >= 0)
 			close(fifo);
+		unlink(path);
+		if (geteuid() == 0)
+			record_finish_dir(absdir, owner);
 		return 2;
 	}
 
@@ -817,8 +847,6 @@ int record_attach(pid_t pid, const char *dir, const char *timing, unsigned durat
 	bool ended = wait_end(duration_ms);
 	close(fifo);                    /* the runtime's thread detaches */
 	bool done = ended || wait_detached(ctl);
-	char path[PATH_MAX + 64];
-	snprintf(path, sizeof(path), "%s/%s", absdir, cd.fifo);
 	unlink(path);
 	if (geteuid() == 0)
 		record_finish_dir(absdir, owner);

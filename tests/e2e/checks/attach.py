@@ -27,7 +27,11 @@ counted, the program finishes as natively.
 attach-refused: one line and exit 2, the program unharmed, for: no such
 process; a non-owner (scaler as nobody on a root process); a process
 traced already (strace); kernel.yama.ptrace_scope 3 (when settable,
-restored after). Checks run in the lazy and now variants."""
+restored after).
+attach-no-start: root attaching to nobody's process with DIR where nobody
+cannot reach it: the runtime does not start, said in one line; the
+program runs on as natively, DIR is root's.
+Checks run in the lazy and now variants."""
 import json
 import os
 import shutil
@@ -314,6 +318,32 @@ def check_refused(t):
             traced.close()
 
 
+def check_no_start(t):
+    """Root attaching to nobody's process with DIR where nobody cannot
+    reach it: the runtime cannot start (one line), the program runs on
+    unharmed, DIR is root's."""
+    if os.geteuid() != 0:
+        return skip("attach-no-start", "not root")
+    try:
+        prog = Program(t, ["1"], preexec_fn=nobody)
+    except PermissionError:
+        return skip("attach-no-start", "the test program is not executable by nobody")
+    try:
+        prog.wait_phase(1)
+        private = os.path.join(prog.tmp, "private")
+        os.mkdir(private, 0o700)
+        d = os.path.join(private, "d")
+        bad = refused(t, prog.pid, d, "the runtime did not start: cannot open %s" % d)
+        if os.stat(d).st_uid != 0 or sorted(os.listdir(d)) != [".scaler-profile"]:
+            bad.append("%s after the failure: uid %d, %r" % (d, os.stat(d).st_uid,
+                                                            os.listdir(d)))
+        prog.go()
+        prog.go()
+        return bad + as_native(t, prog, ["1"], prog.tmp)
+    finally:
+        prog.close()
+
+
 def checks(t):
     guarded("attach-counts-1", t.variant, lambda: check_counts(t, 0))
     guarded("attach-counts-5", t.variant, lambda: check_counts(t, 4))
@@ -322,3 +352,4 @@ def checks(t):
     guarded("attach-regs", t.variant, lambda: check_regs(t))
     guarded("attach-scaler-killed", t.variant, lambda: check_killed(t))
     guarded("attach-refused", t.variant, lambda: check_refused(t))
+    guarded("attach-no-start", t.variant, lambda: check_no_start(t))
