@@ -224,6 +224,18 @@ def check_regs(t):
         prog.close()
 
 
+def thread_names(pid):
+    """The names of pid's threads (one that ends meanwhile is left out)."""
+    names = []
+    for x in os.listdir("/proc/%d/task" % pid):
+        try:
+            with open("/proc/%d/task/%s/comm" % (pid, x)) as f:
+                names.append(f.read().strip())
+        except OSError:
+            pass
+    return names
+
+
 def check_killed(t):
     prog = Program(t, ["2"])
     tmp = prog.tmp
@@ -235,9 +247,7 @@ def check_killed(t):
         rec.communicate()
         # the runtime's thread ends once it has put the slots back
         end = time.time() + TIMEOUT
-        while time.time() < end and any(open("/proc/%d/task/%s/comm" % (prog.pid, x)).read()
-                                        == "scaler-attach\n"
-                                        for x in os.listdir("/proc/%d/task" % prog.pid)):
+        while time.time() < end and "scaler-attach" in thread_names(prog.pid):
             time.sleep(0.01)
         prog.go()
         bad += as_native(t, prog, ["2"], tmp)
