@@ -227,8 +227,10 @@ static struct sc_thread *thread_new(void)
 		struct sc_m_thread mt;
 		char name[17];
 	} fixed;
+	/* whole: the reader takes the first byte past the name's NULs for the
+	 * routine's, so the struct's tail padding must be zeros too */
+	memset(&fixed, 0, sizeof(fixed));
 	fixed.mt = mt;
-	memset(fixed.name, 0, sizeof(fixed.name));
 	memcpy(fixed.name, t->hdr->name, sizeof(t->hdr->name));
 	/* its exported name, else object+offset (static functions have no
 	 * dynamic symbol; addr2line or the symbol table resolves the offset) */

@@ -12,7 +12,7 @@
  * While attached, patch.c notes each slot's value before the runtime first
  * writes it: what the program's loader (or the program) left there. Later
  * writes of the same slot (an import's stub, then its entry) find shadow
- * code there and note nothing. sc_unpatch_all writes the noted values back
+ * code there and note nothing. sc_unpatch_detach writes the noted values back
  * into every slot that still holds shadow code, with the same 8-byte
  * aligned compare-and-swap and page protection as patching
  * (sc_patch_apply: a slot the program writes meanwhile keeps its value),
