@@ -232,7 +232,8 @@ int sc_start(const char *dir, const char *timing, int argc, char **argv)
 	sc_inherit_set_clock(tsc0, mono0, hz);
 	write_cmdline(argc, argv);
 	pthread_atfork(at_fork_prepare, at_fork_parent, at_fork_child);
-	sc_control_init();
+	if (!sc_attached)
+		sc_control_init();      /* attached: scaler ctl is refused (no listener) */
 	sc_objects_scan(true);
 	sc_active = 1;
 	if (sc_attached)
