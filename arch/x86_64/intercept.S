@@ -136,6 +136,7 @@ ENTRY(sc_shadow_common)
 	xorl	%edx, %edx
 	movq	%rdx, FR_CHILD(%rcx)
 	movq	%rdx, FR_TREC(%rcx)
+	movq	%rdx, FR_PEND(%rcx)
 	testl	$ASM_ENT_WAIT, EN_FLAGS(%rax)
 	movq	EN_TARGET(%rax), %r11
 	jnz	.Lwait_enter

@@ -21,6 +21,10 @@
 #define TH_NESTED   64  /* ticks a timed call adds to its timed caller */
 #define TH_RECAL    72  /* TSC deadline for re-measuring the three */
 #define TH_RNG      80  /* state of the span draws (span.c) */
+#define TH_RING     88  /* the thread's perf ring (perf.c), or 0 */
+#define TH_RTAIL    96  /* how far the runtime has read it */
+#define RING_HEAD   1024 /* data_head in the ring's first page
+			    (struct perf_event_mmap_page) */
 
 /* struct sc_frame: one per timed call in flight */
 #define FR_RET      0   /* the caller's real return address */
@@ -35,7 +39,12 @@
 			   clock itself */
 #define FR_TREC     56  /* struct sc_rec * of an API it tail-called, or 0 */
 #define FR_TTSC     64  /* TSC of that tail call */
-#define FR_SIZE     72
+#define FR_PEND     72  /* nonzero when the next three hold figures that
+			   perf.c gave this call before its return */
+#define FR_OFFB     80  /* ticks off-CPU blocked (perf.c) */
+#define FR_OFFP     88  /* ... preempted */
+#define FR_KERN     96  /* ... on-CPU in the kernel (samples) */
+#define FR_SIZE     104
 
 /* struct sc_rec (src/common/format.h) */
 #define RC_COUNT    0
@@ -51,6 +60,9 @@
 #define RC_WBLOCK   72
 #define RC_SPAN     80
 #define RC_MAXTSC   88
+#define RC_WBLOCKED 96
+#define RC_WPREEMPT 104
+#define RC_WKERNEL  112
 #define RC_HIST     128 /* uint32_t[RC_NHIST] */
 #define RC_NHIST    32
 #define RC_SHIFT    8   /* sizeof(struct sc_rec) == 1 << RC_SHIFT */

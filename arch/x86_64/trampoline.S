@@ -70,6 +70,9 @@ sc_return_point:			/* the API's return address */
 .Lret_have:					/* rcx = frame, rdx = now */
 	cmpq	$0, FR_TREC(%rcx)
 	jne	.Lret_tail
+	cmpq	$0, TH_RING(%r10)		/* the kernel's records: perf.c */
+	jne	.Lret_ring
+.Lring_done:
 	movq	%rdx, %rsi			/* rsi = now */
 	movq	TH_LAST(%r10), %rax		/* in the file: outlives a kill */
 	movq	%rsi, (%rax)
@@ -409,7 +412,7 @@ sc_return_point:			/* the API's return address */
 	 * may return the frame to use in rax (KEEP = 0), and the return goes
 	 * on at .Lret_have.
 	 */
-.macro RET_CALL fn, setup, keep
+.macro RET_CALL fn, setup, keep, resume=.Lret_have
 	pushq	%rdx				/* 8(%rbp): now */
 	pushq	%rbp
 	movq	%rsp, %rbp
@@ -434,7 +437,7 @@ sc_return_point:			/* the API's return address */
 	popq	%rdx
 	movq	sc_tls_thread@gottpoff(%rip), %r10
 	movq	%fs:(%r10), %r10
-	jmp	.Lret_have
+	jmp	\resume
 .endm
 
 	/* an API this one tail-called ends now: sc_tail_credit(frame, now),
@@ -469,6 +472,23 @@ sc_return_point:			/* the API's return address */
 	movq	%rbp, %rsp
 	popq	%rbp
 	jmp	.Lret_have
+
+	/*
+	 * The thread has a perf ring (perf.c): when the kernel wrote records
+	 * since the last look (context switches, kernel samples), or this
+	 * call was given figures at an earlier look, sc_perf_return(frame,
+	 * now) hands the records to the calls they happened in and books
+	 * this call's figures, weighted as the code above weights its time.
+	 */
+.Lret_ring:					/* rcx = frame, rdx = now */
+	movq	TH_RING(%r10), %rax
+	movq	RING_HEAD(%rax), %rax
+	cmpq	TH_RTAIL(%r10), %rax
+	jne	.Lret_perf
+	cmpq	$0, FR_PEND(%rcx)
+	je	.Lring_done
+.Lret_perf:
+	RET_CALL sc_perf_return, "movq -16(%rbp), %rdi; movq 8(%rbp), %rsi", 1, .Lring_done
 
 	/* the top frame is not ours: sc_ret_lookup(slot) finds it (the slot
 	 * is the return point's rsp - 8: rbp + 8) */

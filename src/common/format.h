@@ -10,6 +10,10 @@
  *                              privileges and closed every descriptor): the
  *                              same header, then the records that follow
  *   p<pid>-<gen>-t<seq>.thr    one per thread: 256-byte header + counter array
+ *   p<pid>-<gen>-t<seq>.kst    with `scaler record --kernel`: the thread's
+ *                              kernel stacks per entry (struct sc_kst_header)
+ *   kallsyms                   with --kernel: the kernel addresses the .kst
+ *                              files hold, named (SC_KSYMS_FILE)
  *
  * <gen> starts at 0 and is bumped when a file of that name already exists
  * (the same pid exec'ing a new image). <seq> numbers threads of one image in
@@ -41,14 +45,17 @@
 #include <stdint.h>
 #endif
 
-#define SC_FORMAT_VERSION 5u   /* 2: 256-byte records (histogram, 1/k clock)
+#define SC_FORMAT_VERSION 6u   /* 2: 256-byte records (histogram, 1/k clock)
 				  3: entries numbered at first call
 				     (SC_M_BIND), 256-byte thread header
 				  4: the interceptor's cost taken off each
 				     timed call at run time, re-measured per
 				     thread (sc_thr_header.ovh_*)
 				  5: sc_rec.max_tsc, the start of the
-				     longest timed call */
+				     longest timed call
+				  6: off-CPU and kernel time per call
+				     (sc_rec.wblocked..., sc_thr_header.perf,
+				     the .kst files) */
 /* The oldest version the reader still reads: a version 3 profile lacks the
  * threads' ovh_* figures (its cost of timing a call is unknown; the reader
  * takes the header's overhead_ticks off every call, as it then did).
@@ -254,7 +261,12 @@ struct sc_thr_header {
 	uint32_t ovh_n;
 	uint32_t ovh_min;
 	uint32_t ovh_max;
-	uint32_t reserved1;
+	/* What the kernel told of this thread (version 6; 0 before):
+	 * perf_kind is enum sc_perf_kind, perf_lost the records the kernel
+	 * dropped from its ring (saturated at 0xffff) */
+	uint8_t perf_kind;
+	uint8_t reserved1;
+	uint16_t perf_lost;
 	/* Time of the thread's life during which counting was paused (scaler
 	 * ctl pause, record --paused, the control signal), in ticks and in
 	 * the parallel clock: not the time of any component (the reader
@@ -271,6 +283,13 @@ struct sc_thr_header {
 	 * zero and its start as ctl_want_tsc (nothing counted since). */
 	uint64_t ctl_want;      /* 152 */
 	uint64_t ctl_want_tsc;  /* 160 */
+};
+
+/* How a thread's time off-CPU and in the kernel was measured (perf.c). */
+enum sc_perf_kind {
+	SC_PERF_NONE = 0,       /* not at all: Wait is guessed from API names */
+	SC_PERF_SWITCHES = 1,   /* context switches: blocked and preempted time */
+	SC_PERF_KERNEL = 2,     /* and kernel stacks sampled on its CPU time */
 };
 _Static_assert(sizeof(struct sc_thr_header) <= SC_THR_HEADER_SIZE, "thread header");
 
@@ -322,7 +341,15 @@ struct sc_rec {
 	uint32_t reserved0;     /* 84 */
 	uint64_t max_tsc;       /* 88: TSC at the start of the longest timed
 				       call (version 5; 0 = unknown) */
-	uint64_t reserved[4];   /* 96 */
+	/* Version 6: of the timed calls, the ticks * span their thread was
+	 * off-CPU and not runnable (blocked), off-CPU but runnable
+	 * (preempted), and on-CPU in the kernel (kernel samples times their
+	 * period), while the call was the innermost timed one in flight
+	 * (perf.c); 0 without a measurement (sc_thr_header.perf_kind). */
+	uint64_t wblocked;      /* 96 */
+	uint64_t wpreempt;      /* 104 */
+	uint64_t wkernel;       /* 112 */
+	uint64_t reserved;      /* 120 */
 	uint32_t hist[SC_REC_HIST]; /* 128: log2 latency histogram */
 };
 
@@ -382,6 +409,42 @@ struct sc_args_rec {
 						   "ret" (the return value) */
 	struct sc_args_val v[SC_ARGS_NVAL];
 };
+
+/* ---- p<pid>-<gen>-t<seq>.kst: kernel stacks (record --kernel) ---------- */
+
+/*
+ * A fixed table of nslots slots, each one (entry index, kernel stack) with
+ * the number of samples that found it; filled by open addressing on a hash
+ * of the pair, so memory is bounded by pairs, never by samples. A sample
+ * whose pair finds no free slot is counted in `overflow` only. A sample
+ * taken when no timed call was in flight has entry index UINT32_MAX. The
+ * samples' time is booked in the entries' records (sc_rec.wkernel); the
+ * slots give its split among kernel stacks.
+ */
+#define SC_KST_MAGIC "SCALERK1"
+#define SC_KST_DEPTH 30         /* kernel frames kept, innermost first */
+#define SC_KSYMS_FILE "kallsyms"
+
+struct sc_kst_header {
+	char magic[8];          /* SC_KST_MAGIC */
+	uint32_t version;       /* SC_FORMAT_VERSION */
+	uint32_t nslots;
+	uint32_t slot_size;     /* sizeof(struct sc_kst_slot) */
+	uint32_t reserved0;
+	uint64_t period_ns;     /* thread CPU time per sample */
+	uint64_t samples;       /* kernel samples seen */
+	uint64_t overflow;      /* samples of pairs that found no slot */
+	uint64_t reserved[2];
+};
+_Static_assert(sizeof(struct sc_kst_header) == 64, "kst header");
+
+struct sc_kst_slot {
+	uint32_t entry;         /* entry index + 1; 0 = free slot */
+	uint32_t depth;         /* frames in ip */
+	uint64_t samples;
+	uint64_t ip[SC_KST_DEPTH];
+};
+_Static_assert(sizeof(struct sc_kst_slot) == 256, "kst slot");
 
 /* ---- series: calls over time (scaler record --interval) ----------------- */
 

@@ -69,6 +69,15 @@ _Static_assert(offsetof(struct sc_frame, tsc) == FR_TSC, "FR_TSC");
 _Static_assert(offsetof(struct sc_frame, rec) == FR_REC, "FR_REC");
 _Static_assert(offsetof(struct sc_frame, child) == FR_CHILD, "FR_CHILD");
 _Static_assert(offsetof(struct sc_frame, p) == FR_P, "FR_P");
+_Static_assert(offsetof(struct sc_frame, pend) == FR_PEND, "FR_PEND");
+_Static_assert(offsetof(struct sc_frame, off_blocked) == FR_OFFB, "FR_OFFB");
+_Static_assert(offsetof(struct sc_frame, off_preempt) == FR_OFFP, "FR_OFFP");
+_Static_assert(offsetof(struct sc_frame, kernel) == FR_KERN, "FR_KERN");
+_Static_assert(offsetof(struct sc_thread, ring) == TH_RING, "TH_RING");
+_Static_assert(offsetof(struct sc_thread, ring_tail) == TH_RTAIL, "TH_RTAIL");
+_Static_assert(offsetof(struct sc_rec, wblocked) == RC_WBLOCKED, "RC_WBLOCKED");
+_Static_assert(offsetof(struct sc_rec, wpreempt) == RC_WPREEMPT, "RC_WPREEMPT");
+_Static_assert(offsetof(struct sc_rec, wkernel) == RC_WKERNEL, "RC_WKERNEL");
 _Static_assert(sizeof(struct sc_frame) == FR_SIZE, "FR_SIZE");
 _Static_assert(offsetof(struct sc_rec, count) == RC_COUNT, "RC_COUNT");
 _Static_assert(offsetof(struct sc_rec, timed) == RC_TIMED, "RC_TIMED");
@@ -240,6 +249,7 @@ int sc_start(const char *dir, const char *timing, int argc, char **argv)
 		return 0;                       /* threads get their state at their first call */
 	sc_signals_init();
 	sc_control_listen();
+	sc_perf_init(hz);
 	sc_thread_get();                        /* the main thread, from now */
 	return 0;
 }

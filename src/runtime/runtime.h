@@ -19,6 +19,7 @@
  *   shadow.c   the Universal Shadow Table: entry indices, targets, code
  *   thread.c   per-thread counter files and shadow stacks
  *   slow.c     the C side of the interceptor (sc_slow, sc_ret_lookup)
+ *   perf.c     the kernel's records of each thread: time off-CPU, kernel
  *   util.c     the `scaler:` warning line and the clocks
  *   wrap.c     wrappers placed in front of dlopen, dlsym, pthread_create, fork
  *   exec.c     wrappers of exec* and posix_spawn: the runtime's variables
@@ -52,6 +53,20 @@
 #define SC_FRAMES 4096u
 #define SC_GRAVE 1024u
 
+/* A thread's measurement of its time off-CPU and in the kernel (perf.c). */
+struct sc_perf {
+	size_t ring_len;        /* the ring's mapping, 0 without one */
+	uint8_t kind;           /* enum sc_perf_kind */
+	bool out;               /* a switch-out seen, its switch-in not yet */
+	bool out_preempt;       /* ... and the thread was still runnable */
+	uint64_t out_ns;        /* ... at this time (CLOCK_MONOTONIC) */
+	uint64_t lost;          /* records the kernel dropped */
+	uint64_t anchor_tsc, anchor_ns; /* a (TSC, CLOCK_MONOTONIC) pair taken
+					   at the last read of the ring */
+	struct sc_kst_header *kst;  /* kernel stacks (record --kernel), or 0 */
+	size_t kst_len;
+};
+
 /* One shadow frame per timed call in flight (offsets.h: FR_*). */
 struct sc_frame {
 	uint64_t ret;
@@ -66,6 +81,10 @@ struct sc_frame {
 	struct sc_rec *trec;    /* an API it reached by a tail call (timed
 				   from the jump to this frame's return) */
 	uint64_t ttsc;
+	/* what perf.c found of this call before its return: the three
+	 * below are valid while pend is nonzero (zeroed at entry) */
+	uint64_t pend;
+	uint64_t off_blocked, off_preempt, kernel;
 };
 
 /* The parallel clock (pclock.c; offsets.h: PC_*). */
@@ -85,7 +104,7 @@ struct sc_calib {
 	uint64_t hot, cold, nested;
 };
 
-/* Per-thread state. The first ten fields are read by the assembly. */
+/* Per-thread state. The first thirteen fields are read by the assembly. */
 struct sc_thread {
 	struct sc_rec *recs;
 	uint64_t cap;
@@ -99,7 +118,12 @@ struct sc_thread {
 	uint64_t recal_at;      /* TSC at which a timed return re-measures
 				   them (~0: never) */
 	uint64_t span_rng;      /* state of its span draws (span.c) */
+	/* the thread's perf ring and how far it was read (perf.c): a timed
+	 * return reads it when its data_head moved */
+	struct perf_event_mmap_page *ring;
+	uint64_t ring_tail;
 	/* C only */
+	struct sc_perf perf;
 	struct sc_calib cal_last[3]; /* the last three measurements: the
 					figures in force are their medians */
 	uint32_t cal_n;
@@ -379,6 +403,14 @@ void sc_rec_book(struct sc_rec *r, uint64_t start, uint64_t t, uint64_t self, ui
 /* span.c: the next span for period per, drawn from the thread's
  * generator *rng (as trampoline.S) */
 uint32_t sc_span_draw(uint32_t per, uint64_t *rng) SC_HIDDEN;
+/* perf.c: the kernel's view of each thread (context switches, kernel
+ * samples); none of it is fatal: a thread without it has kind NONE */
+void sc_perf_init(uint64_t tsc_hz) SC_HIDDEN;
+void sc_perf_thread_start(struct sc_thread *t) SC_HIDDEN;
+void sc_perf_thread_end(struct sc_thread *t) SC_HIDDEN;
+/* fork child: drop the parent's thread's ring (not mapped in the child) */
+void sc_perf_forget(struct sc_thread *t) SC_HIDDEN;
+void sc_perf_return(struct sc_frame *f, uint64_t now) SC_HIDDEN;
 
 /* init.c: start-up (0, or -1 said and left unhooked); the end of the
  * image, status from exit()/_exit() when known */

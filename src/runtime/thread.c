@@ -112,6 +112,7 @@ static void on_thread_exit(void *p)
 	if (t && t == sc_tls_thread) {
 		sc_thread_finish(t, sc_rdtsc());
 		sc_thread_set_current(&sc_idle_thread);
+		sc_perf_thread_end(t);
 	}
 }
 
@@ -217,6 +218,7 @@ static struct sc_thread *thread_new(void)
 	t->sp_end = t->frames + SC_FRAMES;
 	sc_calib_thread_init(t);
 	t->span_rng = sc_rdtsc();       /* each thread and run draws its own spans */
+	sc_perf_thread_start(t);
 
 	struct sc_m_thread mt = {.seq = seq, .tid = t->tid,
 				 .start_routine = sc_tls_start_routine,
@@ -384,6 +386,11 @@ static void credit_in_flight(struct sc_thread *t, uint64_t now, uint64_t pnow)
 		uint64_t el = now - f->tsc, pe = sc_pclock_entry(f);
 		uint64_t t_own = el;    /* f->tsc moved on past nested timing */
 		sc_rec_book(r, f->tsc, t_own, t_own - f->child, 1, pnow > pe ? pnow - pe : 0);
+		if (f->pend) {          /* what perf.c gave it, standing for itself */
+			r->wblocked += f->off_blocked < el ? f->off_blocked : el;
+			r->wpreempt += f->off_preempt < el ? f->off_preempt : el;
+			r->wkernel += f->kernel < el ? f->kernel : el;
+		}
 		if (f > t->sp_base)
 			(f - 1)->child += t_own;
 	}
@@ -455,6 +462,7 @@ void sc_thread_after_fork(void)
 	n->sp = n->frames + depth;
 	n->busy = t->busy;
 	n->cap = n->busy ? 0 : n->real_cap;
+	sc_perf_forget(t);
 	munmap(t->hdr, t->map_len);
 	munmap(t, sizeof(*t));
 	sc_thread_set_current(n);

@@ -1,0 +1,389 @@
+/*
+ * perf.c - what the kernel tells of each thread: when it left the CPU and
+ * why (context switches), and with `scaler record --kernel` where its time
+ * in the kernel went (kernel stacks sampled on its CPU time); both given
+ * to the timed calls they happened in.
+ *
+ * Each thread opens one perf event for itself (pid 0, cpu -1): a dummy
+ * software event with context_switch (allowed unprivileged while
+ * perf_event_paranoid <= 2: user-space events only), or with --kernel a
+ * cpu-clock event that also samples, excluding user space, with kernel
+ * callchains (paranoid <= 1, CAP_PERFMON or root; else the dummy event).
+ * Its ring is mapped and the descriptor closed at once: the mapping keeps
+ * the event alive, so no thread holds a descriptor of ours, and a fork
+ * child inherits neither (perf mappings are not copied). Timestamps are
+ * CLOCK_MONOTONIC (use_clockid), turned into TSC ticks against a fresh
+ * (TSC, CLOCK_MONOTONIC) pair at each read: the records read are recent,
+ * so the error of the rate is that of a fraction of the call.
+ *
+ * The ring is read on timed returns only (trampoline.S, .Lret_ring), never
+ * on the counted path: when the kernel wrote something since the last
+ * look, sc_perf_return hands each record to the innermost timed call in
+ * flight at the record's time (frames know their start TSC). A switch-out
+ * and the next switch-in make a gap off-CPU, blocked or, when the kernel
+ * marks the switch-out as a preemption, preempted; a kernel sample is one
+ * period of kernel time. A call keeps its figures in its frame until its
+ * own return, which books them weighted by its span as the trampoline
+ * weights its ticks, so the reader's count/wcount scaling applies.
+ * Calls never timed carry none: their share is the estimator's.
+ *
+ * Failure anywhere (EACCES, EMFILE, out of locked memory) leaves the
+ * thread without a measurement (SC_PERF_NONE in its header), never fatal.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/perf_event.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "runtime.h"
+
+/* Kernel samples per second of thread CPU time, and kernel frames kept. */
+#define KERNEL_PERIOD_NS 500000u
+#define MAX_STACK 32
+/* Ring data pages: switch records are 16 bytes; samples ~300 */
+#define SWITCH_PAGES 2
+#define KERNEL_PAGES 32
+/* distinct (entry, kernel stack) pairs kept per thread */
+#define KST_SLOTS 1024u
+#define KST_PROBES 64u
+
+static bool want_kernel;        /* SCALER_KERNEL=1 (record --kernel) */
+static bool perf_off;           /* SCALER_PERF=off: tests of the fallback */
+static uint64_t tsc_hz;
+
+void sc_perf_init(uint64_t hz)
+{
+	const char *k = getenv("SCALER_KERNEL"), *p = getenv("SCALER_PERF");
+	want_kernel = k && k[0] == '1';
+	perf_off = p && !strcmp(p, "off");
+	tsc_hz = hz;
+}
+
+static int event_open(bool kernel)
+{
+	struct perf_event_attr a;
+	memset(&a, 0, sizeof(a));
+	a.size = sizeof(a);
+	a.type = PERF_TYPE_SOFTWARE;
+	if (kernel) {
+		a.config = PERF_COUNT_SW_CPU_CLOCK;
+		a.sample_period = KERNEL_PERIOD_NS;
+		a.exclude_user = 1;
+		a.exclude_callchain_user = 1;
+		a.sample_type = PERF_SAMPLE_TIME | PERF_SAMPLE_CALLCHAIN;
+		a.sample_max_stack = MAX_STACK;
+	} else {
+		a.config = PERF_COUNT_SW_DUMMY;
+		a.exclude_kernel = 1;
+		a.sample_type = PERF_SAMPLE_TIME;
+	}
+	a.exclude_hv = 1;
+	a.context_switch = 1;
+	a.sample_id_all = 1;
+	a.use_clockid = 1;
+	a.clockid = CLOCK_MONOTONIC;
+	return (int)syscall(SYS_perf_event_open, &a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+}
+
+/* The thread's kernel stack table, a file of its own (format.h). */
+static void kst_open(struct sc_thread *t)
+{
+	char name[64];
+	dev_t dev;
+	ino_t ino;
+	size_t len = sizeof(struct sc_kst_header) + KST_SLOTS * sizeof(struct sc_kst_slot);
+	snprintf(name, sizeof(name), "p%u-%u-t%u.kst", t->pid, t->gen, t->seq);
+	int fd = sc_file_create(name, O_RDWR, &dev, &ino);
+	if (fd < 0)
+		return;
+	void *m = MAP_FAILED;
+	if (sc_file_reserve(fd, name, len) == 0)
+		m = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	close(fd);
+	if (m == MAP_FAILED) {
+		sc_file_remove(name);
+		return;
+	}
+	struct sc_kst_header *h = m;
+	h->version = SC_FORMAT_VERSION;
+	h->nslots = KST_SLOTS;
+	h->slot_size = sizeof(struct sc_kst_slot);
+	h->period_ns = KERNEL_PERIOD_NS;
+	memcpy(h->magic, SC_KST_MAGIC, 8);
+	t->perf.kst = h;
+	t->perf.kst_len = len;
+}
+
+void sc_perf_thread_start(struct sc_thread *t)
+{
+	uint8_t kind = SC_PERF_NONE;
+	int fd = -1;
+	if (!perf_off && want_kernel && (fd = event_open(true)) >= 0)
+		kind = SC_PERF_KERNEL;
+	else if (!perf_off && (fd = event_open(false)) >= 0)
+		kind = SC_PERF_SWITCHES;
+	if (fd < 0)
+		return;
+	long page = sysconf(_SC_PAGESIZE);
+	size_t len = (size_t)page * (1 + (kind == SC_PERF_KERNEL ? KERNEL_PAGES : SWITCH_PAGES));
+	void *m = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (m == MAP_FAILED && kind == SC_PERF_KERNEL) {
+		/* locked memory: a smaller ring */
+		len = (size_t)page * (1 + SWITCH_PAGES);
+		m = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	}
+	close(fd);
+	if (m == MAP_FAILED)
+		return;
+	if (kind == SC_PERF_KERNEL)
+		kst_open(t);
+	t->perf.ring_len = len;
+	t->perf.kind = kind;
+	t->hdr->perf_kind = kind;
+	t->ring_tail = 0;
+	t->perf.anchor_tsc = sc_rdtsc();
+	t->perf.anchor_ns = sc_mono_ns();
+	t->ring = m;
+}
+
+void sc_perf_thread_end(struct sc_thread *t)
+{
+	struct perf_event_mmap_page *r = t->ring;
+	t->ring = NULL;
+	if (r)
+		munmap(r, t->perf.ring_len);
+	if (t->perf.kst)
+		munmap(t->perf.kst, t->perf.kst_len);
+	t->perf.kst = NULL;
+	t->perf.ring_len = 0;
+}
+
+void sc_perf_forget(struct sc_thread *t)
+{
+	t->ring = NULL;                 /* not mapped in a fork child */
+	if (t->perf.kst)
+		munmap(t->perf.kst, t->perf.kst_len);   /* the parent's file */
+	t->perf.kst = NULL;
+}
+
+/* ---- reading the ring ----------------------------------------------- */
+
+/*
+ * The TSC at CLOCK_MONOTONIC time ns, interpolated between two (TSC,
+ * CLOCK_MONOTONIC) pairs: the previous read of the ring (or the thread's
+ * start) and this one, which bracket the records read now. A rate known
+ * to 1e-4 would misplace a switch 100 ms old by 10 us, more than lies
+ * between a call's start and its blocking; interpolating between pairs
+ * read tens of ns apart misplaces it by about that much.
+ */
+struct anchors {
+	uint64_t tsc0, ns0, tsc1, ns1;
+};
+
+static uint64_t ns_to_tsc(uint64_t ns, const struct anchors *a)
+{
+	if (a->ns1 <= a->ns0 || a->tsc1 <= a->tsc0) {
+		uint64_t d = (uint64_t)((unsigned __int128)(a->ns1 > ns ? a->ns1 - ns : 0) * tsc_hz /
+					1000000000u);
+		return d < a->tsc1 ? a->tsc1 - d : 0;
+	}
+	long double r = (long double)(a->tsc1 - a->tsc0) / (long double)(a->ns1 - a->ns0);
+	long double at = (long double)a->tsc0 + ((long double)ns - (long double)a->ns0) * r;
+	return at <= 0 ? 0 : (uint64_t)at;
+}
+
+static uint64_t ns_ticks(uint64_t ns)
+{
+	return (uint64_t)((unsigned __int128)ns * tsc_hz / 1000000000u);
+}
+
+/* The innermost timed call in flight at TSC `at`, or NULL. */
+static struct sc_frame *frame_at(struct sc_thread *t, uint64_t at)
+{
+	for (struct sc_frame *g = t->sp; g-- > t->sp_base;)
+		if (g->tsc <= at)
+			return g;
+	return NULL;
+}
+
+static void give(struct sc_frame *g, uint64_t blocked, uint64_t preempt, uint64_t kernel)
+{
+	if (!g->pend) {
+		g->off_blocked = g->off_preempt = g->kernel = 0;
+		g->pend = 1;
+	}
+	g->off_blocked += blocked;
+	g->off_preempt += preempt;
+	g->kernel += kernel;
+}
+
+static uint64_t mix(uint64_t h, uint64_t v)
+{
+	h ^= v + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2);
+	return h * 0xff51afd7ed558ccdull;
+}
+
+/* One kernel stack (innermost first) of entry slot `entry` (index + 1,
+ * or UINT32_MAX outside any timed call), counted in the thread's table. */
+static void kst_add(struct sc_kst_header *h, uint32_t entry, const uint64_t *ip, uint32_t n)
+{
+	struct sc_kst_slot *slots = (struct sc_kst_slot *)(h + 1);
+	uint64_t k = mix(0, entry);
+	for (uint32_t i = 0; i < n; i++)
+		k = mix(k, ip[i]);
+	h->samples++;
+	for (uint32_t p = 0; p < KST_PROBES; p++) {
+		struct sc_kst_slot *s = &slots[(k + p) % KST_SLOTS];
+		if (!s->entry) {
+			s->depth = n;
+			memcpy(s->ip, ip, n * sizeof(*ip));
+			s->samples = 1;
+			s->entry = entry;
+			return;
+		}
+		if (s->entry == entry && s->depth == n && !memcmp(s->ip, ip, n * sizeof(*ip))) {
+			s->samples++;
+			return;
+		}
+	}
+	h->overflow++;
+}
+
+/* A sample's kernel frames, without the context markers perf puts in. */
+static uint32_t kernel_frames(const uint64_t *chain, uint64_t nr, uint64_t *out)
+{
+	uint32_t n = 0;
+	for (uint64_t i = 0; i < nr && n < SC_KST_DEPTH; i++)
+		if (chain[i] < (uint64_t)PERF_CONTEXT_MAX)
+			out[n++] = chain[i];
+	return n;
+}
+
+/* One record of the ring (its header and body, contiguous). */
+static void take(struct sc_thread *t, const struct perf_event_header *h, const struct anchors *a)
+{
+	const uint64_t *body = (const uint64_t *)(h + 1);
+	size_t words = (h->size - sizeof(*h)) / 8;
+	struct sc_perf *pf = &t->perf;
+	switch (h->type) {
+	case PERF_RECORD_SWITCH:
+		if (words < 1)
+			return;
+		if (h->misc & PERF_RECORD_MISC_SWITCH_OUT) {
+			pf->out = true;
+			pf->out_preempt = (h->misc & PERF_RECORD_MISC_SWITCH_OUT_PREEMPT) != 0;
+			pf->out_ns = body[0];
+		} else if (pf->out) {
+			pf->out = false;
+			if (body[0] <= pf->out_ns)
+				return;
+			struct sc_frame *g = frame_at(t, ns_to_tsc(pf->out_ns, a));
+			uint64_t gap = ns_ticks(body[0] - pf->out_ns);
+			if (g)
+				give(g, pf->out_preempt ? 0 : gap, pf->out_preempt ? gap : 0, 0);
+		}
+		return;
+	case PERF_RECORD_SAMPLE: {
+		if (words < 2 || body[1] > words - 2)
+			return;
+		struct sc_frame *g = frame_at(t, ns_to_tsc(body[0], a));
+		if (g)
+			give(g, 0, 0, ns_ticks(KERNEL_PERIOD_NS));
+		if (pf->kst) {
+			uint64_t ip[SC_KST_DEPTH];
+			uint32_t n = kernel_frames(body + 2, body[1], ip);
+			uint32_t entry = g ? (uint32_t)(g->rec - t->recs) + 1 : UINT32_MAX;
+			if (n)
+				kst_add(pf->kst, entry, ip, n);
+		}
+		return;
+	}
+	case PERF_RECORD_LOST:
+		if (words >= 2) {
+			pf->lost += body[1];
+			pf->out = false;        /* its switch-in may be gone */
+			t->hdr->perf_lost = pf->lost > 0xffff ? 0xffff : (uint16_t)pf->lost;
+		}
+		return;
+	}
+}
+
+/* Reads every record the kernel wrote since the last look. */
+static void drain(struct sc_thread *t)
+{
+	struct perf_event_mmap_page *pg = t->ring;
+	uint64_t head = __atomic_load_n(&pg->data_head, __ATOMIC_ACQUIRE);
+	uint64_t tail = t->ring_tail;
+	uint64_t size = pg->data_size ? pg->data_size : t->perf.ring_len - (size_t)sysconf(_SC_PAGESIZE);
+	const char *data = (const char *)pg + (pg->data_offset ? pg->data_offset
+							       : (uint64_t)sysconf(_SC_PAGESIZE));
+	struct anchors a = {t->perf.anchor_tsc, t->perf.anchor_ns, sc_rdtsc(), sc_mono_ns()};
+	union {
+		struct perf_event_header h;
+		char b[2048];
+	} buf;
+	while (tail + sizeof(struct perf_event_header) <= head) {
+		uint64_t off = tail % size;
+		const struct perf_event_header *h = (const void *)(data + off);
+		struct perf_event_header hh;
+		if (off + sizeof(hh) <= size) {
+			hh = *h;
+		} else {
+			memcpy(&hh, data + off, size - off);
+			memcpy((char *)&hh + (size - off), data, sizeof(hh) - (size - off));
+		}
+		if (hh.size < sizeof(hh) || tail + hh.size > head)
+			break;
+		if (hh.size <= sizeof(buf)) {
+			if (off + hh.size <= size) {
+				memcpy(buf.b, data + off, hh.size);
+			} else {
+				memcpy(buf.b, data + off, size - off);
+				memcpy(buf.b + (size - off), data, hh.size - (size - off));
+			}
+			take(t, &buf.h, &a);
+		}
+		tail += hh.size;
+	}
+	t->ring_tail = head;
+	__atomic_store_n(&pg->data_tail, head, __ATOMIC_RELEASE);
+	t->perf.anchor_tsc = a.tsc1;
+	t->perf.anchor_ns = a.ns1;
+}
+
+/*
+ * The weight the trampoline gives the timed call of frame f ending now
+ * (trampoline.S, .Lweighted): its record's span, but 1 for a call that
+ * stands for one call only: never timed before (span 0 or 1), or an
+ * outlier (over sc_outlier_ticks and 256 times the record's mean).
+ */
+static uint64_t weight(const struct sc_frame *f, uint64_t el)
+{
+	const struct sc_rec *r = f->rec;
+	if (r->span <= 1)
+		return 1;
+	if (el > sc_outlier_ticks &&
+	    (unsigned __int128)(el >> 8) * r->wcount > (unsigned __int128)r->wticks)
+		return 1;
+	return r->span;
+}
+
+void sc_perf_return(struct sc_frame *f, uint64_t now)
+{
+	struct sc_thread *t = sc_tls_thread;
+	if (t->ring && __atomic_load_n(&t->ring->data_head, __ATOMIC_ACQUIRE) != t->ring_tail)
+		drain(t);
+	if (!f->pend)
+		return;
+	f->pend = 0;
+	uint64_t el = now > f->tsc ? now - f->tsc : 0, w = weight(f, el);
+	struct sc_rec *r = f->rec;
+	r->wblocked += (f->off_blocked < el ? f->off_blocked : el) * w;
+	r->wpreempt += (f->off_preempt < el ? f->off_preempt : el) * w;
+	r->wkernel += (f->kernel < el ? f->kernel : el) * w;
+}
