@@ -38,6 +38,7 @@
 #include "record.h"
 #include "record_functions.h"
 #include "profdir.h"
+#include "record_kernel.h"
 #include "record_target.h"
 #include "series.h"
 
@@ -262,7 +263,7 @@ static const char *timing_choice(size_t i, const char **help)
 }
 
 enum { OPT_TIMING = 256, OPT_FUNCTIONS, OPT_INTERVAL, OPT_INTERVAL_SLOTS, OPT_PAUSED,
-       OPT_CONTROL_SIGNAL, OPT_ARGS, OPT_DURATION };
+       OPT_CONTROL_SIGNAL, OPT_ARGS, OPT_DURATION, OPT_KERNEL };
 
 static const struct cli_opt record_opts[] = {
 	{ 'o', "output", required_argument, "DIR", CLI_DIR, NULL, "scaler.data",
@@ -290,6 +291,11 @@ static const struct cli_opt record_opts[] = {
 	{ OPT_CONTROL_SIGNAL, "control-signal", required_argument, "SIG", CLI_WORD, NULL, NULL,
 	  "each SIG a process receives (USR2, SIGUSR2, 12, RTMIN+3) pauses or resumes its "
 	  "counting, in turn; scaler ctl sends its requests on SIG too (else on RTMAX-1)" },
+	{ OPT_KERNEL, "kernel", no_argument, NULL, CLI_NONE, NULL, NULL,
+	  "also sample each thread's time in the kernel (4 kHz of its CPU time, kernel "
+	  "stacks, named from /proc/kallsyms at the end): each API's kernel time and "
+	  "functions; needs perf_event_paranoid 1 or less, CAP_PERFMON or root (said "
+	  "at the start when not allowed)" },
 	{ 'p', "pid", required_argument, "PID", CLI_WORD, NULL, NULL,
 	  "instead of running CMD, attach to the running process PID (ptrace: its owner or "
 	  "root), profile it and detach, leaving it running (doc/record.md)" },
@@ -300,7 +306,7 @@ static const struct cli_opt record_opts[] = {
 
 static const struct cli_cmd record_cmd = {
 	.name = "record",
-	.synopsis = "[-o DIR] [--timing MODE] [--interval MS] [--] CMD [ARG...]\n"
+	.synopsis = "[-o DIR] [--timing MODE] [--interval MS] [--kernel] [--] CMD [ARG...]\n"
 		    "       scaler record -p PID [--duration S] [-o DIR] [--timing MODE]",
 	.about = "Runs CMD with the runtime (libscaler.so) preloaded: every call between the "
 		 "executable and its shared libraries is counted, and timed as --timing says, "
@@ -365,7 +371,7 @@ int cmd_record(int argc, char **argv)
 	const char *timing = "adaptive";
 	const char *functions = NULL, *args = NULL;
 	unsigned interval = 0, slots = SERIES_SLOTS_DEFAULT, attach = 0, duration_ms = 0;
-	int c, paused = 0, ctl_sig = 0;
+	int c, paused = 0, ctl_sig = 0, kernel = 0;
 
 	optind = 0;     /* getopt starts afresh (and reads the "+" again) */
 	while ((c = cli_getopt(&record_cmd, argc, argv)) != CLI_END) {
@@ -378,6 +384,7 @@ int cmd_record(int argc, char **argv)
 			break;
 		case OPT_FUNCTIONS: functions = optarg; break;
 		case OPT_ARGS: args = optarg ? optarg : "default"; break;
+		case OPT_KERNEL: kernel = 1; break;
 		case OPT_INTERVAL:
 			if (parse_uint(optarg, 10, 60000, &interval))
 				return cli_usage_error(&record_cmd, "--interval wants milliseconds "
@@ -421,10 +428,10 @@ int cmd_record(int argc, char **argv)
 			return cli_usage_error(&record_cmd, "--functions is not available with -p: "
 					       "patching a function's entry while a thread may be "
 					       "running it is not safe");
-		if (interval || paused || ctl_sig || args)
+		if (interval || paused || ctl_sig || args || kernel)
 			return cli_usage_error(&record_cmd, "--interval, --paused, "
-					       "--control-signal and --args are not available "
-					       "with -p");
+					       "--control-signal, --args and --kernel are not "
+					       "available with -p");
 		return record_attach((pid_t)attach, dir, timing, duration_ms);
 	}
 	if (duration_ms)
@@ -479,6 +486,12 @@ int cmd_record(int argc, char **argv)
 		setenv("SCALER_ARGS", args, 1);
 	else
 		unsetenv("SCALER_ARGS");
+	if (kernel) {
+		setenv("SCALER_KERNEL", "1", 1);
+		record_kernel_say();
+	} else {
+		unsetenv("SCALER_KERNEL");
+	}
 	free(preload);
 
 	/* Signals sent to us are the command's: servers are stopped by
@@ -530,6 +543,8 @@ int cmd_record(int argc, char **argv)
 	write_exit(absdir, pid, status, wall);
 	if (functions)
 		record_functions_summary(absdir);
+	if (kernel)
+		record_kernel_symbols(absdir);
 	if (geteuid() == 0)
 		record_finish_dir(absdir, 0);
 	if (WIFSIGNALED(status))

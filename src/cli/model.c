@@ -25,8 +25,11 @@ struct call_in {
 	uint64_t count, timed;
 	long double total_ns, self_ns;
 	long double attr_ns, wait_ns;
+	long double blocked_ns, preempt_ns, kernel_ns;
+	size_t nkfuncs;
+	const struct sc_call_kfunc *kfuncs;    /* ns rounded already */
 	int64_t max_ns;
-	int wait, function;
+	int wait, function, measured;
 	long double hist[SC_HIST_BUCKETS];     /* by sc_hist_lo_ns */
 	uint32_t nargs;
 	const struct sc_argdist *args;         /* borrowed */
@@ -97,6 +100,38 @@ static int cmp_edge(const void *a, const void *b)
 	return strcmp(x->callee, y->callee);
 }
 
+
+static int cmp_kfunc(const void *a, const void *b)
+{
+	const struct sc_call_kfunc *x = a, *y = b;
+
+	if (x->ns != y->ns)
+		return x->ns > y->ns ? -1 : 1;
+	return strcmp(x->name, y->name);
+}
+
+/* Kernel functions summed over the inputs of one call key, by name. */
+static void merge_kfuncs(struct sc_call *c, const struct call_in *in, size_t n)
+{
+	size_t cap = 0;
+
+	for (size_t j = 0; j < n; j++)
+		for (size_t k = 0; k < in[j].nkfuncs; k++) {
+			const struct sc_call_kfunc *f = &in[j].kfuncs[k];
+			size_t m;
+
+			for (m = 0; m < c->nkfuncs; m++)
+				if (!strcmp(c->kfuncs[m].name, f->name))
+					break;
+			if (m == c->nkfuncs) {
+				c->kfuncs = sc_grow(c->kfuncs, &cap, m + 1, sizeof(*c->kfuncs));
+				c->kfuncs[m] = (struct sc_call_kfunc){f->name, 0};
+				c->nkfuncs++;
+			}
+			c->kfuncs[m].ns = sc_add_sat(c->kfuncs[m].ns, f->ns);
+		}
+	sc_sort(c->kfuncs, c->nkfuncs, sizeof(*c->kfuncs), cmp_kfunc);
+}
 
 /* Index of the component `name` in a, created if absent (so pointers
  * into a->comp are only valid until the next call). */
@@ -416,13 +451,19 @@ static void agg_build(struct sc_agg *a, struct call_in *in, size_t nin,
 	for (i = 0; i < nin; i = j) {
 		struct sc_call *c;
 		long double tot = 0, self = 0, attr = 0, waitns = 0;
+		long double blocked = 0, preempt = 0, kernel = 0;
 		long double hist[SC_HIST_BUCKETS] = {0};
 		uint64_t count = 0, timed = 0;
 		int64_t maxns = 0;
-		int wait = 0, function = 0, b;
+		int wait = 0, function = 0, measured = 0, b;
 
 		for (j = i; j < nin && cmp_call_key(&in[i], &in[j]) == 0; j++) {
 			wait |= in[j].wait;
+			if (in[j].measured > measured)
+				measured = in[j].measured;
+			blocked += in[j].blocked_ns;
+			preempt += in[j].preempt_ns;
+			kernel += in[j].kernel_ns;
 			function |= in[j].function;
 			tot += in[j].total_ns;
 			self += in[j].self_ns;
@@ -457,6 +498,11 @@ static void agg_build(struct sc_agg *a, struct call_in *in, size_t nin,
 		c->wait_ns = sc_round_ns(waitns);
 		if (c->wait_ns > c->total_ns)
 			c->wait_ns = c->total_ns;
+		c->measured = measured;
+		c->blocked_ns = sc_round_ns(blocked);
+		c->preempt_ns = sc_round_ns(preempt);
+		c->kernel_ns = sc_round_ns(kernel);
+		merge_kfuncs(c, in + i, j - i);
 		c->max_ns = maxns;
 		for (b = 0; b < SC_HIST_BUCKETS; b++)
 			c->hist[b] = (uint64_t)llroundl(hist[b]);
@@ -499,6 +545,7 @@ static void agg_build(struct sc_agg *a, struct call_in *in, size_t nin,
 		from->out_ns = sc_add_sat(from->out_ns, k->total_ns);
 		from->out_calls = sc_addu_sat(from->out_calls, k->count);
 		from->wait_ns = sc_add_sat(from->wait_ns, k->wait_ns);
+		from->preempt_ns = sc_add_sat(from->preempt_ns, k->preempt_ns);
 		/* the same arithmetic on the 1/k-weighted times; a Wait is no
 		 * part of the critical time (its thread was not running) */
 		if (!k->wait) {
@@ -556,8 +603,10 @@ static void agg_free(struct sc_agg *a)
 	for (i = 0; i < a->ncomp; i++)
 		free(a->comp[i].out);
 	free(a->comp);
-	for (i = 0; i < a->ncalls; i++)
+	for (i = 0; i < a->ncalls; i++) {
 		free(a->calls[i].args);
+		free(a->calls[i].kfuncs);
+	}
 	free(a->calls);
 	memset(a, 0, sizeof(*a));
 }
@@ -576,6 +625,7 @@ const struct sc_component *sc_agg_component(const struct sc_agg *a, const char *
  * its entries as call contributions. */
 static void image_agg(struct sc_agg *a, struct sc_profile *p, const struct sc_image *im)
 {
+	struct sc_call_kfunc **kf;
 	struct call_in *in;
 	struct thr_in *thr;
 	size_t i, nin = 0;
@@ -596,13 +646,31 @@ static void image_agg(struct sc_agg *a, struct sc_profile *p, const struct sc_im
 		thr[im->nthreads + i].path = im->objects[i].path;
 	}
 
-	/* one call contribution per entry with calls */
+	/* one call contribution per entry with calls; its kernel functions
+	 * as ns (each entry's list, kept until agg_build has merged them) */
 	in = sc_xcalloc(im->nentries, sizeof(*in));
+	kf = sc_xcalloc(im->nentries, sizeof(*kf));
 	for (i = 0; i < im->nentries; i++) {
 		const struct sc_entry *e = &im->entries[i];
 
 		if (e->count == 0)
 			continue;
+		in[nin].measured = im->wait_source == SC_WAIT_NAMES ||
+				   im->timing_mode == SC_TIMING_NONE ? 0
+				   : im->kernel_sampled ? 2 : 1;
+		if (in[nin].measured) {
+			in[nin].blocked_ns = sc_ticks_to_ns(im->tsc_hz, e->blocked_ticks);
+			in[nin].preempt_ns = sc_ticks_to_ns(im->tsc_hz, e->preempt_ticks);
+			in[nin].kernel_ns = sc_ticks_to_ns(im->tsc_hz, e->kernel_ticks);
+			if (e->nkfuncs) {
+				kf[i] = sc_xcalloc(e->nkfuncs, sizeof(*kf[i]));
+				for (size_t k = 0; k < e->nkfuncs; k++)
+					kf[i][k] = (struct sc_call_kfunc){e->kfuncs[k].name,
+						sc_round_ns(sc_ticks_to_ns(im->tsc_hz, e->kfuncs[k].ticks))};
+				in[nin].kfuncs = kf[i];
+				in[nin].nkfuncs = e->nkfuncs;
+			}
+		}
 		in[nin].caller = sc_object_name(p, im, e->caller);
 		in[nin].callee = sc_object_name(p, im, e->callee);
 		in[nin].api = e->api;
@@ -625,6 +693,11 @@ static void image_agg(struct sc_agg *a, struct sc_profile *p, const struct sc_im
 		nin++;
 	}
 	agg_build(a, in, nin, thr, im->nthreads + im->nobjects, NULL, 0, 1);
+	a->wait_source = im->wait_source;
+	a->kernel_sampled = im->kernel_sampled;
+	for (i = 0; i < im->nentries; i++)
+		free(kf[i]);
+	free(kf);
 	free(in);
 	free(thr);
 }
@@ -655,6 +728,12 @@ static void profile_agg(struct sc_agg *a, const struct sc_agg *img, size_t nimg)
 			in[nin].function = c->function;
 			in[nin].attr_ns = (long double)c->attr_ns;
 			in[nin].wait_ns = (long double)c->wait_ns;
+			in[nin].measured = c->measured;
+			in[nin].blocked_ns = (long double)c->blocked_ns;
+			in[nin].preempt_ns = (long double)c->preempt_ns;
+			in[nin].kernel_ns = (long double)c->kernel_ns;
+			in[nin].kfuncs = c->kfuncs;
+			in[nin].nkfuncs = c->nkfuncs;
 			in[nin].max_ns = c->max_ns;
 			for (k = 0; k < SC_HIST_BUCKETS; k++)
 				in[nin].hist[k] = (long double)c->hist[k];
@@ -687,6 +766,13 @@ static void profile_agg(struct sc_agg *a, const struct sc_agg *img, size_t nimg)
 		}
 	}
 	agg_build(a, in, nin, thr, nthr, u, nu, 0);
+	for (i = 0; i < nimg; i++) {
+		a->kernel_sampled |= img[i].kernel_sampled;
+		if (i == 0)
+			a->wait_source = img[i].wait_source;
+		else if (a->wait_source != img[i].wait_source)
+			a->wait_source = SC_WAIT_MIXED;
+	}
 	free(in);
 	free(thr);
 	free(u);

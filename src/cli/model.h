@@ -62,6 +62,7 @@ struct sc_component {
 	 * self_ns - self_wait_ns is its work: what the component view shows
 	 * apart, so that blocking is never read as a library's work. */
 	int64_t self_wait_ns;
+	int64_t preempt_ns;     /* part of out_ns off-CPU but runnable */
 	/* The same two figures with every call's time weighted by 1/k, k the
 	 * threads running (not waiting) while it ran (paper section 3.4): the
 	 * component's share of the process's critical time. */
@@ -71,6 +72,12 @@ struct sc_component {
 	int64_t attr_unseen_in_ns, attr_unseen_out_ns;
 	size_t nout;
 	struct sc_edge *out;    /* out_by_callee, by ns desc, calls desc, name */
+};
+
+/* A kernel function and the time a call key spent in it (inclusive). */
+struct sc_call_kfunc {
+	const char *name;
+	int64_t ns;
 };
 
 /* Calls aggregated by (caller component, callee component, api). */
@@ -91,6 +98,14 @@ struct sc_call {
 				   a blocking API, the blocked calls of a
 				   read-like one (SC_ENT_IOWAIT) */
 	int64_t attr_ns;        /* total_ns weighted by 1/k running threads */
+	/* Measured by the kernel (measured 1: some of its calls ran on
+	 * threads with perf events, 2: with kernel samples): off-CPU blocked (then wait_ns is it),
+	 * off-CPU preempted, on-CPU in the kernel, and that kernel time's
+	 * functions, inclusive, largest first (record --kernel) */
+	int measured;
+	int64_t blocked_ns, preempt_ns, kernel_ns;
+	size_t nkfuncs;
+	struct sc_call_kfunc *kfuncs;
 	int64_t max_ns;         /* longest timed call */
 	int64_t p50_ns, p99_ns; /* from hist, interpolated within a bucket */
 	/* Estimated calls per latency bucket: hist[i] counts calls of
@@ -110,6 +125,8 @@ struct sc_agg {
 	int64_t attr_ns;            /* critical time: threads' effective time
 				       weighted by 1/k running threads */
 	uint64_t calls_count;       /* sum of count over calls */
+	int wait_source;            /* enum sc_wait_source over its images */
+	int kernel_sampled;         /* some thread had kernel samples */
 };
 
 /* The aggregates of one profile: one per image and one of them all. */

@@ -38,7 +38,7 @@ bool profdir_name(const char *name)
 	char tail[8];
 	int end = 0;
 	if (!strcmp(name, SC_PROFILE_MARKER) || !strcmp(name, SC_SERIES_FILE) ||
-	    is_use_cache(name))
+	    !strcmp(name, SC_KSYMS_FILE) || is_use_cache(name))
 		return true;
 	if (sscanf(name, "p%u-%u.met%1[a]%n", &pid, &gen, tail, &end) == 3 && end && !name[end])
 		return true;
@@ -49,6 +49,10 @@ bool profdir_name(const char *name)
 	end = 0;
 	if (sscanf(name, "p%u-attach.fif%1[o]%n", &pid, tail, &end) == 2 && end && !name[end])
 		return true;            /* scaler record -p's, while attached */
+	end = 0;
+	if (sscanf(name, "p%u-%u-t%u.ks%1[t]%n", &pid, &gen, &seq, tail, &end) == 4 && end &&
+	    !name[end])
+		return true;
 	end = 0;
 	if (sscanf(name, "p%u-%u-t%u.th%1[r]%n", &pid, &gen, &seq, tail, &end) == 4 && end &&
 	    !name[end])

@@ -207,6 +207,9 @@ const struct sc_image *report_root_image(const struct sc_profile *p);
 void report_fmt_command(char *b, size_t n, const struct sc_image *im);
 void report_status_label(char *b, size_t n, const struct sc_image *im);
 const char *report_timing_desc(uint32_t mode);
+/* Where Wait came from (enum sc_wait_source): a word for JSON, a line */
+const char *report_wait_name(int source);
+const char *report_wait_desc(int source);
 /* The one-line explanation of an imbalanced group g (of r->groups). */
 void report_imbalance_text(char *b, size_t n, const struct report *r,
 			   const struct report_group *g);

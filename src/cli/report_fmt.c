@@ -209,6 +209,30 @@ const char *report_timing_desc(uint32_t mode)
 	}
 }
 
+const char *report_wait_name(int source)
+{
+	switch (source) {
+	case SC_WAIT_MEASURED: return "measured";
+	case SC_WAIT_MIXED: return "mixed";
+	default: return "names";
+	}
+}
+
+const char *report_wait_desc(int source)
+{
+	switch (source) {
+	case SC_WAIT_MEASURED:
+		return "Wait measured: the time each timed call was off-CPU and blocked (perf "
+		       "context switches); preempted time is shown apart";
+	case SC_WAIT_MIXED:
+		return "Wait measured where perf events were allowed, guessed from API names "
+		       "elsewhere";
+	default:
+		return "Wait guessed from API names (blocking APIs, long read-like calls): no perf "
+		       "events";
+	}
+}
+
 /* How an image ended, in a few words. */
 void report_status_label(char *b, size_t n, const struct sc_image *im)
 {

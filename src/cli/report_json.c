@@ -85,6 +85,34 @@ static void json_args(struct sc_json *j, const struct sc_call *c)
 	sc_json_end_array(j);
 }
 
+/* What the kernel measured of a call key (doc/report.md, "kernel"). */
+static void json_kernel(struct sc_json *j, const struct sc_call *c)
+{
+	sc_json_key(j, "kernel");
+	sc_json_begin_object(j);
+	sc_json_key(j, "on_cpu_ns");
+	if (c->measured > 1)
+		sc_json_int(j, c->kernel_ns);
+	else
+		sc_json_null(j);       /* not sampled: record --kernel */
+	sc_json_key(j, "off_cpu_ns");
+	sc_json_int(j, c->blocked_ns);
+	sc_json_key(j, "preempted_ns");
+	sc_json_int(j, c->preempt_ns);
+	sc_json_key(j, "functions");
+	sc_json_begin_array(j);
+	for (size_t i = 0; i < c->nkfuncs; i++) {
+		sc_json_begin_object(j);
+		sc_json_key(j, "name");
+		sc_json_string(j, c->kfuncs[i].name);
+		sc_json_key(j, "ns");
+		sc_json_int(j, c->kfuncs[i].ns);
+		sc_json_end_object(j);
+	}
+	sc_json_end_array(j);
+	sc_json_end_object(j);
+}
+
 void report_json_call(struct sc_json *j, const struct sc_call *c)
 {
 	sc_json_begin_object(j);
@@ -126,6 +154,8 @@ void report_json_call(struct sc_json *j, const struct sc_call *c)
 	sc_json_int(j, c->max_ns);
 	json_hist(j, c);
 	json_args(j, c);
+	if (c->measured)
+		json_kernel(j, c);
 	sc_json_end_object(j);
 }
 
@@ -324,6 +354,8 @@ void report_json(const struct report *r)
 	sc_json_int(&j, 1);
 	sc_json_key(&j, "timing");
 	sc_json_string(&j, sc_timing_name(p->timing_mode));
+	sc_json_key(&j, "wait_source");
+	sc_json_string(&j, report_wait_name(r->agg->wait_source));
 	sc_json_key(&j, "critical_ns");
 	sc_json_int(&j, r->agg->attr_ns);
 	json_agg(&j, r, r->agg);
@@ -358,6 +390,8 @@ void report_json(const struct report *r)
 		sc_json_int(&j, im->wall_ns);
 		sc_json_key(&j, "critical_ns");
 		sc_json_int(&j, a->attr_ns);
+		sc_json_key(&j, "wait_source");
+		sc_json_string(&j, report_wait_name(im->wait_source));
 		json_timing_cost(&j, im);
 		json_agg(&j, r, a);
 		/* per thread: effective = wall - Wait (the paper's §3.5 view) */

@@ -226,6 +226,9 @@ static void text_header(const struct report *r)
 			root->hdr.version);
 	}
 	fputc('\n', r->out);
+	if (p->timing_mode != SC_TIMING_NONE)
+		fprintf(r->out, "%s%s\n", report_wait_desc(r->agg->wait_source),
+			r->agg->kernel_sampled ? "; kernel stacks sampled" : "");
 	if (r->component) {
 		fprintf(r->out, "component%s", r->nselected > 1 ? "s" : "");
 		for (size_t i = 0; i < r->nselected; i++)
@@ -364,6 +367,17 @@ static void text_components(const struct report *r)
 				col(r, "", 18, 1);
 				col_count(r, ed->calls, 14);
 			}
+			fputc('\n', r->out);
+		}
+		/* runnable but not running (preempted) in its calls out:
+		 * contention for CPUs, neither work of the callees nor Wait */
+		if (r->timed && c->preempt_ns > 0) {
+			fputs("  ", r->out);
+			sgr(r, C_DIM);
+			col(r, "    (of which preempted: runnable)", nw, 0);
+			col_ns(r, (long double)c->preempt_ns, 1, TC);
+			col_pct(r, (long double)c->preempt_ns, all, 7);
+			sgr(r, "0");
 			fputc('\n', r->out);
 		}
 	}

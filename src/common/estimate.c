@@ -85,6 +85,24 @@ void sc_estimate(const struct sc_rec *r, uint64_t overhead_ticks, long double *i
 	}
 }
 
+static long double share(uint64_t part, const struct sc_rec *r, long double incl)
+{
+	long double v = incl * (long double)part / (long double)r->wticks;
+
+	return v > incl ? incl : v;
+}
+
+void sc_estimate_perf(const struct sc_rec *r, long double incl, long double *blocked,
+		      long double *preempt, long double *kernel)
+{
+	*blocked = *preempt = *kernel = 0;
+	if (r->wticks == 0 || incl <= 0)
+		return;
+	*blocked = share(r->wblocked, r, incl);
+	*preempt = share(r->wpreempt, r, incl);
+	*kernel = share(r->wkernel, r, incl);
+}
+
 long double sc_ticks_to_ns(long double tsc_hz, long double ticks)
 {
 	if (tsc_hz <= 0)

@@ -62,6 +62,15 @@ static inline uint64_t sc_hist_lo_ns(int i) { return i == 0 ? 0 : (uint64_t)1 <<
 void sc_estimate(const struct sc_rec *r, uint64_t overhead_ticks, long double *incl,
 		 long double *self, long double *attr, long double *block);
 
+/*
+ * A record's blocked, preempted and kernel ticks (format 6) for all of its
+ * calls, given its estimated inclusive ticks `incl`: each sum is weighted
+ * by span as wticks is, so each is incl times its share of wticks (at most
+ * incl).
+ */
+void sc_estimate_perf(const struct sc_rec *r, long double incl, long double *blocked,
+		      long double *preempt, long double *kernel);
+
 /* ticks at tsc_hz as ns; 0 without a clock rate (tsc_hz <= 0) */
 long double sc_ticks_to_ns(long double tsc_hz, long double ticks);
 

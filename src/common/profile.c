@@ -42,6 +42,7 @@
 #include <unistd.h>
 
 #include "estimate.h"
+#include "kstacks.h"
 #include "names.h"
 #include "profile_args.h"
 #include "xalloc.h"
@@ -50,6 +51,8 @@
 #define FORMAT_OVH_PER_THREAD 4u
 /* the first with sc_rec.max_tsc (reserved, zero, before) */
 #define FORMAT_MAX_TSC 5u
+/* the first with off-CPU and kernel time (sc_rec.wblocked..., perf_kind) */
+#define FORMAT_PERF 6u
 
 /* The largest .meta read (bytes): some 10 M imports. A larger one is made
  * up, and reading it would only exhaust memory. */
@@ -857,7 +860,8 @@ static void fold_record(struct sc_image *im, struct sc_thread *t, size_t ei,
 {
 	struct sc_entry *e = &im->entries[ei];
 	long double incl, self, attr, block, scale;
-	int b;
+	long double blocked = 0, preempt = 0, kernel = 0;
+	int b, measured = t->perf_kind != SC_PERF_NONE;
 
 	sc_estimate(rec, ovh_ticks, &incl, &self, &attr, &block);
 	if (fit < 1 && rec_sampled(rec)) {
@@ -865,6 +869,12 @@ static void fold_record(struct sc_image *im, struct sc_thread *t, size_t ei,
 		self *= fit;
 		attr *= fit;
 		block *= fit;
+	}
+	if (measured) {
+		sc_estimate_perf(rec, incl, &blocked, &preempt, &kernel);
+		e->blocked_ticks += blocked;
+		e->preempt_ticks += preempt;
+		e->kernel_ticks += kernel;
 	}
 	e->count = sc_addu_sat(e->count, rec->count);
 	e->timed = sc_addu_sat(e->timed, rec->timed);
@@ -893,11 +903,21 @@ static void fold_record(struct sc_image *im, struct sc_thread *t, size_t ei,
 	scale = rec->wcount > 0 ? (long double)rec->count / (long double)rec->wcount : 0;
 	for (b = 0; b < SC_REC_HIST; b++)
 		e->hist[b] += (long double)rec->hist[b] * scale;
+	/*
+	 * Wait: the time blocked where the kernel told it, else guessed from
+	 * the API's name. The parallel clock still leaves a thread in a
+	 * Wait API by its name (the runtime's choice): its wait_p stays.
+	 */
 	if (e->flags & SC_ENT_WAIT) {
-		t->wait_ticks += incl;
+		t->wait_ticks += measured ? blocked : incl;
 		/* exact: Wait APIs are always timed */
 		t->wait_p += (long double)rec->wpticks;
-		e->block_ticks += incl;
+		e->block_ticks += measured ? blocked : incl;
+	} else if (measured) {
+		t->wait_ticks += blocked;
+		e->block_ticks += blocked;
+		if (incl > 0)
+			e->attr_ticks -= attr * blocked / incl;
 	} else if (e->flags & SC_ENT_MAYBLOCK) {
 		t->wait_ticks += block;
 		e->block_ticks += block;
@@ -1013,6 +1033,10 @@ static int load_thr(struct sc_image *im, int dirfd, uid_t dir_uid, const struct 
 		t->paused_ticks = t->paused_p = 0;
 		nrecs = 0;
 	}
+	if (h.version >= FORMAT_PERF && h.perf_kind <= SC_PERF_KERNEL) {
+		t->perf_kind = h.perf_kind;
+		t->perf_lost = h.perf_lost;
+	}
 	if (im->ovh_unknown) {
 		ovh_ticks = im->hdr.overhead_ticks;     /* see sc_profile_load */
 	} else if (h.ovh_n) {
@@ -1116,7 +1140,7 @@ const char *sc_object_name(struct sc_profile *p, const struct sc_image *im, uint
 static void finish_image(struct sc_image *im)
 {
 	uint64_t max_tsc = im->hdr.start_tsc, end_tsc;
-	size_t i;
+	size_t i, nmeasured = 0, nguessed = 0;
 
 	/* Object 0 is the executable; name it by the command if unrecorded. */
 	for (i = 0; i < im->nobjects; i++)
@@ -1162,6 +1186,13 @@ static void finish_image(struct sc_image *im)
 
 		if (!t->has_file)
 			continue;
+		/* Wait measured on every thread, on none, or on some */
+		if (t->perf_kind == SC_PERF_KERNEL)
+			im->kernel_sampled = 1;
+		if (t->perf_kind != SC_PERF_NONE)
+			nmeasured++;
+		else
+			nguessed++;
 		if (t->start_tsc > max_tsc)
 			max_tsc = t->start_tsc;
 		if (t->end_tsc > max_tsc)
@@ -1169,6 +1200,7 @@ static void finish_image(struct sc_image *im)
 		if (t->last_tsc > max_tsc)      /* latest timed return */
 			max_tsc = t->last_tsc;
 	}
+	im->wait_source = !nmeasured ? SC_WAIT_NAMES : nguessed ? SC_WAIT_MIXED : SC_WAIT_MEASURED;
 	/*
 	 * Fallback end of threads still running: the image's END; without
 	 * one (killed, or exited by _exit), the parent's EXIT wall time
@@ -1281,10 +1313,55 @@ static void image_free(struct sc_image *im)
 	sc_profile_args_free(im);
 	free(im->argv);
 	free(im->objects);
+	for (size_t i = 0; i < im->nentries; i++)
+		free(im->entries[i].kfuncs);
 	free(im->entries);
 	free(im->threads);
 	free(im->longest);
 	free(im->skipped);
+}
+
+/*
+ * The kernel stacks of im's threads that sampled them (record --kernel):
+ * each thread's .kst file, named from the profile's kallsyms file. Either
+ * missing or untrusted: the entries' kernel time stays, without functions.
+ */
+static void load_kstacks(struct sc_profile *p, struct sc_image *im, int dfd, uid_t dir_uid,
+			 size_t nmeta)
+{
+	struct sc_ksyms *ks = NULL;
+	struct sc_kst_acc *acc;
+	struct stat st;
+	char name[64], why[256];
+	size_t i;
+	int fd;
+
+	for (i = 0; i < im->nthreads && im->threads[i].perf_kind != SC_PERF_KERNEL; i++)
+		;
+	if (i == im->nthreads)
+		return;
+	fd = open_trusted(dfd, dir_uid, SC_KSYMS_FILE, 0, &st, why, sizeof(why));
+	if (fd >= 0) {
+		ks = sc_ksyms_read(fd);
+		close(fd);
+	}
+	acc = sc_kst_acc_new(im->nentries);
+	for (i = 0; i < im->nthreads; i++) {
+		const struct sc_thread *t = &im->threads[i];
+
+		if (t->perf_kind != SC_PERF_KERNEL)
+			continue;
+		snprintf(name, sizeof(name), "p%u-%u-t%u.kst", im->pid, im->gen, t->seq);
+		fd = open_trusted(dfd, dir_uid, name, thread_declared(im, nmeta, t->seq), &st, why,
+				  sizeof(why));
+		if (fd < 0)
+			continue;
+		if (sc_kst_fold(acc, p, im, fd, ks) < 0)
+			skip_file(p, name, "not a kernel stack table");
+		close(fd);
+	}
+	sc_kst_finish(acc, im);
+	sc_ksyms_free(ks);
 }
 
 /*
@@ -1360,6 +1437,7 @@ static int load_image(struct sc_profile *out, int dfd, uid_t dir_uid,
 	sc_profile_args_finish(im);
 	/* threads known from .thr only were appended: back in seq order */
 	sc_sort(im->threads, im->nthreads, sizeof(*im->threads), cmp_thread_seq);
+	load_kstacks(out, im, dfd, dir_uid, nmeta);
 	finish_image(im);
 	return 1;
 skip:

@@ -28,6 +28,12 @@ struct sc_object {
 	int unloaded;           /* an SC_M_UNLOAD record was seen */
 };
 
+/* A kernel function and the time its entry's calls spent in it (inclusive). */
+struct sc_kfunc {
+	const char *name;
+	long double ticks;
+};
+
 /* A shadow entry with its counters summed over the image's threads. */
 struct sc_entry {
 	uint32_t idx;
@@ -40,7 +46,16 @@ struct sc_entry {
 	long double est_ticks;      /* estimated inclusive ticks, overhead removed */
 	long double self_ticks;     /* estimated exclusive ticks */
 	long double attr_ticks;     /* est_ticks weighted by 1/k (parallel clock) */
-	long double block_ticks;    /* part of est_ticks that blocked (Wait) */
+	long double block_ticks;    /* part of est_ticks that blocked (Wait):
+				       measured where its threads were
+				       (blocked_ticks), else by its name */
+	/* Measured by the kernel (format 6, threads with perf_kind set):
+	 * off-CPU blocked, off-CPU preempted (runnable), on-CPU in the
+	 * kernel; and the kernel functions of that kernel time, inclusive,
+	 * largest first (record --kernel) */
+	long double blocked_ticks, preempt_ticks, kernel_ticks;
+	size_t nkfuncs;
+	struct sc_kfunc *kfuncs;
 	long double hist[SC_REC_HIST]; /* estimated calls per tick bucket */
 	uint64_t max_ticks;
 	long double total_ns;
@@ -74,6 +89,8 @@ struct sc_thread {
 					    (taken off wall_ticks, attr_ns) */
 	uint64_t calls;             /* calls it made through every entry, exact */
 	uint64_t barrier_calls;     /* of them, pthread_barrier_wait's */
+	int perf_kind;              /* enum sc_perf_kind: how its Wait is known */
+	unsigned perf_lost;         /* records the kernel dropped */
 };
 
 /* A thread's longest timed call through one entry (format version 5 on:
@@ -89,6 +106,13 @@ struct sc_longest {
 struct sc_skipped {
 	uint32_t obj;               /* object id */
 	const char *name, *reason;
+};
+
+/* Where an image's Wait comes from. */
+enum sc_wait_source {
+	SC_WAIT_NAMES = 0,          /* guessed from API names (SC_ENT_WAIT...) */
+	SC_WAIT_MEASURED = 1,       /* measured: time off-CPU, blocked */
+	SC_WAIT_MIXED = 2,          /* measured on some threads only */
 };
 
 /* One process image: one pid between two execs. */
@@ -118,6 +142,8 @@ struct sc_image {
 	struct sc_longest *longest; /* in the order read */
 	size_t nskipped;
 	struct sc_skipped *skipped; /* in the order recorded */
+	int wait_source;            /* enum sc_wait_source, over its threads */
+	int kernel_sampled;         /* some thread had kernel samples */
 	/* the interceptor's cost taken off each timed call, over the
 	 * threads' measurements (sc_thr_header.ovh_*), in ticks, and as ns
 	 * (0 without measurements or a clock rate); unknown (ovh_unknown

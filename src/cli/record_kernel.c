@@ -1,0 +1,235 @@
+/*
+ * record_kernel.c - `scaler record --kernel`: what the runtime will be
+ * allowed to sample, said once before the command runs, and the kernel's
+ * symbols for the addresses it sampled, written beside the profile after
+ * the command ends (kernel addresses differ per boot: KASLR; a report made
+ * later, or on another machine, could not name them).
+ */
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <linux/perf_event.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "format.h"
+#include "record_kernel.h"
+#include "xalloc.h"
+
+/* Can this process open the event the runtime opens with --kernel? */
+static int kernel_sampling_allowed(int *err)
+{
+	struct perf_event_attr a;
+
+	memset(&a, 0, sizeof(a));
+	a.size = sizeof(a);
+	a.type = PERF_TYPE_SOFTWARE;
+	a.config = PERF_COUNT_SW_CPU_CLOCK;
+	a.sample_period = 1000000;
+	a.exclude_user = 1;
+	a.sample_type = PERF_SAMPLE_TIME | PERF_SAMPLE_CALLCHAIN;
+	a.disabled = 1;
+	int fd = (int)syscall(SYS_perf_event_open, &a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+	if (fd < 0) {
+		*err = errno;
+		return 0;
+	}
+	close(fd);
+	return 1;
+}
+
+static int read_int_file(const char *path, int *v)
+{
+	FILE *f = fopen(path, "r");
+	int ok = f && fscanf(f, "%d", v) == 1;
+
+	if (f)
+		fclose(f);
+	return ok ? 0 : -1;
+}
+
+/* Does /proc/kallsyms show addresses (not zeros: kptr_restrict)? */
+static int kallsyms_visible(void)
+{
+	FILE *f = fopen("/proc/kallsyms", "r");
+	char line[512];
+	int seen = 0, nonzero = 0;
+
+	if (!f)
+		return 0;
+	while (seen < 64 && fgets(line, sizeof(line), f)) {
+		seen++;
+		if (strtoull(line, NULL, 16) != 0)
+			nonzero = 1;
+	}
+	fclose(f);
+	return nonzero;
+}
+
+void record_kernel_say(void)
+{
+	int err = 0, paranoid = 0, restrict_ = 0;
+	char what[512] = "";
+	size_t n = 0;
+
+	if (!kernel_sampling_allowed(&err)) {
+		if (read_int_file("/proc/sys/kernel/perf_event_paranoid", &paranoid) == 0)
+			n += (size_t)snprintf(what + n, sizeof(what) - n, "kernel stacks not sampled "
+					      "(%s; perf_event_paranoid is %d, kernel samples need "
+					      "1 or less, CAP_PERFMON or root)", strerror(err),
+					      paranoid);
+		else
+			n += (size_t)snprintf(what + n, sizeof(what) - n, "kernel stacks not sampled "
+					      "(%s)", strerror(err));
+	} else if (!kallsyms_visible()) {
+		read_int_file("/proc/sys/kernel/kptr_restrict", &restrict_);
+		n += (size_t)snprintf(what + n, sizeof(what) - n, "kernel symbols hidden "
+				      "(/proc/kallsyms shows zeros: kptr_restrict is %d): kernel "
+				      "functions are shown as addresses", restrict_);
+	}
+	if (n)
+		fprintf(stderr, "scaler: --kernel: %s; off-CPU time is measured\n", what);
+}
+
+/* ---- naming the sampled addresses -------------------------------------- */
+
+struct ksym {
+	uint64_t addr;
+	char *name;
+};
+
+static int cmp_ksym(const void *a, const void *b)
+{
+	const struct ksym *x = a, *y = b;
+
+	return x->addr < y->addr ? -1 : x->addr > y->addr;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Every kernel address the .kst files of dir hold, sorted, distinct. */
+static uint64_t *sampled_addresses(const char *dir, size_t *n)
+{
+	DIR *d = opendir(dir);
+	struct dirent *de;
+	uint64_t *ips = NULL;
+	size_t cap = 0;
+
+	*n = 0;
+	if (!d)
+		return NULL;
+	while ((de = readdir(d)) != NULL) {
+		size_t len = strlen(de->d_name);
+		struct sc_kst_header h;
+		int fd;
+
+		if (len < 5 || strcmp(de->d_name + len - 4, ".kst"))
+			continue;
+		fd = openat(dirfd(d), de->d_name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+		if (fd < 0)
+			continue;
+		if (pread(fd, &h, sizeof(h), 0) == (ssize_t)sizeof(h) &&
+		    !memcmp(h.magic, SC_KST_MAGIC, 8) && h.slot_size == sizeof(struct sc_kst_slot) &&
+		    h.nslots <= (1u << 20)) {
+			for (uint32_t i = 0; i < h.nslots; i++) {
+				struct sc_kst_slot s;
+				off_t at = (off_t)(sizeof(h) + (uint64_t)i * sizeof(s));
+
+				if (pread(fd, &s, sizeof(s), at) != (ssize_t)sizeof(s))
+					break;
+				if (!s.entry)
+					continue;
+				for (uint32_t k = 0; k < s.depth && k < SC_KST_DEPTH; k++) {
+					ips = sc_grow(ips, &cap, *n + 1, sizeof(*ips));
+					ips[(*n)++] = s.ip[k];
+				}
+			}
+		}
+		close(fd);
+	}
+	closedir(d);
+	qsort(ips, *n, sizeof(*ips), cmp_u64);
+	size_t m = 0;
+	for (size_t i = 0; i < *n; i++)
+		if (!m || ips[m - 1] != ips[i])
+			ips[m++] = ips[i];
+	*n = m;
+	return ips;
+}
+
+/* The functions of /proc/kallsyms (text symbols), sorted by address. */
+static struct ksym *read_kallsyms(size_t *n)
+{
+	FILE *f = fopen("/proc/kallsyms", "r");
+	struct ksym *s = NULL;
+	size_t cap = 0;
+	char line[512];
+
+	*n = 0;
+	if (!f)
+		return NULL;
+	while (fgets(line, sizeof(line), f)) {
+		char type, name[256];
+		unsigned long long addr;
+
+		if (sscanf(line, "%llx %c %255s", &addr, &type, name) != 3 || !addr)
+			continue;
+		type = (char)tolower((unsigned char)type);
+		if (type != 't' && type != 'w')
+			continue;
+		s = sc_grow(s, &cap, *n + 1, sizeof(*s));
+		s[*n].addr = addr;
+		s[*n].name = strdup(name);
+		if (!s[*n].name)
+			break;
+		(*n)++;
+	}
+	fclose(f);
+	qsort(s, *n, sizeof(*s), cmp_ksym);
+	return s;
+}
+
+void record_kernel_symbols(const char *dir)
+{
+	size_t nips, nsyms;
+	uint64_t *ips = sampled_addresses(dir, &nips);
+	struct ksym *syms;
+	char path[4096];
+	FILE *out;
+
+	if (!nips) {
+		free(ips);
+		return;
+	}
+	syms = read_kallsyms(&nsyms);
+	snprintf(path, sizeof(path), "%s/%s", dir, SC_KSYMS_FILE);
+	out = fopen(path, "wex");
+	if (out) {
+		/* one line per sampled address: "ADDRESS NAME" (format.h) */
+		size_t j = 0;
+
+		for (size_t i = 0; i < nips; i++) {
+			while (j + 1 < nsyms && syms[j + 1].addr <= ips[i])
+				j++;
+			if (nsyms && syms[j].addr <= ips[i])
+				fprintf(out, "%016" PRIx64 " %s\n", ips[i], syms[j].name);
+		}
+		fclose(out);
+	}
+	for (size_t i = 0; i < nsyms; i++)
+		free(syms[i].name);
+	free(syms);
+	free(ips);
+}

@@ -1,0 +1,16 @@
+/*
+ * record_kernel.h - `scaler record --kernel` (record_kernel.c): the line
+ * saying what cannot be sampled, and the kernel symbols file at the end.
+ */
+#ifndef SCALER_RECORD_KERNEL_H
+#define SCALER_RECORD_KERNEL_H
+
+/* One `scaler:` line on stderr if kernel stacks cannot be sampled or
+ * named here (perf_event_paranoid, kptr_restrict), nothing otherwise. */
+void record_kernel_say(void);
+
+/* Names every kernel address the profile dir's .kst files hold, from
+ * /proc/kallsyms, into dir/kallsyms (format.h, SC_KSYMS_FILE). */
+void record_kernel_symbols(const char *dir);
+
+#endif

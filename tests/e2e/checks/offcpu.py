@@ -1,0 +1,191 @@
+"""offcpu.py - Wait is time blocked, measured per call (issue 19, item 3), and
+where a call's time goes in the kernel (issue 23, item 1). sc_offcpu prints
+the time of its measured part by its own clock; each check compares the
+report's figures with it.
+
+offcpu-read: reads of a cached file, 1 MB at a time, are on-CPU copying:
+little of their time is Wait (guessed from the name, all of it was).
+offcpu-pipe: one write into a full pipe whose reader sleeps 100 ms is Wait,
+within 10 % of the write's own time, and the JSON's kernel.off_cpu_ns is it.
+offcpu-fdatasync: fdatasync of 4 MB written to a file waits for the disk:
+most of its time is Wait (by name it was work).
+offcpu-sleep: nanosleep of 100 ms is Wait, within 10 % of its own time.
+offcpu-preempt: two threads pinned to one CPU, each memset-ing: their
+memset calls were runnable but not running about half the time: shown as
+preempted, not as Wait.
+offcpu-names: with perf events refused (SCALER_PERF=off, as at
+perf_event_paranoid 3 or under a seccomp filter) the report says Wait was
+guessed from API names, in the text header and the JSON, and has no kernel
+figures; the cached reads are then all Wait again.
+offcpu-kernel-tiny, offcpu-kernel-random (record --kernel, where kernel
+samples are allowed): 200000 writes of 16 bytes to a file spend most of
+their time on-CPU in the kernel, under a vfs_write path; getrandom of 8 MB
+buffers spends nearly all of it in the kernel, its top kernel functions a
+getrandom/chacha path.
+"""
+import json
+import os
+
+from harness import guarded, report_cmd, report_json_of, run, skip
+
+MODE = "e2e"
+VARIANTS = ("lazy",)
+
+
+def record_mode(t, name, args, env=None, kernel=False):
+    """Records sc_offcpu ARGS; returns (the program's own ns, JSON report)."""
+    prof = os.path.join(t.tmp, name)
+    cmd = [t.scaler, "record", "-o", prof] + (["--kernel"] if kernel else [])
+    rc, out, err = run(cmd + ["--", t.exe("offcpu")] + args,
+                       env=dict(os.environ, **env) if env else None)
+    if rc != 0:
+        raise RuntimeError("record %s exited %d: %r" % (name, rc, err[-300:]))
+    mode, ns = out.decode().split()
+    return int(ns), report_json_of(t.scaler, prof), prof, err.decode(errors="replace")
+
+
+def call(d, api):
+    rows = [c for c in d["calls"] if c["api"] == api and c["caller"] == "sc_offcpu"]
+    if len(rows) != 1:
+        raise RuntimeError("%d rows for %s: %r" % (len(rows), api,
+                                                  [c["api"] for c in d["calls"]][:20]))
+    return rows[0]
+
+
+def cached_read(t):
+    path = os.path.join(t.tmp, "data")
+    with open(path, "wb") as f:
+        f.write(os.urandom(16 << 20))
+    own, d, _, _ = record_mode(t, "read", ["read", path])
+    r = call(d, "read")
+    bad = []
+    if d["wait_source"] != "measured":
+        bad.append("wait_source %r" % d["wait_source"])
+    # 8 passes of 16 reads of 1 MB, plus the warm-up pass: 145 calls
+    if r["count"] != 145:
+        bad.append("read count %d, want 145" % r["count"])
+    if not r["wait_ns"] <= 0.2 * r["total_ns"]:
+        bad.append("read: Wait %d of %d ns, want under 20 %%" % (r["wait_ns"], r["total_ns"]))
+    if not 0.5 * own <= r["total_ns"]:
+        bad.append("read total %d ns, the program's loop took %d" % (r["total_ns"], own))
+    return bad
+
+
+def pipe_write(t):
+    own, d, _, _ = record_mode(t, "pipe", ["pipe"])
+    w = call(d, "write")
+    bad = []
+    if own < 95e6:
+        bad.append("the write took %d ns by the program's clock, want >= 95 ms" % own)
+    if not 0.9 * own <= w["wait_ns"] <= 1.1 * own:
+        bad.append("write: Wait %d ns, its own time %d: want within 10 %%" % (w["wait_ns"], own))
+    k = w.get("kernel")
+    if not k or k["off_cpu_ns"] != w["wait_ns"] or k["on_cpu_ns"] is not None:
+        bad.append("write's kernel figures %r (want off_cpu_ns = wait_ns, on_cpu_ns null)" % k)
+    return bad
+
+
+def fdatasync(t):
+    own, d, _, _ = record_mode(t, "sync", ["fdatasync", os.path.join(t.tmp, "synced")])
+    s = call(d, "fdatasync")
+    if own < 1e6:
+        return skip("offcpu-fdatasync", "fdatasync took %d ns here: nothing to wait for" % own)
+    if not s["wait_ns"] >= 0.5 * s["total_ns"]:
+        return ["fdatasync: Wait %d of %d ns (own clock %d), want most" %
+                (s["wait_ns"], s["total_ns"], own)]
+    return []
+
+
+def sleep(t):
+    own, d, _, _ = record_mode(t, "sleep", ["sleep"])
+    s = call(d, "nanosleep")
+    if not 0.9 * own <= s["wait_ns"] <= 1.1 * own:
+        return ["nanosleep: Wait %d ns, its own time %d" % (s["wait_ns"], own)]
+    return []
+
+
+def preempt(t):
+    if os.cpu_count() is None:
+        return skip("offcpu-preempt", "no CPU count")
+    own, d, _, _ = record_mode(t, "preempt", ["preempt"])
+    m = call(d, "memset")
+    k = m.get("kernel") or {}
+    bad = []
+    pre = k.get("preempted_ns", 0)
+    if not pre >= 0.25 * m["total_ns"]:
+        bad.append("memset preempted %d of %d ns, want >= 25 %%" % (pre, m["total_ns"]))
+    if not m["wait_ns"] <= 0.1 * m["total_ns"]:
+        bad.append("memset Wait %d of %d ns: preempted time is not Wait" %
+                   (m["wait_ns"], m["total_ns"]))
+    return bad
+
+
+def names_fallback(t):
+    path = os.path.join(t.tmp, "data2")
+    with open(path, "wb") as f:
+        f.write(os.urandom(16 << 20))
+    own, d, prof, _ = record_mode(t, "names", ["read", path], env={"SCALER_PERF": "off"})
+    bad = []
+    if d["wait_source"] != "names" or d["processes"][0]["wait_source"] != "names":
+        bad.append("wait_source %r, want names" % d["wait_source"])
+    if any("kernel" in c for c in d["calls"]):
+        bad.append("kernel figures without perf events")
+    r = call(d, "read")
+    if r["wait_ns"] < 0.9 * r["total_ns"]:
+        bad.append("by name, read is Wait: %d of %d" % (r["wait_ns"], r["total_ns"]))
+    rc, out, _ = report_cmd(t.scaler, prof)
+    if "Wait guessed from API names" not in out:
+        bad.append("the text report does not say Wait was guessed: %r" % out[:400])
+    return bad
+
+
+def kernel_top(k):
+    return [f["name"] for f in k.get("functions", [])[:12]]
+
+
+def kernel_tiny(t):
+    own, d, prof, err = record_mode(t, "ktiny", ["tiny", os.path.join(t.tmp, "tiny")],
+                                    kernel=True)
+    if "kernel stacks" in err and "not" in err:
+        return skip("offcpu-kernel-tiny", err.strip().splitlines()[-1])
+    w = call(d, "write")
+    k = w.get("kernel") or {}
+    bad = []
+    if w["count"] != 200000:
+        bad.append("write count %d" % w["count"])
+    # of its time on the CPU (not preempted, not blocked)
+    on = w["total_ns"] - k.get("preempted_ns", 0) - w["wait_ns"]
+    if not (k.get("on_cpu_ns") or 0) >= 0.4 * on:
+        bad.append("write: kernel on-CPU %r of %d ns on the CPU, want >= 40 %%" %
+                   (k.get("on_cpu_ns"), on))
+    if not any("vfs_write" in n for n in kernel_top(k)):
+        bad.append("no vfs_write among write's kernel functions %r" % kernel_top(k))
+    return bad
+
+
+def kernel_random(t):
+    own, d, prof, err = record_mode(t, "krandom", ["random"], kernel=True)
+    if "kernel stacks" in err and "not" in err:
+        return skip("offcpu-kernel-random", err.strip().splitlines()[-1])
+    g = call(d, "getrandom")
+    k = g.get("kernel") or {}
+    bad = []
+    on = g["total_ns"] - k.get("preempted_ns", 0) - g["wait_ns"]
+    if not (k.get("on_cpu_ns") or 0) >= 0.7 * on:
+        bad.append("getrandom: kernel on-CPU %r of %d ns on the CPU, want >= 70 %%" %
+                   (k.get("on_cpu_ns"), on))
+    top = kernel_top(k)
+    if not any("chacha" in n or "random" in n for n in top[:6]):
+        bad.append("getrandom's top kernel functions %r: no getrandom/chacha path" % top)
+    return bad
+
+
+def checks(t):
+    guarded("offcpu-read", None, lambda: cached_read(t))
+    guarded("offcpu-pipe", None, lambda: pipe_write(t))
+    guarded("offcpu-fdatasync", None, lambda: fdatasync(t))
+    guarded("offcpu-sleep", None, lambda: sleep(t))
+    guarded("offcpu-preempt", None, lambda: preempt(t))
+    guarded("offcpu-names", None, lambda: names_fallback(t))
+    guarded("offcpu-kernel-tiny", None, lambda: kernel_tiny(t))
+    guarded("offcpu-kernel-random", None, lambda: kernel_random(t))
