@@ -1,0 +1,174 @@
+/*
+ * test_perf.c - unit test of the runtime's reading of a thread's perf ring
+ * (src/runtime/perf.c): records written as the kernel writes them, one
+ * across the end of the ring, handed to the timed calls in flight at
+ * their times and booked at each call's return with its weight. The
+ * runtime's clocks and files are stubbed: 1 TSC tick per ns.
+ */
+#include <linux/perf_event.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "runtime.h"
+
+/* ---- what perf.c uses of the rest of the runtime ---------------------- */
+
+__thread struct sc_thread *sc_tls_thread;
+uint64_t sc_outlier_ticks = 1000000;
+static uint64_t clock_now;
+
+uint64_t sc_rdtsc(void) { return clock_now; }
+uint64_t sc_mono_ns(void) { return clock_now; }
+int sc_file_create(const char *name, int flags, dev_t *dev, ino_t *ino)
+{
+	(void)name, (void)flags, (void)dev, (void)ino;
+	return -1;
+}
+int sc_file_reserve(int fd, const char *name, size_t len)
+{
+	(void)fd, (void)name, (void)len;
+	return -1;
+}
+void sc_file_remove(const char *name) { (void)name; }
+
+/* ---- a ring written by hand -------------------------------------------- */
+
+#define DATA 256u                       /* a small ring: records wrap */
+static union {
+	struct perf_event_mmap_page pg;
+	char b[4096 + DATA];
+} ring;
+static uint64_t head;
+
+static void put(const void *rec, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		ring.b[4096 + (head + i) % DATA] = ((const char *)rec)[i];
+	head += n;
+	ring.pg.data_head = head;
+}
+
+static void put_switch(uint64_t ns, uint16_t misc)
+{
+	struct { struct perf_event_header h; uint64_t time; } r = {
+		{PERF_RECORD_SWITCH, misc, sizeof(r)}, ns};
+	put(&r, sizeof(r));
+}
+
+static void put_sample(uint64_t ns, uint64_t ip1, uint64_t ip2)
+{
+	struct { struct perf_event_header h; uint64_t time, nr, ip[3]; } r = {
+		{PERF_RECORD_SAMPLE, PERF_RECORD_MISC_KERNEL, sizeof(r)}, ns, 3,
+		{(uint64_t)PERF_CONTEXT_KERNEL, ip1, ip2}};
+	put(&r, sizeof(r));
+}
+
+static void put_lost(uint64_t n)
+{
+	struct { struct perf_event_header h; uint64_t id, lost, time; } r = {
+		{PERF_RECORD_LOST, 0, sizeof(r)}, 1, n, 0};
+	put(&r, sizeof(r));
+}
+
+static struct sc_thread th;
+static struct sc_thr_header hdr;
+static struct sc_rec recs[4];
+static union {
+	struct sc_kst_header h;
+	char b[sizeof(struct sc_kst_header) + 1024 * sizeof(struct sc_kst_slot)];
+} kst;
+
+static struct sc_frame *push(uint32_t rec, uint64_t tsc)
+{
+	struct sc_frame *f = th.sp++;
+	memset(f, 0, sizeof(*f));
+	f->rec = &recs[rec];
+	f->tsc = tsc;
+	return f;
+}
+
+int main(void)
+{
+	sc_perf_init(1000000000u);      /* 1 GHz: a tick is a ns */
+	th.recs = recs;
+	th.hdr = &hdr;
+	th.sp = th.sp_base = th.frames;
+	th.ring = &ring.pg;
+	th.perf.ring_len = sizeof(ring);
+	th.perf.kst = &kst.h;
+	kst.h.nslots = 1024;
+	ring.pg.data_offset = 4096;
+	ring.pg.data_size = DATA;
+	/* start near the end of the ring, so that the second record wraps */
+	head = th.ring_tail = DATA - 20;
+	ring.pg.data_head = head;
+	sc_tls_thread = &th;
+
+	/* the outer call (record 1) from 1000, the inner one (record 2) from
+	 * 5000; the ring was last read at 0 */
+	struct sc_frame *outer = push(1, 1000), *inner = push(2, 5000);
+	put_switch(2000, PERF_RECORD_MISC_SWITCH_OUT);          /* blocked in outer */
+	put_switch(3000, 0);
+	put_switch(6000, PERF_RECORD_MISC_SWITCH_OUT | PERF_RECORD_MISC_SWITCH_OUT_PREEMPT);
+	put_switch(6500, 0);                                     /* preempted in inner */
+	put_sample(7000, 0xffffffff81000010ull, 0xffffffff81000020ull);
+	put_switch(8000, PERF_RECORD_MISC_SWITCH_OUT);
+	put_lost(3);                                             /* its switch-in lost */
+	put_switch(9000, PERF_RECORD_MISC_SWITCH_OUT);           /* blocked in inner */
+	put_switch(9400, 0);
+	put_switch(500, PERF_RECORD_MISC_SWITCH_OUT);            /* before any call */
+	put_switch(600, 0);
+
+	clock_now = 100000;
+	sc_perf_return(inner, 100000);
+	CHECK_EQ(ring.pg.data_tail, head, "the ring read to its head");
+	CHECK_EQ(th.ring_tail, head, "the runtime's tail");
+	CHECK_EQ(recs[2].wpreempt, 500, "inner: preempted 6000-6500");
+	CHECK_EQ(recs[2].wblocked, 400, "inner: blocked 9000-9400, not the gap whose "
+		 "switch-in was lost");
+	/* one sample period (0.5 ms) of kernel time, at most the call's own */
+	CHECK_EQ(recs[2].wkernel, 95000, "inner: kernel time, clamped to its 95000 ticks");
+	CHECK_EQ(inner->pend, 0, "inner booked");
+	CHECK(outer->pend != 0, "outer keeps its figures until its return");
+	CHECK_EQ(outer->off_blocked, 1000, "outer: blocked 2000-3000");
+	CHECK_EQ(recs[1].wblocked, 0, "outer not booked yet");
+	CHECK_EQ(hdr.perf_lost, 3, "lost records counted in the header");
+
+	/* the kernel stack of the sample, for record 2 (entry index + 1) */
+	struct sc_kst_slot *slots = (struct sc_kst_slot *)(&kst.h + 1);
+	int found = 0;
+	for (int i = 0; i < 1024; i++)
+		if (slots[i].entry) {
+			found++;
+			CHECK_EQ(slots[i].entry, 3, "the sample's entry: record 2, + 1");
+			CHECK_EQ(slots[i].depth, 2, "two kernel frames, the context marker dropped");
+			CHECK_EQ(slots[i].ip[0], 0xffffffff81000010ull, "innermost first");
+			CHECK_EQ(slots[i].samples, 1, "one sample");
+		}
+	CHECK_EQ(found, 1, "one (entry, stack) slot");
+	CHECK_EQ(kst.h.samples, 1, "samples seen");
+
+	/* the outer call returns: weighted by its span (7) as its ticks are */
+	th.sp--;
+	recs[1].span = 7;
+	recs[1].wcount = 10;
+	recs[1].wticks = 1000000;
+	sc_perf_return(outer, 101000);
+	CHECK_EQ(recs[1].wblocked, 7000, "outer: 1000 ticks blocked, times its span 7");
+	CHECK_EQ(outer->pend, 0, "outer booked");
+
+	/* an outlier (over sc_outlier_ticks and 256 times the mean) stands
+	 * for itself: weight 1, as trampoline.S gives it */
+	th.sp = th.sp_base;
+	struct sc_frame *slow = push(3, 200000);
+	recs[3].span = 50;
+	recs[3].wcount = 100;
+	recs[3].wticks = 100;
+	put_switch(200100, PERF_RECORD_MISC_SWITCH_OUT);
+	put_switch(2200100, 0);
+	clock_now = 2300000;
+	sc_perf_return(slow, 2300000);
+	CHECK_EQ(recs[3].wblocked, 2000000, "an outlier's blocked time, weight 1");
+	return check_summary();
+}
