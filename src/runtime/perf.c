@@ -42,12 +42,12 @@
 
 #include "runtime.h"
 
-/* Kernel samples per second of thread CPU time, and kernel frames kept. */
-#define KERNEL_PERIOD_NS 500000u
+/* Kernel samples: one per 250 us of thread CPU time (4 kHz) */
+#define KERNEL_PERIOD_NS 250000u
 #define MAX_STACK 32
 /* Ring data pages: switch records are 16 bytes; samples ~300 */
 #define SWITCH_PAGES 2
-#define KERNEL_PAGES 32
+#define KERNEL_PAGES 64
 /* distinct (entry, kernel stack) pairs kept per thread */
 #define KST_SLOTS 1024u
 #define KST_PROBES 64u
@@ -385,5 +385,8 @@ void sc_perf_return(struct sc_frame *f, uint64_t now)
 	struct sc_rec *r = f->rec;
 	r->wblocked += (f->off_blocked < el ? f->off_blocked : el) * w;
 	r->wpreempt += (f->off_preempt < el ? f->off_preempt : el) * w;
-	r->wkernel += (f->kernel < el ? f->kernel : el) * w;
+	/* a sample stands for a period of kernel time wherever it fell,
+	 * however short the call: not clamped (the reader keeps the sum
+	 * within the record's time) */
+	r->wkernel += f->kernel * w;
 }

@@ -389,7 +389,7 @@ static void credit_in_flight(struct sc_thread *t, uint64_t now, uint64_t pnow)
 		if (f->pend) {          /* what perf.c gave it, standing for itself */
 			r->wblocked += f->off_blocked < el ? f->off_blocked : el;
 			r->wpreempt += f->off_preempt < el ? f->off_preempt : el;
-			r->wkernel += f->kernel < el ? f->kernel : el;
+			r->wkernel += f->kernel;
 		}
 		if (f > t->sp_base)
 			(f - 1)->child += t_own;
