@@ -47,7 +47,7 @@
 #define MAX_STACK 32
 /* Ring data pages: switch records are 16 bytes; samples ~300 */
 #define SWITCH_PAGES 2
-#define KERNEL_PAGES 64
+#define KERNEL_PAGES 16
 /* distinct (entry, kernel stack) pairs kept per thread */
 #define KST_SLOTS 1024u
 #define KST_PROBES 64u
@@ -354,6 +354,51 @@ static void drain(struct sc_thread *t)
 	__atomic_store_n(&pg->data_tail, head, __ATOMIC_RELEASE);
 	t->perf.anchor_tsc = a.tsc1;
 	t->perf.anchor_ns = a.ns1;
+}
+
+/*
+ * At the image's end, for a thread that may be running on another CPU or
+ * blocked (sc_threads_finish_all): the gap since its last switch-out, if
+ * it is off the CPU now, found by reading its ring without consuming it
+ * (its owner may be reading it). Returns the gap in ticks (0 if it is on
+ * the CPU or unknown) with the TSC of the switch-out in *at and whether
+ * it was a preemption in *preempt.
+ */
+uint64_t sc_perf_open_gap(const struct sc_thread *t, uint64_t now, uint64_t *at, bool *preempt)
+{
+	const struct perf_event_mmap_page *pg = t->ring;
+	if (!pg)
+		return 0;
+	uint64_t head = __atomic_load_n(&pg->data_head, __ATOMIC_ACQUIRE), tail = t->ring_tail;
+	uint64_t size = pg->data_size, out_ns = 0;
+	const char *data = (const char *)pg + pg->data_offset;
+	bool out = t->perf.out, pre = t->perf.out_preempt;
+	if (!size || !pg->data_offset || head - tail > size)
+		return 0;
+	out_ns = t->perf.out_ns;
+	while (tail + sizeof(struct perf_event_header) <= head) {
+		struct perf_event_header h;
+		uint64_t off = tail % size, time;
+		for (size_t i = 0; i < sizeof(h); i++)
+			((char *)&h)[i] = data[(off + i) % size];
+		if (h.size < sizeof(h) || tail + h.size > head)
+			break;
+		if (h.type == PERF_RECORD_SWITCH && h.size >= sizeof(h) + 8) {
+			for (size_t i = 0; i < 8; i++)
+				((char *)&time)[i] = data[(off + sizeof(h) + i) % size];
+			out = (h.misc & PERF_RECORD_MISC_SWITCH_OUT) != 0;
+			pre = (h.misc & PERF_RECORD_MISC_SWITCH_OUT_PREEMPT) != 0;
+			out_ns = time;
+		}
+		tail += h.size;
+	}
+	uint64_t mono = sc_mono_ns();
+	if (!out || out_ns >= mono)
+		return 0;
+	struct anchors a = {t->perf.anchor_tsc, t->perf.anchor_ns, now, mono};
+	*at = ns_to_tsc(out_ns, &a);
+	*preempt = pre;
+	return ns_ticks(mono - out_ns);
 }
 
 /*

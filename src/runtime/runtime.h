@@ -411,6 +411,10 @@ void sc_perf_thread_end(struct sc_thread *t) SC_HIDDEN;
 /* fork child: drop the parent's thread's ring (not mapped in the child) */
 void sc_perf_forget(struct sc_thread *t) SC_HIDDEN;
 void sc_perf_return(struct sc_frame *f, uint64_t now) SC_HIDDEN;
+/* at the end: the gap since t's last switch-out if it is off the CPU
+ * now (ticks, 0 if not), its TSC in *at, a preemption or not */
+uint64_t sc_perf_open_gap(const struct sc_thread *t, uint64_t now, uint64_t *at,
+			  bool *preempt) SC_HIDDEN;
 
 /* init.c: start-up (0, or -1 said and left unhooked); the end of the
  * image, status from exit()/_exit() when known */

@@ -379,6 +379,11 @@ static void credit_in_flight(struct sc_thread *t, uint64_t now, uint64_t pnow)
 	struct sc_frame *top = __atomic_load_n(&t->sp, __ATOMIC_ACQUIRE);
 	if (top < t->sp_base || top > t->sp_end)
 		return;
+	/* a thread off the CPU now (blocked in the call in flight): its
+	 * gap so far goes to the innermost call that began before it */
+	uint64_t gap_at = 0;
+	bool gap_pre = false;
+	uint64_t gap = sc_perf_open_gap(t, now, &gap_at, &gap_pre);
 	for (struct sc_frame *f = top; f-- > t->sp_base;) {
 		struct sc_rec *r = f->rec;
 		if (!r || f->tsc > now)
@@ -390,6 +395,14 @@ static void credit_in_flight(struct sc_thread *t, uint64_t now, uint64_t pnow)
 			r->wblocked += f->off_blocked < el ? f->off_blocked : el;
 			r->wpreempt += f->off_preempt < el ? f->off_preempt : el;
 			r->wkernel += f->kernel;
+		}
+		if (gap && f->tsc <= gap_at) {
+			uint64_t g = gap < el ? gap : el;
+			if (gap_pre)
+				r->wpreempt += g;
+			else
+				r->wblocked += g;
+			gap = 0;
 		}
 		if (f > t->sp_base)
 			(f - 1)->child += t_own;
