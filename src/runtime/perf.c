@@ -421,8 +421,17 @@ static uint64_t weight(const struct sc_frame *f, uint64_t el)
 void sc_perf_return(struct sc_frame *f, uint64_t now)
 {
 	struct sc_thread *t = sc_tls_thread;
+	/* a signal handler's timed call returning while this thread was
+	 * reading its ring: the read is left to the interrupted one (a
+	 * figure given to this call meanwhile is lost with it) */
+	if (t->perf.reading)
+		return;
+	t->perf.reading = true;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	if (t->ring && __atomic_load_n(&t->ring->data_head, __ATOMIC_ACQUIRE) != t->ring_tail)
 		drain(t);
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	t->perf.reading = false;
 	if (!f->pend)
 		return;
 	f->pend = 0;

@@ -59,6 +59,7 @@ struct sc_perf {
 	uint8_t kind;           /* enum sc_perf_kind */
 	bool out;               /* a switch-out seen, its switch-in not yet */
 	bool out_preempt;       /* ... and the thread was still runnable */
+	bool reading;           /* sc_perf_return is reading the ring */
 	uint64_t out_ns;        /* ... at this time (CLOCK_MONOTONIC) */
 	uint64_t lost;          /* records the kernel dropped */
 	uint64_t anchor_tsc, anchor_ns; /* a (TSC, CLOCK_MONOTONIC) pair taken

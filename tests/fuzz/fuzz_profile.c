@@ -577,6 +577,8 @@ static void mutate_thr(struct file *f)
 		{ offsetof(struct sc_thr_header, ovh_n), 4 },
 		{ offsetof(struct sc_thr_header, ovh_min), 4 },
 		{ offsetof(struct sc_thr_header, ovh_max), 4 },
+		{ offsetof(struct sc_thr_header, perf_kind), 1 },
+		{ offsetof(struct sc_thr_header, perf_lost), 2 },
 	};
 	static const size_t rec_fields[][2] = {
 		{ offsetof(struct sc_rec, count), 8 }, { offsetof(struct sc_rec, timed), 8 },
@@ -585,6 +587,8 @@ static void mutate_thr(struct file *f)
 		{ offsetof(struct sc_rec, wcount), 8 }, { offsetof(struct sc_rec, self_ticks), 8 },
 		{ offsetof(struct sc_rec, max_ticks), 8 }, { offsetof(struct sc_rec, wpticks), 8 },
 		{ offsetof(struct sc_rec, wblock), 8 }, { offsetof(struct sc_rec, span), 4 },
+		{ offsetof(struct sc_rec, wblocked), 8 }, { offsetof(struct sc_rec, wpreempt), 8 },
+		{ offsetof(struct sc_rec, wkernel), 8 },
 		{ offsetof(struct sc_rec, hist), 4 }, { offsetof(struct sc_rec, hist) + 60, 4 },
 		{ offsetof(struct sc_rec, hist) + 124, 4 },
 	};
