@@ -228,8 +228,8 @@ int sc_start(const char *dir, const char *timing, int argc, char **argv)
 	default:
 		sc_period_min = 1;
 		/* record --kernel: a kernel sample counts only inside a timed
-		 * call (perf.c), so one call in 8 at most is let through
-		 * untimed, not one in 16 */
+		 * call (perf.c), so one call in 15 at least is timed, not one
+		 * in 31 */
 		sc_period_max = getenv("SCALER_KERNEL") && getenv("SCALER_KERNEL")[0] == '1' ? 15 : 31;
 		sc_slow_ticks = hz / 1000000 * 2;     /* calls over 2 us: always timed */
 		sc_period_budget = hz / 800000;       /* 1.25 us */
