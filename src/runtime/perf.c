@@ -428,8 +428,17 @@ void sc_perf_return(struct sc_frame *f, uint64_t now)
 		return;
 	t->perf.reading = true;
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	if (t->ring && __atomic_load_n(&t->ring->data_head, __ATOMIC_ACQUIRE) != t->ring_tail)
+	if (t->ring && __atomic_load_n(&t->ring->data_head, __ATOMIC_ACQUIRE) != t->ring_tail) {
 		drain(t);
+		/* the reading is the runtime's time, not the calls' around
+		 * this one: their starts move on by it (as sc_recalibrate's) */
+		uint64_t end = sc_rdtsc(), d = end > now ? end - now : 0;
+		for (struct sc_frame *g = t->sp_base; g < f; g++) {
+			g->tsc += d;
+			if (g->trec)
+				g->ttsc += d;
+		}
+	}
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	t->perf.reading = false;
 	if (!f->pend)
