@@ -186,6 +186,26 @@ struct report_fn {
 size_t report_functions(const struct report *r, const char *component, struct report_fn **out);
 void report_functions_free(struct report_fn *fn, size_t n);
 
+/* ---- report_kernel.c: an API's time below the system call ---- */
+
+/* A call row's time: user code, on-CPU kernel (record --kernel), blocked
+ * and preempted, adding up to its total_ns. */
+struct report_ksplit {
+	int64_t user, kernel, blocked, preempted;
+};
+void report_kernel_split(const struct sc_call *c, struct report_ksplit *s);
+/* The views show the split of a row measured by the kernel whose kernel,
+ * blocked and preempted parts hold at least this percentage of it. */
+#define REPORT_KERNEL_PCT 5
+int report_kernel_shown(const struct sc_call *c);
+/* Is a kernel function a system call's own ("__x64_sys_write",
+ * "ksys_write")? */
+int report_kernel_syscall(const char *name);
+/* Indexes into c->kfuncs of the system call, then of the functions below
+ * it, largest first (report_kernel.c says how far that is the call
+ * chain), at most max; how many (0: no kernel functions). */
+size_t report_kernel_chain(const struct sc_call *c, size_t *idx, size_t max);
+
 /* ---- report_fmt.c: text for people ---- */
 
 int report_text_width(const char *s);

@@ -804,6 +804,93 @@ static void html_values(const struct report *r)
 	fputs("</section>\n", f);
 }
 
+/* ---- the kernel below the APIs (record --kernel) ------------------------ */
+
+#define USER_COLOR "#4e79a7"
+#define KERNEL_COLOR "#e15759"
+#define PREEMPT_COLOR "#f28e2b"
+#define KERNEL_TOP 5            /* kernel functions listed per API */
+
+/* Each API row that spends some of its time in the kernel: its time as a
+ * stacked bar (user, kernel, blocked, preempted: the bar is the call's
+ * whole time) and its top kernel functions. */
+static void html_kernel(const struct report *r)
+{
+	static const char *const cols[] = {
+		"api", "from", "#total", "#user", "#kernel", "#blocked", "#preempted",
+		"kernel functions (share of the API's time)",
+	};
+	FILE *f = r->out;
+	size_t k, n = 0;
+
+	for (k = 0; k < r->ncalls; k++)
+		n += r->timed && report_kernel_shown(r->calls[k]);
+	if (!n)
+		return;
+	fputs("<section id=\"kernel\">\n<h2>Kernel: the APIs' time below the system call</h2>\n"
+	      "<p class=\"note\">each bar is one API's whole time, as measured by the kernel "
+	      "(record --kernel); functions by inclusive time, largest first</p>\n"
+	      "<div class=\"bars\" id=\"kernel-chart\" role=\"img\" aria-label=\"kernel split\">\n", f);
+	for (k = 0; k < r->ncalls; k++) {
+		const struct sc_call *c = r->calls[k];
+		struct report_ksplit s;
+		char label[512], val[32];
+		double all = (double)c->total_ns;
+
+		if (!report_kernel_shown(c))
+			continue;
+		report_kernel_split(c, &s);
+		snprintf(label, sizeof(label), "%s \xe2\x86\x90 %s", c->api, c->caller);
+		bar_start(f, label, NULL, 1.0);
+		bar_seg(f, (double)s.user / all, USER_COLOR, "user: ", c->api, s.user, all);
+		bar_seg(f, (double)s.kernel / all, KERNEL_COLOR, "kernel: ", c->api, s.kernel, all);
+		bar_seg(f, (double)s.blocked / all, WAIT_COLOR, "blocked: ", c->api, s.blocked, all);
+		bar_seg(f, (double)s.preempted / all, PREEMPT_COLOR, "preempted: ", c->api,
+			s.preempted, all);
+		report_fmt_ns(val, sizeof(val), all);
+		bar_end(f, val);
+	}
+	fputs("</div>\n<div class=\"legend\">"
+	      "<span><i class=\"sw\" style=\"background:" USER_COLOR "\"></i>user</span>"
+	      "<span><i class=\"sw\" style=\"background:" KERNEL_COLOR "\"></i>kernel (on CPU)</span>"
+	      "<span><i class=\"sw\" style=\"background:" WAIT_COLOR "\"></i>blocked</span>"
+	      "<span><i class=\"sw\" style=\"background:" PREEMPT_COLOR "\"></i>preempted "
+	      "(runnable)</span></div>\n", f);
+	table_start(f, "kernel-table", "kernel split", cols, sizeof(cols) / sizeof(cols[0]));
+	for (k = 0; k < r->ncalls; k++) {
+		const struct sc_call *c = r->calls[k];
+		struct report_ksplit s;
+		size_t idx[KERNEL_TOP], nf;
+		char pc[32];
+
+		if (!report_kernel_shown(c))
+			continue;
+		report_kernel_split(c, &s);
+		nf = report_kernel_chain(c, idx, KERNEL_TOP);
+		fputs("<tr>", f);
+		td_text(f, c->api);
+		fputs("<td class=\"c\">", f);
+		comp_text(f, c->caller);
+		fputs("</td>", f);
+		td_ns(f, (long double)c->total_ns, 1);
+		td_ns(f, (long double)s.user, 1);
+		td_ns(f, (long double)s.kernel, c->measured > 1);
+		td_ns(f, (long double)s.blocked, 1);
+		td_ns(f, (long double)s.preempted, 1);
+		fputs("<td>", f);
+		for (size_t i = 0; i < nf; i++) {
+			report_fmt_pct(pc, sizeof(pc), (long double)c->kfuncs[idx[i]].ns,
+				       (long double)c->total_ns);
+			fputs(i ? ", " : "", f);
+			html_text(f, c->kfuncs[idx[i]].name);
+			fprintf(f, " %s", pc);
+		}
+		fputs("</td></tr>\n", f);
+	}
+	table_end(f);
+	fputs("</section>\n", f);
+}
+
 /* ---- threads and processes --------------------------------------------- */
 
 /* Effective and Wait time per thread of each group, on one scale: the
@@ -1007,6 +1094,7 @@ void report_html(const struct report *r)
 	html_components(r);
 	html_calls(r);
 	html_values(r);
+	html_kernel(r);
 	html_functions(r);
 	if (r->series)
 		report_html_series(r);

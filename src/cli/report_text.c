@@ -21,6 +21,7 @@
 #define TC 9                    /* its time columns */
 #define FN_COLS 32              /* function column of the function view */
 #define API_ROWS 30             /* API view rows per component by default */
+#define KERNEL_FUNCS 3          /* kernel functions under an API row */
 #define T 8                     /* a time column */
 
 /* SGR codes */
@@ -411,6 +412,31 @@ static int cmp_in(const void *x, const void *y, void *arg)
  * component) or the calls it makes (with the called one). c is the
  * component (for the share of its incoming time), name its name.
  */
+/* Under an API that spends some of its time in the kernel: the split of
+ * its time and the kernel functions that hold most of it. */
+static void kernel_line(const struct report *r, const struct sc_call *c)
+{
+	struct report_ksplit s;
+	size_t idx[KERNEL_FUNCS], n = report_kernel_chain(c, idx, KERNEL_FUNCS);
+	long double all = (long double)c->total_ns;
+	char u[32], k[32], b[32], p[32], f[32];
+
+	report_kernel_split(c, &s);
+	report_fmt_pct(u, sizeof(u), (long double)s.user, all);
+	report_fmt_pct(k, sizeof(k), (long double)s.kernel, all);
+	report_fmt_pct(b, sizeof(b), (long double)s.blocked, all);
+	report_fmt_pct(p, sizeof(p), (long double)s.preempted, all);
+	sgr(r, C_DIM);
+	fprintf(r->out, "      \xe2\x86\xb3 user %s, kernel %s, blocked %s, preempted %s", u,
+		c->measured > 1 ? k : "?", b, p);
+	for (size_t i = 0; i < n; i++) {
+		report_fmt_pct(f, sizeof(f), (long double)c->kfuncs[idx[i]].ns, all);
+		fprintf(r->out, "%s %s %s", i ? "," : ";", c->kfuncs[idx[i]].name, f);
+	}
+	sgr(r, "0");
+	fputc('\n', r->out);
+}
+
 static void api_table(const struct report *r, const struct sc_component *c, int into)
 {
 	size_t k, shown = 0, more = 0;
@@ -517,6 +543,8 @@ static void api_table(const struct report *r, const struct sc_component *c, int 
 		if (call->wait)
 			sgr(r, "0");
 		fputc('\n', r->out);
+		if (r->timed && report_kernel_shown(call))
+			kernel_line(r, call);
 	}
 	if (more) {
 		report_fmt_count(b1, sizeof(b1), more);

@@ -45,7 +45,11 @@ struct cand {
 	const struct sc_image *image;
 	const char *symbol;     /* function: as linked (the largest part's) */
 	int64_t fn_total;       /* function: the time of all its calls */
-	const struct sc_call *call;     /* API, function: its call row */
+	/* API, function, kernel: the call row, and the part of it in this
+	 * place; kernel: its place in the row's kernel chain */
+	const struct sc_call *call;
+	long double part;
+	size_t chain;
 };
 
 struct ctx {
@@ -153,8 +157,10 @@ static size_t own_functions(const struct ctx *x, const struct sc_image *im, cons
 		if (!c[j].symbol || f->total_ns > c[j].fn_total)
 			c[j].symbol = sym;
 		c[j].fn_total += f->total_ns;
-		if (!c[j].call || f->total_ns > c[j].call->total_ns)
+		if (!c[j].call || f->total_ns > c[j].call->total_ns) {
 			c[j].call = f;
+			c[j].part = part;
+		}
 		c[j].ns += (int64_t)((long double)f->total_ns * part);
 		c[j].calls += (uint64_t)((long double)f->count * part + 0.5L);
 		if (c[j].ns > cap)
@@ -230,6 +236,8 @@ static size_t children(const struct ctx *x, size_t i, struct cand *c)
 			}
 			k->call = n->call;
 			if (n->call && n->call->total_ns > 0)
+				k->part = (long double)n->ns / (long double)n->call->total_ns;
+			if (n->call && n->call->total_ns > 0)
 				k->wait_ns = (int64_t)((long double)n->call->wait_ns * (long double)n->ns /
 						       (long double)n->call->total_ns);
 			break;
@@ -260,6 +268,30 @@ static long double bytes_per_call(const struct sc_call *c)
 			if (!strcmp(c->args[i].name, sizes[k]) && c->args[i].calls > 0)
 				return sc_argdist_mean(&c->args[i]);
 	return 0;
+}
+
+/* What the kernel measured of an API or function's call row c, scaled
+ * to its place: the kernel and preempted parts, and the deepest function
+ * of its kernel chain that holds at least half of the system call's time
+ * (what the sentence names when no kernel step passed the threshold). */
+static void kernel_figures(struct walk_step *s, const struct cand *c)
+{
+	struct report_ksplit k;
+	size_t idx[WALK_MAX_STEPS], n, last = 0;
+	const struct sc_call *call = c->call;
+
+	report_kernel_split(call, &k);
+	s->kernel_ns = call->measured > 1 ? (int64_t)((long double)k.kernel * c->part) : -1;
+	s->preempt_ns = (int64_t)((long double)k.preempted * c->part);
+	n = report_kernel_chain(call, idx, WALK_MAX_STEPS);
+	for (size_t i = 1; i < n; i++)
+		if (call->kfuncs[idx[i]].ns * 2 >= call->kfuncs[idx[0]].ns)
+			last = i;
+	/* worth naming only where the kernel holds a part of the call */
+	if (n && s->kernel_ns * 10 >= s->ns) {
+		snprintf(s->kernel_fn, sizeof(s->kernel_fn), "%s", call->kfuncs[idx[last]].name);
+		s->kernel_fn_ns = (int64_t)((long double)call->kfuncs[idx[last]].ns * c->part);
+	}
 }
 
 /* The start routine of the longest thread of step s's component. */
@@ -312,12 +344,15 @@ static void push(const struct ctx *x, struct walk_path *p, const struct cand *c)
 		snprintf(s->symbol, sizeof(s->symbol), "%s", c->symbol);
 	if (c->call && (c->level == WALK_API || c->level == WALK_FUNCTION))
 		s->bytes = bytes_per_call(c->call);
-	if (c->level == WALK_COMPONENT)
-		thread_root(s, c->image);
 	s->calls = c->calls;
 	s->ns = c->ns;
 	s->self_ns = c->self_ns;
 	s->share = total > 0 ? (double)c->ns / (double)total : 0;
+	s->kernel_ns = s->preempt_ns = -1;
+	if ((c->level == WALK_API || c->level == WALK_FUNCTION) && c->call && c->call->measured)
+		kernel_figures(s, c);
+	if (c->level == WALK_COMPONENT)
+		thread_root(s, c->image);
 }
 
 /* The thread group with the most time, as a step, when the process has
@@ -345,16 +380,46 @@ static void threads_step(const struct ctx *x, struct walk_path *p, const struct 
 }
 
 /*
- * The kernel below a system call: the functions its time was spent in.
- * Profiles carry no per-call kernel data yet (`scaler record --kernel`):
- * nothing to descend into.
+ * The kernel below a call (record --kernel): under an API or function its
+ * system call, under that the next function of the chain below it
+ * (report_kernel_chain: the kernel's functions by inclusive time, which
+ * is the call chain as far as those times tell). One child at most: the
+ * siblings of a kernel function are not told apart from its callees, so
+ * the kernel levels have no branches.
  */
-static size_t kernel_children(const struct ctx *x, const struct cand *api, struct cand *c)
+static size_t kernel_children(const struct ctx *x, const struct cand *at, struct cand *c)
 {
+	size_t idx[WALK_MAX_STEPS], n, next;
+	const struct sc_call *k = at->call;
+
 	(void)x;
-	(void)api;
-	(void)c;
-	return 0;
+	if (!k || !k->nkfuncs || at->part <= 0)
+		return 0;
+	n = report_kernel_chain(k, idx, WALK_MAX_STEPS);
+	next = at->level == WALK_API || at->level == WALK_FUNCTION ? 0 : at->chain + 1;
+	if (next >= n)
+		return 0;
+	memset(c, 0, sizeof(*c));
+	c->level = next ? WALK_KERNEL : WALK_SYSCALL;
+	c->ns = (int64_t)((long double)k->kfuncs[idx[next]].ns * at->part);
+	snprintf(c->label, sizeof(c->label), "%s", k->kfuncs[idx[next]].name);
+	/* functions of the same time below the system call: one calls the
+	 * other, and which cannot be told: one step names them all */
+	while (next && next + 1 < n && k->kfuncs[idx[next + 1]].ns == k->kfuncs[idx[next]].ns) {
+		size_t len = strlen(c->label);
+
+		next++;
+		snprintf(c->label + len, sizeof(c->label) - len, " / %s", k->kfuncs[idx[next]].name);
+	}
+	c->name = NULL;
+	if (c->ns > at->ns)
+		c->ns = at->ns;
+	c->node = STACK_NONE;
+	c->image = at->image;
+	c->call = k;
+	c->part = at->part;
+	c->chain = next;
+	return 1;
 }
 
 /* Walks on from candidate c (already chosen: pushed on p). */
@@ -422,6 +487,8 @@ void walk_run(const struct report *r, double threshold, struct walk *w)
 	}
 	memset(w, 0, sizeof(*w));
 	w->threshold = threshold;
+	for (size_t i = 0; i < r->agg->ncalls && !w->kernel_data; i++)
+		w->kernel_data = r->agg->calls[i].measured > 1;
 	report_stacks(r, &t);
 	nk = children(&x, STACK_NONE, kids);
 	for (size_t i = 0; i < nk; i++)
@@ -485,6 +552,18 @@ static const struct walk_step *deepest(const struct walk_path *p, enum walk_leve
 	return NULL;
 }
 
+/* ", 30 % of it blocked": a part of a call's time worth acting on (at
+ * least a tenth of it); nothing for a part not measured (ns < 0). */
+static void part(FILE *o, int64_t ns, int64_t of, const char *what)
+{
+	char pct[32];
+
+	if (ns < 0 || of <= 0 || ns * 10 < of)
+		return;
+	fmt_share(pct, sizeof(pct), (double)ns / (double)of);
+	fprintf(o, ", %s of it %s", pct, what);
+}
+
 /* One path as a sentence: where its time is, in words a person acts on. */
 static void sentence(FILE *o, const struct walk *w, const struct walk_path *p)
 {
@@ -531,11 +610,10 @@ static void sentence(FILE *o, const struct walk *w, const struct walk_path *p)
 	}
 	if (call->bytes > 0)
 		fprintf(o, ", %.0Lf bytes per call", call->bytes);
-	/* blocked, not working: what to act on is what it waits for */
-	if (call->ns > 0 && call->wait_ns * 10 >= call->ns) {
-		fmt_share(pct2, sizeof(pct2), (double)call->wait_ns / (double)call->ns);
-		fprintf(o, ", %s of it blocked", pct2);
-	}
+	/* blocked, in the kernel, waiting for a CPU: each says what to act on */
+	part(o, call->wait_ns, call->ns, "blocked");
+	part(o, call->kernel_ns, call->ns, "on CPU in the kernel");
+	part(o, call->preempt_ns, call->ns, "preempted (runnable, waiting for a CPU)");
 	outer = deepest(p, WALK_API, WALK_FUNCTION, at, NULL);
 	if (outer)
 		fprintf(o, ", inside %s() of %s", outer->name, outer->component);
@@ -543,6 +621,10 @@ static void sentence(FILE *o, const struct walk *w, const struct walk_path *p)
 	if (k) {
 		fmt_share(pct2, sizeof(pct2), call->ns > 0 ? (double)k->ns / (double)call->ns : 0);
 		fprintf(o, "; in the kernel %s of it is in %s", pct2, k->name);
+	} else if (call->kernel_fn[0] && e == call) {
+		fmt_share(pct2, sizeof(pct2), call->ns > 0 ? (double)call->kernel_fn_ns /
+			  (double)call->ns : 0);
+		fprintf(o, "; in the kernel %s of it is in %s", pct2, call->kernel_fn);
 	} else if (!w->kernel_data && e == call) {
 		fputs("; no kernel data in this profile (record with --kernel)", o);
 	}

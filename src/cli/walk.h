@@ -39,6 +39,12 @@ struct walk_step {
 	int64_t wait_ns;        /* API, function: of ns, blocked (Wait) */
 	long double bytes;      /* API: mean bytes per call (record --args:
 				   a size its prototype names), 0 if none */
+	/* API, function measured by the kernel (record --kernel): of ns, on
+	 * CPU in the kernel and preempted (-1: not measured); and the
+	 * deepest kernel function holding half its kernel time, "" if none */
+	int64_t kernel_ns, preempt_ns;
+	char kernel_fn[128];
+	int64_t kernel_fn_ns;
 	uint64_t calls;         /* API, function: the calls in this place */
 	uint64_t untimed;       /* functions of its component patched and
 				   called from it, counted but not timed */

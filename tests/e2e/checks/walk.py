@@ -5,15 +5,17 @@ the static comparator sc_walk hands qsort found by --deeper's second
 round and the program's own static function where --deeper stops and
 says why (walk-deeper), the JSON against doc/walk.md's schema both ways
 (walk-json-doc), a thread group and a blocked call (walk-threads), the
-bytes per call of 64-byte writes recorded with --args (walk-args), and bad
-input: one line, non-zero exit (walk-errors). Checks: walk-api,
-walk-branches, walk-threads, walk-args, walk-deeper, walk-json-doc,
-walk-errors (lazy)."""
+bytes per call of 64-byte writes recorded with --args (walk-args), the
+kernel below getrandom and tiny writes and a sleep's Wait on sc_offcpu
+recorded with --kernel (walk-kernel, skipped where kernel samples are not
+allowed), and bad input: one line, non-zero exit (walk-errors). Checks:
+walk-api, walk-branches, walk-threads, walk-args, walk-kernel, walk-deeper,
+walk-json-doc, walk-errors (lazy)."""
 import json
 import os
 import re
 
-from harness import ROOT, guarded, run
+from harness import ROOT, guarded, run, skip
 
 MODE = "e2e"
 VARIANTS = ("lazy",)
@@ -83,8 +85,10 @@ def check_api(t):
         bad.append("branches %r" % d["branches"])
     # the sentence: share, time, the API and its caller, its calls
     first = text.split("\n")[0]
+    # (on a loaded machine, measured by the kernel: its preempted part)
     want = r"^%s of the time \([0-9.]+ [mµ]?s\) is wk_spin\(\) from sc_walk, 1 call of " \
-        r"[0-9.]+ [mµ]?s%s$" % (re.escape(pct(d["path"][2]["share"])), re.escape(NO_KERNEL))
+        r"[0-9.]+ [mµ]?s(, [0-9.]+ %% of it preempted \(runnable, waiting for a CPU\))?%s$" % (
+            re.escape(pct(d["path"][2]["share"])), re.escape(NO_KERNEL))
     if not re.match(want, first):
         bad.append("sentence %r does not match %r" % (first, want))
     steps = re.findall(r"^ +[0-9.]+% +\S+ \S+ +(\S+) +(\S+)", text, re.M)
@@ -162,6 +166,54 @@ def check_args(t):
     d, text = walk(t, os.path.join(t.tmp, "walk-api"))
     if "bytes per call" in text:
         bad.append("bytes per call without --args: %r" % text.split("\n")[0])
+    return bad
+
+
+def kernel_walk(t, args):
+    """The walk (JSON, text) at a 1 % threshold of sc_offcpu ARGS recorded
+    with --kernel; None when kernel samples are not allowed here."""
+    prof = os.path.join(t.tmp, "walk-k" + args[0])
+    rc, _, err = run([t.scaler, "record", "--kernel", "-o", prof, "--", t.exe("offcpu")] + args)
+    err = err.decode(errors="replace")
+    if rc:
+        raise RuntimeError("record --kernel sc_offcpu %s: exit %d %r" % (args[0], rc, err[-200:]))
+    if "kernel stacks" in err and "not" in err:
+        return None, err.strip().splitlines()[-1]
+    return walk(t, prof, "--threshold", "1")
+
+
+def check_kernel(t):
+    """Below the system call: getrandom of 8 MB buffers walks into its
+    syscall and down a chacha path; 200,000 tiny writes into ksys_write
+    and vfs_write; a 100 ms nanosleep is all blocked, with no kernel step."""
+    bad = []
+    want = {
+        "random": (("__x64_sys_getrandom",), ("chacha", "get_random_bytes")),
+        "tiny": (("ksys_write", "__x64_sys_write"), ("vfs_write",)),
+    }
+    for mode, (sys, below) in want.items():
+        args = [mode] + ([os.path.join(t.tmp, "walk-tiny.out")] if mode == "tiny" else [])
+        d, text = kernel_walk(t, args)
+        if d is None:
+            return skip("walk-kernel", text)
+        bad += path_problems(d["path"], mode)
+        got = levels(d["path"])
+        api = [i for i, (lv, _) in enumerate(got) if lv == "api"]
+        if not api or got[api[0] + 1:api[0] + 2] == [] or got[api[0] + 1][0] != "syscall" or \
+                got[api[0] + 1][1] not in sys:
+            bad.append("%s: path %r, want a syscall step %r below the API" % (mode, got, sys))
+        elif not any(lv == "kernel" and any(b in n for b in below) for lv, n in got):
+            bad.append("%s: no kernel step with %r in %r" % (mode, below, got))
+        first = text.split("\n")[0]
+        if not re.search(r"[0-9.]+ %% of it on CPU in the kernel.*; in the kernel [0-9.]+ %% of "
+                         r"it is in %s$" % re.escape(got[-1][1]), first):
+            bad.append("%s: sentence %r does not end in the last kernel step" % (mode, first))
+    d, text = kernel_walk(t, ["sleep"])
+    if d is not None:
+        got = levels(d["path"])
+        if got[-1] not in (("api", "nanosleep"), ("api", "clock_nanosleep")) or \
+                not re.search(r"(9[0-9]|100) % of it blocked$", text.split("\n")[0]):
+            bad.append("sleep: path %r, sentence %r" % (got, text.split("\n")[0]))
     return bad
 
 
@@ -284,6 +336,7 @@ def checks(t):
     guarded("walk-branches", t.variant, lambda: check_branches(t))
     guarded("walk-threads", t.variant, lambda: check_threads(t))
     guarded("walk-args", t.variant, lambda: check_args(t))
+    guarded("walk-kernel", t.variant, lambda: check_kernel(t))
     guarded("walk-deeper", t.variant, lambda: check_deeper(t))
     guarded("walk-json-doc", t.variant, lambda: check_json_doc(t))
     guarded("walk-errors", t.variant, lambda: check_errors(t))

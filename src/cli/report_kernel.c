@@ -1,0 +1,90 @@
+/*
+ * report_kernel.c - an API's time below the system call (record --kernel),
+ * for people: how its time splits into user code, on-CPU kernel, blocked
+ * and preempted, and the kernel functions that hold it, for the text and
+ * HTML views and for `scaler walk` (report.h).
+ *
+ * The profile has each call row's kernel functions with their inclusive
+ * time, largest first, not the kernel's call graph: the functions every
+ * system call goes through (the entry, the dispatch) and those that
+ * interrupt it (an interrupt's or a fault's entry, softirqs) are told
+ * apart by name and left out; what is left, largest first, follows the
+ * call chain below the system call as far as inclusive times can tell
+ * (a caller holds at least what its callees do; siblings of one caller
+ * are not told from a callee).
+ */
+#include <string.h>
+
+#include "report.h"
+
+/* the entry of every system call, and what interrupts one */
+static int glue(const char *name)
+{
+	static const char *const names[] = {
+		"do_syscall_64", "x64_sys_call", "__x64_sys_call", "syscall_exit_to_user_mode",
+		"exit_to_user_mode_prepare", "__irq_exit_rcu", "irq_exit_rcu", "handle_softirqs",
+		"__do_softirq", "do_softirq", "common_interrupt", "rcu_core", "rcu_core_si",
+		"__sysvec_apic_timer_interrupt", "hrtimer_interrupt", "__hrtimer_run_queues",
+	};
+	static const char *const prefixes[] = { "entry_SYSCALL", "asm_", "sysvec_", "ret_from_" };
+
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (!strcmp(name, names[i]))
+			return 1;
+	for (size_t i = 0; i < sizeof(prefixes) / sizeof(prefixes[0]); i++)
+		if (!strncmp(name, prefixes[i], strlen(prefixes[i])))
+			return 1;
+	return 0;
+}
+
+int report_kernel_syscall(const char *name)
+{
+	return !strncmp(name, "__x64_sys_", 10) || !strncmp(name, "__ia32_sys_", 11) ||
+	       !strncmp(name, "__do_sys_", 9) || !strncmp(name, "__se_sys_", 9) ||
+	       !strncmp(name, "ksys_", 5);
+}
+
+size_t report_kernel_chain(const struct sc_call *c, size_t *idx, size_t max)
+{
+	size_t n = 0, i = 0, sys;
+
+	/* the system call: its own function, else the first below the glue */
+	for (sys = 0; sys < c->nkfuncs && !report_kernel_syscall(c->kfuncs[sys].name); sys++)
+		;
+	if (sys == c->nkfuncs)
+		for (sys = 0; sys < c->nkfuncs && glue(c->kfuncs[sys].name); sys++)
+			;
+	if (sys == c->nkfuncs || !max)
+		return 0;
+	idx[n++] = sys;
+	for (i = 0; i < c->nkfuncs && n < max; i++)
+		if (i != sys && c->kfuncs[i].ns <= c->kfuncs[sys].ns && !glue(c->kfuncs[i].name) &&
+		    !report_kernel_syscall(c->kfuncs[i].name))
+			idx[n++] = i;
+	return n;
+}
+
+void report_kernel_split(const struct sc_call *c, struct report_ksplit *s)
+{
+	int64_t rest = c->total_ns > 0 ? c->total_ns : 0;
+
+	/* each part at most what is left of the call, so they add up */
+	s->blocked = c->blocked_ns < rest ? (c->blocked_ns > 0 ? c->blocked_ns : 0) : rest;
+	rest -= s->blocked;
+	s->preempted = c->preempt_ns < rest ? (c->preempt_ns > 0 ? c->preempt_ns : 0) : rest;
+	rest -= s->preempted;
+	s->kernel = c->measured > 1 ? (c->kernel_ns < rest ? (c->kernel_ns > 0 ? c->kernel_ns : 0)
+				       : rest) : 0;
+	rest -= s->kernel;
+	s->user = rest;
+}
+
+int report_kernel_shown(const struct sc_call *c)
+{
+	struct report_ksplit s;
+
+	if (!c->measured || c->total_ns <= 0)
+		return 0;
+	report_kernel_split(c, &s);
+	return (s.kernel + s.blocked + s.preempted) * 100 >= c->total_ns * REPORT_KERNEL_PCT;
+}
