@@ -86,5 +86,8 @@ int report_kernel_shown(const struct sc_call *c)
 	if (!c->measured || c->total_ns <= 0)
 		return 0;
 	report_kernel_split(c, &s);
-	return (s.kernel + s.blocked + s.preempted) * 100 >= c->total_ns * REPORT_KERNEL_PCT;
+	/* in long double: the parts add up to at most total_ns, whose
+	 * hundredfold may not fit in 64 bits (a forged profile's) */
+	return (long double)(s.kernel + s.blocked + s.preempted) * 100 >=
+	       (long double)c->total_ns * REPORT_KERNEL_PCT;
 }
