@@ -103,26 +103,17 @@ void sc_args_thread_open(uint32_t pid, uint32_t gen, uint32_t seq)
 	sc_tls_args = NULL;
 	if (!on)
 		return;
-	char name[64];
-	dev_t dev;
-	ino_t ino;
+	char name[SC_NAME_MAX];
+	bool created;
 	size_t len = SC_ARGS_HEADER_SIZE + (size_t)SC_ARGS_SLOTS * sizeof(struct sc_args_rec);
-	snprintf(name, sizeof(name), "p%u-%u-t%u.args", pid, gen, seq);
-	int fd = sc_file_create(name, O_RDWR, &dev, &ino);
-	if (fd < 0) {
+	sc_file_name(name, pid, gen, "-t", seq, ".args");
+	void *m = sc_file_map_new(name, len, &created);
+	if (!m) {
 		static bool said;
-		if (!said)
+		if (!created && !said)
 			sc_warn("cannot create %s/%s: %s; values of this thread not kept (said once)",
 				sc_dir, name, strerror(errno));
-		said = true;
-		return;
-	}
-	void *m = MAP_FAILED;
-	if (sc_file_reserve(fd, name, len) == 0)
-		m = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-	close(fd);
-	if (m == MAP_FAILED) {
-		sc_file_remove(name);
+		said |= !created;
 		return;
 	}
 	struct sc_args_header *h = m;

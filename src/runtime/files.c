@@ -18,6 +18,7 @@
 #include <fcntl.h>
 #include <stdbool.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -186,4 +187,23 @@ int sc_file_reserve(int fd, const char *name, size_t len)
 		sc_warn("cannot reserve room in %s/%s: %s", sc_dir, name, strerror(e));
 	errno = e;
 	return -1;
+}
+
+void *sc_file_map_new(const char *name, size_t len, bool *created)
+{
+	dev_t dev;
+	ino_t ino;
+	int fd = sc_file_create(name, O_RDWR, &dev, &ino);
+	*created = fd >= 0;
+	if (fd < 0)
+		return NULL;
+	void *m = MAP_FAILED;
+	if (sc_file_reserve(fd, name, len) == 0)
+		m = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	close(fd);
+	if (m == MAP_FAILED) {
+		sc_file_remove(name);
+		return NULL;
+	}
+	return m;
 }

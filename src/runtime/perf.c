@@ -93,22 +93,13 @@ static int event_open(bool kernel)
 /* The thread's kernel stack table, a file of its own (format.h). */
 static void kst_open(struct sc_thread *t)
 {
-	char name[64];
-	dev_t dev;
-	ino_t ino;
+	char name[SC_NAME_MAX];
+	bool created;
 	size_t len = sizeof(struct sc_kst_header) + KST_SLOTS * sizeof(struct sc_kst_slot);
-	snprintf(name, sizeof(name), "p%u-%u-t%u.kst", t->pid, t->gen, t->seq);
-	int fd = sc_file_create(name, O_RDWR, &dev, &ino);
-	if (fd < 0)
+	sc_file_name(name, t->pid, t->gen, "-t", t->seq, ".kst");
+	void *m = sc_file_map_new(name, len, &created);
+	if (!m)
 		return;
-	void *m = MAP_FAILED;
-	if (sc_file_reserve(fd, name, len) == 0)
-		m = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-	close(fd);
-	if (m == MAP_FAILED) {
-		sc_file_remove(name);
-		return;
-	}
 	struct sc_kst_header *h = m;
 	h->version = SC_FORMAT_VERSION;
 	h->nslots = KST_SLOTS;

@@ -287,6 +287,12 @@ int sc_file_still(int fd, const char *name, dev_t dev, ino_t ino, int flags) SC_
 int sc_file_reserve(int fd, const char *name, size_t len) SC_HIDDEN;
 void sc_file_remove(const char *name) SC_HIDDEN;
 void sc_file_full(const char *name, int err) SC_HIDDEN;
+/* A side file of a thread (.args, .kst): created as sc_file_create does,
+ * len bytes reserved and mapped shared, its descriptor closed. Returns
+ * the mapping, or NULL: *created says whether the file was made (then it
+ * could not be reserved or mapped, and is removed again; errno is the
+ * creation's otherwise). */
+void *sc_file_map_new(const char *name, size_t len, bool *created) SC_HIDDEN;
 int sc_file_open_fifo(const char *name) SC_HIDDEN;
 void sc_files_close(void) SC_HIDDEN;
 extern SC_HIDDEN uint32_t sc_gen;
