@@ -288,7 +288,8 @@ static void take(struct sc_thread *t, const struct perf_event_header *h, const s
 		if (pf->kst) {
 			uint64_t ip[SC_KST_DEPTH];
 			uint32_t n = kernel_frames(body + 2, body[1], ip);
-			uint32_t entry = g ? (uint32_t)(g->rec - t->recs) + 1 : UINT32_MAX;
+			uint32_t entry = g && g->rec != &sc_inherited_rec
+					 ? (uint32_t)(g->rec - t->recs) + 1 : UINT32_MAX;
 			if (n)
 				kst_add(pf->kst, entry, ip, n);
 		}

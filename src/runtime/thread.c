@@ -52,6 +52,13 @@ SC_HIDDEN __thread struct sc_rec *sc_tls_recs __attribute__((tls_model("initial-
 /* Stands in for a thread that has ended or cannot be profiled: cap 0 sends
  * every call to the slow path, which lets it through. */
 SC_HIDDEN struct sc_thread sc_idle_thread;
+/*
+ * The record of every frame a fork child inherited (sc_thread_after_fork):
+ * those calls are its parent's, counted there, so their returns in the
+ * child are booked here, in no file. Only the forking thread holds such
+ * frames, so it alone writes this.
+ */
+SC_HIDDEN struct sc_rec sc_inherited_rec;
 
 static uint32_t next_seq;
 /*
@@ -386,7 +393,7 @@ static void credit_in_flight(struct sc_thread *t, uint64_t now, uint64_t pnow)
 	uint64_t gap = sc_perf_open_gap(t, now, &gap_at, &gap_pre);
 	for (struct sc_frame *f = top; f-- > t->sp_base;) {
 		struct sc_rec *r = f->rec;
-		if (!r || f->tsc > now)
+		if (!r || r == &sc_inherited_rec || f->tsc > now)
 			continue;
 		uint64_t el = now - f->tsc, pe = sc_pclock_entry(f);
 		uint64_t t_own = el;    /* f->tsc moved on past nested timing */
@@ -443,8 +450,20 @@ void sc_threads_close(void)
 /*
  * fork child: the counters are a shared mapping of the parent's file, so
  * the child must stop writing them before it makes another call. It gets
- * a new meta file and a new counter file for its only thread; shadow
- * frames of calls in flight stay valid (the stack was copied).
+ * a new meta file and a new counter file for its only thread.
+ *
+ * The shadow frames of calls in flight stay, for their return addresses
+ * (the stack was copied: the child may still return through them), but
+ * those calls are the parent's: counted there, begun before the child
+ * existed. Booked in the child they would be calls it never made (timed
+ * but not counted), longer than its life, with every call it makes inside
+ * them nested in theirs: a postmaster forks its auxiliary processes from
+ * a signal handler that interrupted its select, and a child that never
+ * returns from the handler showed that select in flight for its whole
+ * life. So they are booked to sc_inherited_rec, and none is a Wait any
+ * more: the child's thread joined the parallel clock running at its start,
+ * and a Wait's return would count it in a second time. The child's time
+ * until such a call returns is its caller's.
  */
 void sc_thread_after_fork(void)
 {
@@ -466,12 +485,17 @@ void sc_thread_after_fork(void)
 	struct sc_thread *n = thread_new();
 	if (!n)
 		return;
-	/* carry the shadow stack over: frames point at the old records,
-	 * which are now the parent's; re-aim them at the child's */
+	/* carry the shadow stack over, its calls the parent's (above) */
 	size_t depth = (size_t)(t->sp - t->sp_base);
 	memcpy(n->frames, t->frames, depth * sizeof(struct sc_frame));
-	for (size_t i = 0; i < depth; i++)
-		n->frames[i].rec = n->recs + (n->frames[i].rec - t->recs);
+	for (size_t i = 0; i < depth; i++) {
+		struct sc_frame *f = &n->frames[i];
+		f->rec = &sc_inherited_rec;
+		f->trec = NULL;         /* a tail call's API, --args' tag */
+		f->pend = 0;
+		f->p = sc_pclock.p;     /* the state now, as at a call's entry */
+		f->tk = sc_pclock.tk;
+	}
 	n->sp = n->frames + depth;
 	n->busy = t->busy;
 	n->cap = n->busy ? 0 : n->real_cap;

@@ -16,6 +16,7 @@
 
 __thread struct sc_thread *sc_tls_thread;
 uint64_t sc_outlier_ticks = 1000000;
+struct sc_rec sc_inherited_rec;
 static uint64_t clock_now;
 
 uint64_t sc_rdtsc(void) { return clock_now; }
