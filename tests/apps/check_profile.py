@@ -156,21 +156,7 @@ def check(app, rep, client, kv):
     if "status" in kv and "base_status" in kv and kv["status"] != kv["base_status"]:
         bad.append("exit status %s under scaler, %s without" % (kv["status"], kv["base_status"]))
     # issue 19: self times add up to the threads' time, nothing over 100 %
-    sums = check_sums(rep)
-    if app == "postgres":
-        # Known bug, open in issue 19: in one postgres child a select
-        # call is booked as in flight at its exit, its start soon after
-        # the child's, while the child's epoll_wait calls ran meanwhile
-        # (a frame left below later ones, abandoned perhaps by a
-        # siglongjmp out of a signal handler): its inclusive time adds to
-        # theirs in the edge's total, 165-190 % of the thread's time.
-        # Self times still add up and are checked; an edge or call over
-        # 100 % is shown as known, not failed, until that is fixed.
-        known = [b for b in sums if re.search(r": (edge .*|.* total) [0-9.]+ %$", b)]
-        sums = [b for b in sums if b not in known]
-        if known:
-            print("KNOWN postgres (issue 19): %s" % "; ".join(known[:2]), file=sys.stderr)
-    bad += sums[:5]
+    bad += check_sums(rep)[:5]
     return bad
 
 
