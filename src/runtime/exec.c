@@ -9,10 +9,14 @@
  * (SCALER_FUNCTIONS). Each wrapper looks at the environment the new image
  * would get and passes a copy with any of them that is missing put back: a
  * missing variable is appended with the value this image started with, an
- * LD_PRELOAD of the program's own gets the runtime prepended. One more,
- * SCALER_CALIB (inherit.c), is always set to this image's figures, in place
- * or appended. Every other variable, and their order, is unchanged; a
- * SCALER_DIR that is present (a nested `scaler record`) is left alone.
+ * LD_PRELOAD of the program's own gets the runtime prepended. Two more
+ * are always set to this image's state, in place or appended: SCALER_CALIB
+ * (inherit.c), its figures, and SCALER_PAUSED, whether it is paused now
+ * (control.c: --paused, scaler ctl, the control signal), with
+ * SCALER_CONTROL_SIGNAL put back when missing: the new image goes on as
+ * this one was, as a fork child does. Every other variable, and their
+ * order, is unchanged; a SCALER_DIR that is present (a nested `scaler
+ * record`) is left alone.
  *
  * These run in vfork children too, which share the parent's memory: the
  * copy lives on the wrapper's stack (mmap for an environment of more than
@@ -39,6 +43,7 @@ static const char *kv_dir;
 static char kv_timing[32];
 static const char *kv_functions;       /* SCALER_FUNCTIONS=..., or NULL */
 static const char *kv_args;            /* SCALER_ARGS=..., or NULL */
+static const char *kv_signal;          /* SCALER_CONTROL_SIGNAL=..., or NULL */
 static const char *self_path;           /* points into kv_preload */
 static size_t self_len;
 
@@ -68,6 +73,10 @@ void sc_exec_init(void)
 	const char *ar = getenv("SCALER_ARGS");
 	if (ar && snprintf(buf, sizeof(buf), "SCALER_ARGS=%s", ar) < (int)sizeof(buf))
 		kv_args = sc_mem_strdup(buf);
+	const char *sg = getenv("SCALER_CONTROL_SIGNAL");
+	if (sg && sg[0] &&
+	    snprintf(buf, sizeof(buf), "SCALER_CONTROL_SIGNAL=%s", sg) < (int)sizeof(buf))
+		kv_signal = sc_mem_strdup(buf);
 }
 
 /* Does the LD_PRELOAD value v (':' or ' ' separated) name this library? */
@@ -114,16 +123,20 @@ static int exec_fixed(const struct exec_call *c)
 {
 	char *const *env = c->envp;
 	size_t n = 0;
-	int pre = -1, cal = -1;
+	int pre = -1, cal = -1, pau = -1;
 	bool dir = false, timing = false, functions = !kv_functions, args = !kv_args;
+	bool sig = !kv_signal;
 	char kv_calib[160];
+	bool nested = false;    /* another scaler record's SCALER_DIR */
+	bool paused = __atomic_load_n(&sc_paused, __ATOMIC_RELAXED);
+	const char *kv_paused = paused ? "SCALER_PAUSED=1" : "SCALER_PAUSED=0";
 	if (!sc_active || !kv_preload[0])
 		return call_real(c, env);
 	for (; env && env[n]; n++) {
 		if (!strncmp(env[n], "LD_PRELOAD=", 11))
 			pre = (int)n;
 		else if (!strncmp(env[n], "SCALER_DIR=", 11))
-			dir = true;
+			dir = true, nested = strcmp(env[n], kv_dir) != 0;
 		else if (!strncmp(env[n], "SCALER_TIMING=", 14))
 			timing = true;
 		else if (!strncmp(env[n], "SCALER_FUNCTIONS=", 17))
@@ -132,12 +145,19 @@ static int exec_fixed(const struct exec_call *c)
 			args = true;
 		else if (!strncmp(env[n], "SCALER_CALIB=", 13))
 			cal = (int)n;
+		else if (!strncmp(env[n], "SCALER_PAUSED=", 14))
+			pau = (int)n;
+		else if (!strncmp(env[n], "SCALER_CONTROL_SIGNAL=", 22))
+			sig = true;
 	}
 	bool pre_ok = pre >= 0 && preloads_us(env[pre] + 11);
+	bool paused_ok = nested || (pau >= 0 ? !strcmp(env[pau], kv_paused) : !paused);
+	sig = sig || nested;
 	bool calib = sc_inherit_format(kv_calib, sizeof(kv_calib));
-	if (pre_ok && dir && timing && functions && args && !calib)
+	if (pre_ok && dir && timing && functions && args && sig && !calib && paused_ok)
 		return call_real(c, env);
-	size_t cap = n + 7, /* LD_PRELOAD, DIR, TIMING, FUNCTIONS, ARGS, CALIB, NULL */
+	/* LD_PRELOAD, DIR, TIMING, FUNCTIONS, ARGS, CALIB, PAUSED, SIGNAL, NULL */
+	size_t cap = n + 9,
 	       bytes = cap * sizeof(char *);
 	char *small[cap <= ENV_STACK_MAX ? cap : 1];
 	char **v = small;
@@ -170,6 +190,12 @@ static int exec_fixed(const struct exec_call *c)
 		v[cal] = kv_calib;
 	else if (calib)
 		v[k++] = kv_calib;
+	if (!paused_ok && pau >= 0)
+		v[pau] = (char *)kv_paused;
+	else if (!paused_ok)
+		v[k++] = (char *)kv_paused;
+	if (!sig)
+		v[k++] = (char *)kv_signal;
 	v[k] = NULL;
 	int r = call_real(c, v);
 	if (v != small)
