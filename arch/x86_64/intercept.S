@@ -324,7 +324,10 @@ END(sc_shadow_rare)
  * import has an entry this is one load more than the entry's own code
  * (its GOT slot was pointed there, or waits to be: patch.c; a pointer
  * the program copied still comes here); before, its first call binds one
- * in sc_slow. While a slot waits, sc_pend_budget counts these calls down
+ * in sc_slow. While paused (sc_paused, pause.c), a call of a bound import
+ * goes straight to its entry's target, neither counted nor timed (dlsym's
+ * pointers lead here, and no GOT slot can be pointed elsewhere for them);
+ * sc_slow sends an unbound one on unbound. While a slot waits, sc_pend_budget counts these calls down
  * and the one that takes it below 0 goes to sc_slow too, which may write
  * the waiting slots (a plain decrement: a lost one only delays that).
  */
@@ -336,10 +339,15 @@ ENTRY(sc_pending_common)
 	andl	$((1 << HK_IDX_BITS) - 1), %r10d	/* entry index + 1, or 0 */
 	subl	$1, %r10d
 	jb	1f
+	cmpb	$0, sc_paused(%rip)
+	jne	2f
 	decl	sc_pend_budget(%rip)
 	js	1f
 	movl	%r10d, %r11d
 	jmp	sc_shadow_common
+2:	shlq	$EN_SHIFT, %r10			/* paused: straight on */
+	addq	sc_entry_table(%rip), %r10
+	jmpq	*EN_TARGET(%r10)
 1:	subq	sc_hook_table(%rip), %r11
 	shrq	$HK_SHIFT, %r11
 	movl	$SLOW_BIND, %r10d

@@ -78,13 +78,18 @@ struct fnrec {
 	void *replay;
 	const char *name;
 	uint64_t *cache;
+	uint64_t kept[3];       /* the cache while paused (pause_object) */
 	uint32_t obj, n;
 	struct { uint32_t caller, idx; } callers[FN_CALLERS];
 };
 static struct fnrec *fns;
 static uint32_t n_fns;
-/* each object's functions: fns[first .. first + n), sorted by entry */
-static struct { uint32_t first, n; } obj_fns[SC_MAX_OBJECTS];
+/* each object's functions: fns[first .. first + n), sorted by entry; the
+ * data their code reads */
+static struct {
+	uint32_t first, n;
+	struct data *d;
+} obj_fns[SC_MAX_OBJECTS];
 
 
 static const char *spec;        /* SCALER_FUNCTIONS, NULL: none named */
@@ -522,6 +527,60 @@ static void write_jumps(struct sc_object *o, struct fn *fs, size_t n)
 }
 
 /*
+ * Pausing (pause.c): every call of o's patched functions goes straight to
+ * the function's replay copy, neither counted nor timed, however it came
+ * (a function pointer, a table of them as Python extensions have, a call
+ * from its own object), by the data the code reads alone: the code pages
+ * stay as they are. Each function's cache becomes {0, ~0, replay}, which
+ * every return address matches, then the return points of timed calls
+ * become 0, which none is, then the object's own span 0, which sends its
+ * own calls the way of the others: to the cache, which keeps every
+ * register but the flags, as the counted path does. Resuming writes them
+ * back in the reverse order. Each state between is a mix whose calls go
+ * to the replay copy, the counted path, or (foreign calls) sc_slowpath,
+ * whose sc_fn_caller_code lets them through while paused. Under the leaf
+ * lock (sc_fn_caller_code fills the caches under it).
+ */
+static void pause_object(const struct sc_object *o, bool on)
+{
+	struct data *d = obj_fns[o->id].d;
+	uint32_t first = obj_fns[o->id].first, n = obj_fns[o->id].n;
+	if (!d)
+		return;
+	if (on) {
+		for (uint32_t i = first; i < first + n; i++) {
+			uint64_t *c = fns[i].cache;
+			memcpy(fns[i].kept, c, sizeof(fns[i].kept));
+			__atomic_store_n(&c[2], (uintptr_t)fns[i].replay, __ATOMIC_RELEASE);
+			__atomic_store_n(&c[1], UINT64_MAX, __ATOMIC_RELEASE);
+			__atomic_store_n(&c[0], 0, __ATOMIC_RELEASE);
+		}
+		__atomic_store_n(&d->ret[0], NULL, __ATOMIC_RELEASE);
+		__atomic_store_n(&d->ret[1], NULL, __ATOMIC_RELEASE);
+		__atomic_store_n(&d->span, 0, __ATOMIC_RELEASE);
+		return;
+	}
+	__atomic_store_n(&d->span, o->hi - o->lo, __ATOMIC_RELEASE);
+	__atomic_store_n(&d->ret[0], (void *)sc_return_point, __ATOMIC_RELEASE);
+	__atomic_store_n(&d->ret[1], (void *)sc_fn_return_point, __ATOMIC_RELEASE);
+	for (uint32_t i = first; i < first + n; i++) {
+		uint64_t *c = fns[i].cache;
+		__atomic_store_n(&c[0], fns[i].kept[0], __ATOMIC_RELEASE);
+		__atomic_store_n(&c[1], fns[i].kept[1], __ATOMIC_RELEASE);
+		__atomic_store_n(&c[2], fns[i].kept[2], __ATOMIC_RELEASE);
+	}
+}
+
+void sc_functions_pause(bool on)
+{
+	for (uint32_t i = 0, n = sc_object_count(); i < n; i++) {
+		struct sc_object *o = sc_object_get(i);
+		if (o && !o->gone && o->id == i)
+			pause_object(o, on);
+	}
+}
+
+/*
  * Patches the functions of o that SCALER_FUNCTIONS names or, when it
  * names none of o and o is a Python extension module, all of them for
  * their calls from other components only (SCALER_PYEXT): the interpreter
@@ -606,7 +665,13 @@ static void patch_object(struct sc_object *o)
 			c.f[i].why = "no memory within 2 GB of it";
 	if (area) {
 		obj_fns[o->id].first = first;
+		obj_fns[o->id].d = (struct data *)(area + code_len);
 		__atomic_store_n(&obj_fns[o->id].n, n_fns - first, __ATOMIC_RELEASE);
+		if (sc_paused) {
+			sc_leaf_lock();
+			pause_object(o, true);
+			sc_leaf_unlock();
+		}
 		write_jumps(o, c.f, n);
 	}
 	for (size_t i = 0; i < n; i++)
@@ -655,7 +720,8 @@ void *sc_fn_caller_code(uint32_t fn, uintptr_t ret)
 {
 	struct fnrec *r = &fns[fn];
 	struct sc_thread *t = sc_tls_thread;
-	if (!sc_active || sc_lock_held() || sc_leaf_held() ||
+	if (!sc_active || __atomic_load_n(&sc_paused, __ATOMIC_RELAXED) || sc_lock_held() ||
+	    sc_leaf_held() ||
 	    (t && t != &sc_idle_thread && t->busy))
 		return r->replay;
 	struct sc_object *co = sc_object_of(ret);
@@ -668,6 +734,10 @@ void *sc_fn_caller_code(uint32_t fn, uintptr_t ret)
 			return sc_entry_code(r->callers[i].idx);
 	void *to = r->replay;
 	sc_leaf_lock();
+	if (sc_paused) {                /* paused meanwhile: pause_object */
+		sc_leaf_unlock();
+		return to;
+	}
 	n = r->n;
 	for (uint32_t i = 0; i < n; i++)
 		if (r->callers[i].caller == caller)

@@ -21,12 +21,20 @@
  * objects' slots (dlopen) with their destinations too, and an import's
  * bind leaves its slot alone.
  *
- * Not paused (doc/ctl.md): calls through pointers the runtime handed out
- * before (dlsym's answers, which lead to an import's stub) and through
- * function entries patched by --functions.
+ * Calls that no slot leads to are paused where they arrive: a pointer
+ * dlsym handed out leads to an import's stub, whose code
+ * (sc_pending_common, intercept.S) reads sc_paused and jumps straight on;
+ * a function --functions patched (or a Python extension's) is entered
+ * by its own code, which reads data that functions.c rewrites
+ * (sc_functions_pause) so that every call goes to the replay copy.
+ *
+ * Not paused (doc/ctl.md): a call through a slot's value the program
+ * copied before the pause, which holds an entry's code.
  */
 #include "patch.h"
 
+/* read by intercept.S (sc_pending_common) and C without a lock; written
+ * with both locks held */
 SC_HIDDEN bool sc_paused;
 
 #define IDX_MASK ((1u << HK_IDX_BITS) - 1)
@@ -85,14 +93,16 @@ void sc_unpatch_all(void)
 {
 	if (sc_paused)
 		return;
-	sc_paused = true;
+	__atomic_store_n(&sc_paused, true, __ATOMIC_SEQ_CST);
 	rewrite(true);
+	sc_functions_pause(true);
 }
 
 void sc_repatch_all(void)
 {
 	if (!sc_paused)
 		return;
-	sc_paused = false;
+	sc_functions_pause(false);
+	__atomic_store_n(&sc_paused, false, __ATOMIC_SEQ_CST);
 	rewrite(false);
 }

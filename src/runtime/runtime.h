@@ -354,6 +354,8 @@ extern SC_HIDDEN int32_t sc_pend_budget;
  * objects registered from first on; whether path is the decoder it
  * loaded (left unhooked) */
 void sc_functions_patch(uint32_t first) SC_HIDDEN;
+/* (un)pauses the calls of every patched function (both locks held) */
+void sc_functions_pause(bool on) SC_HIDDEN;
 /* a patched function's replay copy for a shadow entry's target */
 void *sc_functions_target(void *target) SC_HIDDEN;
 /* where a call of patched function fn from another object goes on (slow.c) */

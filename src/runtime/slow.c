@@ -106,8 +106,11 @@ SC_HIDDEN long sc_slow(uint64_t idx, int reason, void **entry_rsp)
 		 * interrupted this thread holding one (the tables are half
 		 * written): the call goes on unseen and the next one binds
 		 * (sc_hook_pass; a call of an import bound already, sent by
-		 * sc_pend_budget, still reaches its entry).
+		 * sc_pend_budget, still reaches its entry). Paused, it goes
+		 * on unbound and unseen (pause.c).
 		 */
+		if (__atomic_load_n(&sc_paused, __ATOMIC_RELAXED))
+			return (long)sc_pause_target((uint32_t)idx);
 		if (!sc_active || sc_lock_held() || sc_leaf_held() ||
 		    (t && t != &sc_idle_thread && t->busy))
 			return (long)sc_hook_pass((uint32_t)idx);

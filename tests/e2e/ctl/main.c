@@ -8,7 +8,12 @@
  * and 50 on the worker. Each phase ends with "phase N SUM" on stdout;
  * then "done" and how many of its 20 ms sleeps (poll) a third thread saw
  * cut short (EINTR): scaler ctl must wake no sleeping thread, so 0.
+ * Each b_mul call comes with one call of d_step through a pointer dlsym
+ * gave, of own_step (--functions own_*) and of ext_step through a pointer
+ * into a library named as a Python extension (patched by default): pause
+ * must stop counting them all.
  */
+#include <dlfcn.h>
 #include <errno.h>
 #include <poll.h>
 #include <pthread.h>
@@ -21,14 +26,33 @@ int b_mul(int x, int y);
 static int to_worker[2], from_worker[2];
 static volatile int sleep_on = 1;
 static int cut_short;
+static int (*d_step)(int), (*ext_step)(int);
+static volatile long own_acc;
+
+__attribute__((noinline, noclone)) long own_step(int x)
+{
+	own_acc += x;
+	return own_acc & 0xf;
+}
 
 static long muls(int n)
 {
 	long s = 0;
 
 	for (int i = 0; i < n; i++)
-		s += b_mul(i, 3);
+		s += b_mul(i, 3) + d_step(i) + own_step(i) + ext_step(i);
 	return s;
+}
+
+static void *sym(const char *lib, const char *name)
+{
+	void *h = dlopen(lib, RTLD_NOW), *p = h ? dlsym(h, name) : NULL;
+
+	if (!p) {
+		fprintf(stderr, "%s\n", dlerror());
+		exit(7);
+	}
+	return p;
 }
 
 static void *ended(void *arg)
@@ -90,6 +114,9 @@ int main(void)
 
 	if (pipe(to_worker) || pipe(from_worker))
 		return 2;
+	d_step = (int (*)(int))sym("libsc_ctld.so", "d_step");
+	ext_step = ((int (*(*)(void))(int))sym("sc_ctlx.cpython-311-x86_64-linux-gnu.so",
+						"ext_table"))();
 	pthread_create(&e, NULL, ended, &from_ended);
 	pthread_join(e, NULL);
 	pthread_create(&w, NULL, worker, &first);
