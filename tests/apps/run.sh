@@ -12,15 +12,18 @@
 #   name PASS|FAIL  client result without -> with scaler | profile summary
 # then "N passed, M failed"; exits 1 if any failed. redis-attach: redis
 # started without scaler, `scaler record -p` attached for DUR seconds
-# while redis-benchmark runs (check_attach). Missing applications are
-# installed from Debian's packages (apt-get, as root).
+# while redis-benchmark runs (check_attach). redis-live: redis under
+# `scaler record`, `scaler live -p` on it in tmux, its pane captured idle
+# and twice under redis-benchmark (check_live; the panes are kept in
+# build/apps/redis-live/). Missing applications are installed from
+# Debian's packages (apt-get, as root).
 # Environment: APPS (default: all), DUR (seconds of load, default 3),
 # REDIS_N, MEMC_N (requests), KEEP=1 keeps the temp dir.
 set -eu
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 . "$ROOT/tests/apps/lib.sh"
 export SCALER
-APPS=${APPS:-redis nginx memcached postgres sqlite3 python3 x264 git redis-attach}
+APPS=${APPS:-redis nginx memcached postgres sqlite3 python3 x264 git redis-attach redis-live}
 REDIS_N=${REDIS_N:-100000}
 MEMC_N=${MEMC_N:-10000}
 
@@ -31,7 +34,7 @@ fi
 apps_init
 if [ -n "${KEEP:-}" ]; then trap 'KEEP_DIR=$APPS_TMP; APPS_TMP=; apps_cleanup; echo "kept $KEEP_DIR" >&2' EXIT; fi
 apps_install redis-server redis-benchmark redis-cli nginx wrk memcached memcslap postgres \
-	pgbench psql sqlite3 x264 git setpriv || echo "warning: apt-get install failed" >&2
+	pgbench psql sqlite3 x264 git setpriv tmux || echo "warning: apt-get install failed" >&2
 
 passed=0 failed=0
 line() { # name verdict result summary
@@ -138,9 +141,62 @@ print("OK %d reads and writes while attached" % n if n > 0 else "BAD no reads or
 	esac
 }
 
+# APP-live: `scaler live -p` on the server (under scaler record) in a tmux
+# pane of 160 x 45, captured once idle and twice while its client runs:
+# the rows of the calls that serve the client (tests/apps/live_panes.py)
+# show more calls/s than idle. The panes go to build/apps/APP-live/.
+check_live() {
+	local app=${1%-live} d=$APPS_TMP/run-$1 why= r= p= out i load
+	local keep=$ROOT/build/apps/$1 tm=(tmux -L "scaler-apps-$$" -f /dev/null)
+	if ! have tmux; then
+		line "$1" FAIL "tmux missing" "apt-get install tmux"
+		return
+	fi
+	srv_setup "$app" || { line "$1" FAIL "set-up failed" ""; return; }
+	if ! srv_start "$app" scaler "$d" 2> "$d.err"; then
+		line "$1" FAIL "did not start" "$(cat "$d.err")"
+		return
+	fi
+	mkdir -p "$keep"
+	rm -f "$keep"/*.txt
+	"${tm[@]}" new-session -d -x 160 -y 45 "$SCALER live -p $SRV_PROG --interval 1 2> $d/live.err; sleep 600"
+	# idle: the table up, then a whole interval of no client
+	for i in $(seq 100); do
+		"${tm[@]}" capture-pane -p > "$keep/idle.txt" 2>/dev/null || true
+		grep -q 'calls/s' "$keep/idle.txt" && break
+		sleep 0.1
+	done
+	sleep 2.2
+	"${tm[@]}" capture-pane -p > "$keep/idle.txt"
+	REDIS_N=$((REDIS_N * 5)) srv_load "$app" "$d" > "$d/rps" &
+	load=$!
+	sleep 2.5
+	"${tm[@]}" capture-pane -p > "$keep/load1.txt"
+	sleep 2
+	"${tm[@]}" capture-pane -p > "$keep/load2.txt"
+	kill -0 "$load" 2>/dev/null || why="the client ended before the second capture;"
+	wait "$load" || true
+	r=$(cat "$d/rps")
+	"${tm[@]}" send-keys q
+	sleep 0.3
+	"${tm[@]}" kill-server 2>/dev/null || true
+	p=$(srv_probe "$app" 2>&1 | tr '\n' ' ') || true
+	srv_stop "$app" 2>> "$d.err" || true
+	case $p in *value-42*) ;; *) why="$why probe answer: [$p];" ;; esac
+	[ "${SRV_STATUS:-1}" = 0 ] || why="$why scaler record exited $SRV_STATUS;"
+	out=$(python3 "$ROOT/tests/apps/live_panes.py" "$keep/idle.txt" "$keep/load1.txt" \
+		"$keep/load2.txt" 2>&1) || out="BAD $out"
+	case $out in
+	OK*) [ -z "$why" ] && line "$1" PASS "$(unit "$app") ${r:-?} under record" "${out#OK }" ||
+		line "$1" FAIL "$(unit "$app") ${r:-?}" "$why ${out#OK }" ;;
+	*) line "$1" FAIL "$(unit "$app") ${r:-?}" "$why ${out#BAD }" ;;
+	esac
+}
+
 for app in $APPS; do
 	case $app in
 	redis-attach) check_attach "$app" ;;
+	redis-live) check_live "$app" ;;
 	redis | nginx | memcached | postgres) check_server "$app" ;;
 	sqlite3 | python3 | x264 | git) check_prog "$app" ;;
 	*) line "$app" FAIL "unknown application" "" ;;
