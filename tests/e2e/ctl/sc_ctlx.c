@@ -5,12 +5,10 @@
  * through the pointer ext_table hands out, as an interpreter calls an
  * extension's functions through its method tables.
  */
-static volatile long acc;
-
+/* no state: the program's threads call it at once */
 int ext_step(int x)
 {
-	acc += x;
-	return (int)(acc & 0xff);
+	return (int)((unsigned)x * 40503u >> 24);
 }
 
 int (*ext_table(void))(int)
