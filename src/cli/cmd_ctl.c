@@ -521,7 +521,10 @@ static int reset(struct target *t, uint64_t seq)
 /*
  * A thread's file copied: its latest moment is the snapshot's (tsc), so
  * that the report of the copy ends the threads still running there, as
- * it would a process that was killed then; and the part of its life in a
+ * it would a process that was killed then: also one whose timed call
+ * returned after tsc, before its file was copied (the reader ends every
+ * running thread at the latest of them, and their paused time below at
+ * tsc: a later end would add to the time of all of them); and the part of its life in a
  * pause still in force is paused time, as the runtime would add at a
  * resume (control.c; the parallel clock's part is not known here: the
  * reader works a running thread's attributed time out from its wall).
@@ -532,7 +535,7 @@ static int stamp_end(const struct target *t, int out, uint64_t tsc)
 
 	if (pread(out, &h, sizeof(h), 0) != (ssize_t)sizeof(h))
 		return -1;
-	if (!h.end_tsc && h.last_tsc < tsc)
+	if (!h.end_tsc)
 		h.last_tsc = tsc;
 	if (t->paused) {
 		uint64_t s = h.start_tsc > t->pause_tsc ? h.start_tsc : t->pause_tsc;
