@@ -55,7 +55,7 @@ apps_cleanup() {
 	for p in $APPS_PIDS; do
 		kill -KILL $(tree_pids "$p") 2>/dev/null || true
 	done
-	[ -n "$APPS_TMP" ] && rm -rf "$APPS_TMP"
+	if [ -n "$APPS_TMP" ]; then rm -rf "$APPS_TMP"; fi
 }
 
 apps_init() {
