@@ -27,9 +27,29 @@
 
 #include "patch.h"
 
+/* Whether object o versions its definitions (has DT_VERDEF). */
+static bool versions_defs(const struct sc_object *o)
+{
+	for (const ElfW(Dyn) *d = o->dyn; d && d->d_tag != DT_NULL; d++)
+		if (d->d_tag == DT_VERDEF)
+			return true;
+	return false;
+}
+
 static void *resolve(const struct sc_object *o, const char *name, const char *ver)
 {
 	void *r = ver ? dlvsym(RTLD_DEFAULT, name, ver) : dlsym(RTLD_DEFAULT, name);
+	if (ver) {
+		/* The loader binds a versioned reference to the first object
+		 * in scope that defines the name at that version or without
+		 * any: an allocator preloaded (jemalloc, tcmalloc) defines
+		 * malloc unversioned and takes malloc@GLIBC_2.2.5 from libc,
+		 * which dlvsym would still answer. */
+		void *first = dlsym(RTLD_DEFAULT, name);
+		struct sc_object *fo = first && first != r ? sc_object_of((uintptr_t)first) : NULL;
+		if (fo && !versions_defs(fo))
+			r = first;
+	}
 	if (!r && o->id != 0) {
 		/* an RTLD_LOCAL object sees its own dependencies too */
 		void *h = dlopen(o->path, RTLD_LAZY | RTLD_NOLOAD);
