@@ -15,6 +15,14 @@
 #define R { SC_ARGK_RET, 0, 0, 0, "ret" }
 #define RI { SC_ARGK_RET, 0, 0, SC_ARGV_SIGNED | SC_ARGV_INT32, "ret" }
 #define RS { SC_ARGK_RET, 0, 0, SC_ARGV_SIGNED, "ret" }
+#define TS(n, nm) { SC_ARGK_TIMESPEC, n, 0, 0, nm }
+#define US(n, nm) { SC_ARGK_USABLE, n, 0, 0, nm }
+#define DI(n, nm) { SC_ARGK_DISTINCT, n, 0, SC_ARGV_DISTINCT, nm }
+#define E1 { SC_ARGK_ERRNO, SC_FAIL_MINUS1, 0, SC_ARGV_ERRNO | SC_ARGV_SIGNED, "errors" }
+#define E1I { SC_ARGK_ERRNO, SC_FAIL_MINUS1, 0, \
+	      SC_ARGV_ERRNO | SC_ARGV_SIGNED | SC_ARGV_INT32, "errors" }
+#define EN { SC_ARGK_ERRNO, SC_FAIL_NULL, 0, SC_ARGV_ERRNO, "errors" }
+#define EE { SC_ARGK_ERRNO, SC_FAIL_ERRNUM, 0, SC_ARGV_ERRNO | SC_ARGV_INT32, "errors" }
 #define PROTO(api, nv, ...) { "", api, nv, { __VA_ARGS__ } }
 
 /*
@@ -23,13 +31,14 @@
  * error is a negative one); timeouts (signed: -1 waits for ever).
  */
 static const struct sc_argproto builtin[] = {
-	PROTO("malloc", 1, A(1, "size")),
-	PROTO("calloc", 1, P(1, 2, "nmemb*size")),
-	PROTO("realloc", 1, A(2, "size")),
+	PROTO("malloc", 2, A(1, "size"), EN),
+	PROTO("calloc", 2, P(1, 2, "nmemb*size"), EN),
+	PROTO("realloc", 1, A(2, "size")),      /* NULL is no failure for size 0 */
 	PROTO("reallocarray", 1, P(2, 3, "nmemb*size")),
-	PROTO("aligned_alloc", 1, A(2, "size")),
-	PROTO("memalign", 1, A(2, "size")),
-	PROTO("posix_memalign", 1, A(3, "size")),
+	PROTO("aligned_alloc", 2, A(2, "size"), EN),
+	PROTO("memalign", 2, A(2, "size"), EN),
+	PROTO("posix_memalign", 2, A(3, "size"), EE),
+	PROTO("free", 1, US(1, "size")),
 	PROTO("memcpy", 1, A(3, "n")),
 	PROTO("memmove", 1, A(3, "n")),
 	PROTO("memset", 1, A(3, "n")),
@@ -38,36 +47,59 @@ static const struct sc_argproto builtin[] = {
 	PROTO("__memcpy_chk", 1, A(3, "len")),
 	PROTO("__memmove_chk", 1, A(3, "len")),
 	PROTO("__memset_chk", 1, A(3, "len")),
-	PROTO("read", 2, A(3, "count"), RS),
-	PROTO("__read_chk", 2, A(3, "nbytes"), RS),
-	PROTO("write", 2, A(3, "count"), RS),
-	PROTO("pread", 2, A(3, "count"), RS),
-	PROTO("pread64", 2, A(3, "count"), RS),
-	PROTO("pwrite", 2, A(3, "count"), RS),
-	PROTO("pwrite64", 2, A(3, "count"), RS),
-	PROTO("readv", 2, AI(3, "iovcnt"), RS),
-	PROTO("writev", 2, AI(3, "iovcnt"), RS),
-	PROTO("send", 2, A(3, "len"), RS),
-	PROTO("recv", 2, A(3, "len"), RS),
-	PROTO("sendto", 2, A(3, "len"), RS),
-	PROTO("recvfrom", 2, A(3, "len"), RS),
-	PROTO("sendmsg", 1, RS),
-	PROTO("recvmsg", 1, RS),
+	PROTO("read", 3, A(3, "count"), RS, E1),
+	PROTO("__read_chk", 3, A(3, "nbytes"), RS, E1),
+	PROTO("write", 3, A(3, "count"), RS, E1),
+	PROTO("pread", 3, A(3, "count"), RS, E1),
+	PROTO("pread64", 3, A(3, "count"), RS, E1),
+	PROTO("pwrite", 3, A(3, "count"), RS, E1),
+	PROTO("pwrite64", 3, A(3, "count"), RS, E1),
+	PROTO("readv", 3, AI(3, "iovcnt"), RS, E1),
+	PROTO("writev", 3, AI(3, "iovcnt"), RS, E1),
+	PROTO("send", 3, A(3, "len"), RS, E1),
+	PROTO("recv", 3, A(3, "len"), RS, E1),
+	PROTO("sendto", 3, A(3, "len"), RS, E1),
+	PROTO("recvfrom", 3, A(3, "len"), RS, E1),
+	PROTO("sendmsg", 2, RS, E1),
+	PROTO("recvmsg", 2, RS, E1),
 	PROTO("fread", 2, P(2, 3, "size*nmemb"), R),
 	PROTO("fwrite", 2, P(2, 3, "size*nmemb"), R),
 	PROTO("fread_unlocked", 2, P(2, 3, "size*nmemb"), R),
 	PROTO("fwrite_unlocked", 2, P(2, 3, "size*nmemb"), R),
-	PROTO("mmap", 1, A(2, "length")),
-	PROTO("mmap64", 1, A(2, "length")),
-	PROTO("munmap", 1, A(2, "length")),
-	PROTO("madvise", 1, A(2, "length")),
-	PROTO("mremap", 1, A(3, "new_size")),
-	PROTO("poll", 3, A(2, "nfds"), AI(3, "timeout"), RI),
-	PROTO("epoll_wait", 3, AI(3, "maxevents"), AI(4, "timeout"), RI),
-	PROTO("epoll_pwait", 3, AI(3, "maxevents"), AI(4, "timeout"), RI),
-	PROTO("select", 2, AI(1, "nfds"), RI),
-	PROTO("usleep", 1, AU(1, "usec")),
+	PROTO("mmap", 2, A(2, "length"), E1),
+	PROTO("mmap64", 2, A(2, "length"), E1),
+	PROTO("munmap", 2, A(2, "length"), E1I),
+	PROTO("madvise", 2, A(2, "length"), E1I),
+	PROTO("mremap", 2, A(3, "new_size"), E1),
+	PROTO("poll", 4, A(2, "nfds"), AI(3, "timeout"), RI, E1I),
+	PROTO("epoll_wait", 4, AI(3, "maxevents"), AI(4, "timeout"), RI, E1I),
+	PROTO("epoll_pwait", 4, AI(3, "maxevents"), AI(4, "timeout"), RI, E1I),
+	PROTO("select", 3, AI(1, "nfds"), RI, E1I),
+	PROTO("nanosleep", 2, TS(1, "req_ns"), E1I),
+	PROTO("clock_nanosleep", 2, TS(3, "request_ns"), EE),
+	PROTO("usleep", 2, AU(1, "usec"), E1I),
 	PROTO("sleep", 1, AU(1, "seconds")),
+	/* futex-based locks: which lock (distinct addresses); the pthread
+	 * calls return the error number, sem_* -1 and errno */
+	PROTO("pthread_mutex_lock", 2, DI(1, "mutex"), EE),
+	PROTO("pthread_mutex_trylock", 2, DI(1, "mutex"), EE),
+	PROTO("pthread_mutex_timedlock", 2, DI(1, "mutex"), EE),
+	PROTO("pthread_mutex_unlock", 2, DI(1, "mutex"), EE),
+	PROTO("pthread_rwlock_rdlock", 2, DI(1, "rwlock"), EE),
+	PROTO("pthread_rwlock_wrlock", 2, DI(1, "rwlock"), EE),
+	PROTO("pthread_rwlock_tryrdlock", 2, DI(1, "rwlock"), EE),
+	PROTO("pthread_rwlock_trywrlock", 2, DI(1, "rwlock"), EE),
+	PROTO("pthread_rwlock_timedrdlock", 2, DI(1, "rwlock"), EE),
+	PROTO("pthread_rwlock_timedwrlock", 2, DI(1, "rwlock"), EE),
+	PROTO("pthread_rwlock_unlock", 2, DI(1, "rwlock"), EE),
+	PROTO("pthread_cond_wait", 2, DI(1, "cond"), EE),
+	PROTO("pthread_cond_timedwait", 2, DI(1, "cond"), EE),
+	PROTO("pthread_cond_signal", 1, DI(1, "cond")),
+	PROTO("pthread_cond_broadcast", 1, DI(1, "cond")),
+	PROTO("sem_wait", 2, DI(1, "sem"), E1I),
+	PROTO("sem_trywait", 2, DI(1, "sem"), E1I),
+	PROTO("sem_timedwait", 2, DI(1, "sem"), E1I),
+	PROTO("sem_post", 2, DI(1, "sem"), E1I),
 };
 
 size_t sc_argspec_builtin_count(void)

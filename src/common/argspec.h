@@ -29,7 +29,20 @@
 enum sc_argkind {
 	SC_ARGK_ARG = 1,        /* argument a (1-based) */
 	SC_ARGK_PRODUCT = 2,    /* argument a times argument b */
-	SC_ARGK_RET = 3,        /* the return value (rax) */
+	SC_ARGK_TIMESPEC = 3,   /* argument a points to a struct timespec: its ns */
+	SC_ARGK_USABLE = 4,     /* the allocator's size of pointer argument a
+				   (free: malloc_usable_size, args.c) */
+	SC_ARGK_DISTINCT = 5,   /* how many distinct values argument a has */
+	SC_ARGK_RET = 6,        /* the return value (rax); kinds from here on
+				   are taken at the return */
+	SC_ARGK_ERRNO = 7,      /* failures by errno; a: enum sc_argfail */
+};
+
+/* how a return says failure (SC_ARGK_ERRNO) */
+enum sc_argfail {
+	SC_FAIL_MINUS1 = 1,     /* -1 (an int with SC_ARGV_INT32), errno set */
+	SC_FAIL_NULL = 2,       /* NULL, errno set */
+	SC_FAIL_ERRNUM = 3,     /* a nonzero int, the error number itself */
 };
 
 /* a value's flags beyond format.h's SC_ARGV_*: a 32-bit int (the

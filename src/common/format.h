@@ -371,15 +371,33 @@ struct sc_rec {
  * infinite timeout) is counted in wneg, kept out of hist and wsum, and
  * min/max are int64. hist[0] holds the value 0, hist[b] (1 <= b < 63) the
  * values in [2^(b-1), 2^b), hist[63] the rest; saturating.
+ *
+ * Two kinds of value use the histogram's bytes otherwise (version 2):
+ * - SC_ARGV_DISTINCT (which lock: the distinct values of an address):
+ *   `distinct.exact` keeps the first SC_ARGS_EXACT distinct values, wsum
+ *   says how many (SC_ARGS_EXACT + 1 once a further one was seen), and
+ *   `distinct.hll` is a HyperLogLog of every value (SC_ARGS_HLL one-byte
+ *   registers, indexed by the top 7 bits of a 64-bit mix of the value,
+ *   each the largest 1 + leading zeros of the remaining 57 bits seen);
+ *   n and w count every call seen, min and max are unused.
+ * - SC_ARGV_ERRNO (errors by errno): n and w count every return seen,
+ *   `errs` the failures (as the prototype tells them) by errno value,
+ *   pairs in first-seen order, err 0 free; wneg the weight of failures
+ *   that found no free pair. wsum, min and max are unused.
  */
 #define SC_ARGS_MAGIC "SCALERA1"
-#define SC_ARGS_VERSION 1u
+#define SC_ARGS_VERSION 2u      /* 1: no DISTINCT or ERRNO values */
 #define SC_ARGS_HEADER_SIZE 64u
 #define SC_ARGS_SLOTS 128u
 #define SC_ARGS_NVAL 4u
 #define SC_ARGS_NAME 16u
 #define SC_ARGS_NHIST 64u
 #define SC_ARGV_SIGNED 1u
+#define SC_ARGV_DISTINCT 2u
+#define SC_ARGV_ERRNO 4u
+#define SC_ARGS_EXACT 16u
+#define SC_ARGS_HLL 128u
+#define SC_ARGS_NERR 32u
 
 struct sc_args_header {
 	char magic[8];          /* SC_ARGS_MAGIC */
@@ -398,8 +416,18 @@ struct sc_args_val {
 				   saturating */
 	uint64_t min, max;      /* over the calls seen */
 	uint64_t wneg;          /* weight of negative values (signed only) */
-	uint32_t hist[SC_ARGS_NHIST];
+	union {
+		uint32_t hist[SC_ARGS_NHIST];
+		struct {
+			uint64_t exact[SC_ARGS_EXACT];
+			uint8_t hll[SC_ARGS_HLL];
+		} distinct;     /* SC_ARGV_DISTINCT */
+		struct {
+			uint32_t err, w;
+		} errs[SC_ARGS_NERR];   /* SC_ARGV_ERRNO */
+	};
 };
+_Static_assert(sizeof(struct sc_args_val) == 48 + 4 * SC_ARGS_NHIST, "args value layout");
 
 struct sc_args_rec {
 	uint32_t entry;         /* entry index + 1; 0: no capture yet */

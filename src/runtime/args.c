@@ -12,6 +12,7 @@
  * bound after the slots ran out are counted and timed as usual, their
  * values not kept (said once).
  */
+#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -26,6 +27,8 @@ SC_HIDDEN struct sc_argspec sc_args_spec;
 SC_HIDDEN uint16_t *sc_args_slot_of;
 SC_HIDDEN uint16_t sc_args_proto_of[SC_ARGS_SLOTS];
 SC_HIDDEN __thread struct sc_args_rec *sc_tls_args __attribute__((tls_model("initial-exec")));
+SC_HIDDEN __thread int *sc_tls_errno __attribute__((tls_model("initial-exec")));
+SC_HIDDEN size_t (*sc_args_usable)(void *);
 
 static bool on;
 static uint8_t *proto_of_import;        /* by import number: prototype + 1 */
@@ -54,7 +57,26 @@ void sc_args_init(void)
 		sc_warn("cannot reserve the --args tables: %s; no values captured", strerror(errno));
 		return;
 	}
+	/* free's size: malloc_usable_size as the program would find it (an
+	 * allocator preloaded, jemalloc or tcmalloc, has its own), kept for
+	 * the free of the object that defines it (sc_args_hook) */
+	sc_args_usable = (size_t (*)(void *))dlsym(RTLD_DEFAULT, "malloc_usable_size");
 	on = true;
+}
+
+/* Whether p's values can be taken from calls of an API defined in object
+ * callee: free's size only where the allocator that answers
+ * malloc_usable_size is that object (a pointer another allocator owns
+ * is nothing glibc's can measure, and may crash it). */
+static bool usable_here(const struct sc_argproto *p, uint32_t callee)
+{
+	for (uint32_t i = 0; i < p->nval; i++)
+		if (p->v[i].kind == SC_ARGK_USABLE) {
+			struct sc_object *o = sc_args_usable
+				? sc_object_of((uintptr_t)sc_args_usable) : NULL;
+			return o && o->id == callee;
+		}
+	return true;
 }
 
 bool sc_args_wants(const char *name)
@@ -71,7 +93,7 @@ bool sc_args_hook(uint32_t n, const char *name, uint32_t callee)
 {
 	struct sc_object *o = sc_object_get(callee);
 	const struct sc_argproto *p = sc_argspec_find(&sc_args_spec, name, o ? o->path : NULL);
-	if (!on || !p)
+	if (!on || !p || !usable_here(p, callee))
 		return false;
 	proto_of_import[n] = (uint8_t)(p - sc_args_spec.p + 1);
 	return true;
@@ -101,6 +123,7 @@ void sc_args_bind(uint32_t n, uint32_t idx)
 void sc_args_thread_open(uint32_t pid, uint32_t gen, uint32_t seq)
 {
 	sc_tls_args = NULL;
+	sc_tls_errno = &errno;
 	if (!on)
 		return;
 	char name[SC_NAME_MAX];

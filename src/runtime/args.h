@@ -7,6 +7,7 @@
 #define SCALER_RUNTIME_ARGS_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "argspec.h"
@@ -35,6 +36,10 @@ extern SC_HIDDEN struct sc_argspec sc_args_spec;
 extern SC_HIDDEN uint16_t *sc_args_slot_of;             /* by entry idx: slot + 1 */
 extern SC_HIDDEN uint16_t sc_args_proto_of[SC_ARGS_SLOTS]; /* by slot */
 extern SC_HIDDEN __thread struct sc_args_rec *sc_tls_args; /* this thread's records */
+extern SC_HIDDEN __thread int *sc_tls_errno;               /* this thread's errno */
+/* malloc_usable_size of the allocator that defines free, NULL if not
+ * known (args.c) */
+extern SC_HIDDEN size_t (*sc_args_usable)(void *);
 
 /* args_hot.c, general registers only (see there) */
 void *sc_args_enter(const uint64_t *regs, uint64_t slot, struct sc_frame **fout) SC_HIDDEN;

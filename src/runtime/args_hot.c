@@ -6,7 +6,10 @@
  * register is touched and an API's floating-point arguments and return
  * values pass as they are, and it calls nothing (no libc: the loops are
  * kept from becoming memset or memcpy calls, Makefile). Per call: a few
- * loads, one histogram bucket per value, two reads of the TSC.
+ * loads, one histogram bucket per value, two reads of the TSC. One
+ * exception: free's size is the allocator's answer (sc_args_usable, a
+ * call into it; free's own caller expects every call-clobbered register
+ * clobbered, and args.c lets only the allocator that answers have it).
  */
 #include "args.h"
 
@@ -74,6 +77,90 @@ static void add(struct sc_args_val *v, uint64_t x, uint32_t flags, uint64_t w)
 	v->hist[b] = __builtin_add_overflow(v->hist[b], (uint32_t)w, &h) ? UINT32_MAX : h;
 }
 
+/* The first distinct values exactly, then a HyperLogLog of them all
+ * (format.h, SC_ARGV_DISTINCT): at most SC_ARGS_EXACT compares a call. */
+static void add_distinct(struct sc_args_val *v, uint64_t x, uint64_t w)
+{
+	v->n++;
+	v->w += w;
+	if (v->wsum <= SC_ARGS_EXACT) {
+		uint64_t k = 0;
+		while (k < v->wsum && v->distinct.exact[k] != x)
+			k++;
+		if (k == v->wsum) {
+			if (k < SC_ARGS_EXACT)
+				v->distinct.exact[k] = x;
+			v->wsum = k + 1;
+		}
+	}
+	/* splitmix64's finaliser: addresses differ in few low bits */
+	uint64_t h = x + 0x9e3779b97f4a7c15ull;
+	h = (h ^ (h >> 30)) * 0xbf58476d1ce4e5b9ull;
+	h = (h ^ (h >> 27)) * 0x94d049bb133111ebull;
+	h ^= h >> 31;
+	uint32_t reg = (uint32_t)(h >> 57);
+	uint64_t rest = h << 7;
+	uint8_t rank = rest ? (uint8_t)(__builtin_clzll(rest) + 1) : 58;
+	if (rank > v->distinct.hll[reg])
+		v->distinct.hll[reg] = rank;
+}
+
+/* A return of the call: a failure (as the prototype tells it) is counted
+ * by its errno (format.h, SC_ARGV_ERRNO). */
+static void add_errno(struct sc_args_val *v, const struct sc_argval *p, uint64_t rax, uint64_t w)
+{
+	v->n++;
+	v->w += w;
+	uint32_t err;
+	switch (p->a) {
+	case SC_FAIL_MINUS1:
+		if (as_read(rax, p->flags) != UINT64_MAX)
+			return;
+		err = sc_tls_errno ? (uint32_t)*sc_tls_errno : 0;
+		break;
+	case SC_FAIL_NULL:
+		if (rax)
+			return;
+		err = sc_tls_errno ? (uint32_t)*sc_tls_errno : 0;
+		break;
+	default:
+		err = (uint32_t)rax;
+		if (!err)
+			return;
+	}
+	for (uint32_t k = 0; k < SC_ARGS_NERR; k++)
+		if (v->errs[k].err == err || v->errs[k].err == 0) {
+			uint32_t s;
+			v->errs[k].err = err;
+			v->errs[k].w = __builtin_add_overflow(v->errs[k].w, (uint32_t)w, &s)
+					       ? UINT32_MAX : s;
+			return;
+		}
+	v->wneg += w;
+}
+
+/* The nanoseconds of the struct timespec at p; false for no pointer or
+ * one outside user space. A pointer the call itself would refuse
+ * (EFAULT) elsewhere faults here: the built-in prototypes use it only
+ * for the request of a sleep, which programs pass as a valid pointer. */
+static bool timespec_ns(uint64_t p, uint64_t *ns)
+{
+	if (p < 4096 || p >= (1ull << 47))
+		return false;
+	const int64_t *ts = (const int64_t *)p;
+	int64_t s = ts[0], n = ts[1];
+	if (s < 0 || n < 0) {
+		*ns = 0;
+		return true;
+	}
+	uint64_t x;
+	if (__builtin_mul_overflow((uint64_t)s, 1000000000ull, &x) ||
+	    __builtin_add_overflow(x, (uint64_t)n, &x))
+		x = UINT64_MAX;
+	*ns = x;
+	return true;
+}
+
 /* This thread's record of entry idx, named at its first capture; NULL
  * if its values are not kept. */
 static struct sc_args_rec *rec_of(uint64_t idx, const struct sc_argproto **proto)
@@ -88,7 +175,8 @@ static struct sc_args_rec *rec_of(uint64_t idx, const struct sc_argproto **proto
 	if (!r->entry) {
 		r->nval = p->nval;
 		for (uint32_t i = 0; i < p->nval; i++) {
-			r->flags[i] = p->v[i].flags & SC_ARGV_SIGNED;
+			r->flags[i] = p->v[i].flags &
+				      (SC_ARGV_SIGNED | SC_ARGV_DISTINCT | SC_ARGV_ERRNO);
 			for (uint32_t k = 0; k < SC_ARGS_NAME; k++) {
 				r->name[i][k] = p->v[i].name[k];
 				__asm__("" ::: "memory");   /* no memcpy */
@@ -137,6 +225,18 @@ void *sc_args_enter(const uint64_t *regs, uint64_t slot, struct sc_frame **fout)
 				if (__builtin_mul_overflow(regs[v->a - 1], regs[v->b - 1], &x))
 					x = UINT64_MAX;
 				break;
+			case SC_ARGK_TIMESPEC:
+				if (!timespec_ns(regs[v->a - 1], &x))
+					continue;
+				break;
+			case SC_ARGK_USABLE:
+				/* free(NULL) frees 0 bytes */
+				x = regs[v->a - 1] && sc_args_usable
+					    ? sc_args_usable((void *)regs[v->a - 1]) : 0;
+				break;
+			case SC_ARGK_DISTINCT:
+				add_distinct(&r->v[i], regs[v->a - 1], w);
+				continue;
 			default:
 				f->trec = SC_ARGS_RET_TAG;
 				continue;
@@ -163,6 +263,8 @@ void sc_args_ret(struct sc_frame *f, uint64_t rax)
 		for (uint32_t i = 0; i < p->nval; i++)
 			if (p->v[i].kind == SC_ARGK_RET)
 				add(&r->v[i], as_read(rax, p->v[i].flags), p->v[i].flags, w);
+			else if (p->v[i].kind == SC_ARGK_ERRNO)
+				add_errno(&r->v[i], &p->v[i], rax, w);
 	}
 	if (f > t->sp_base)
 		(f - 1)->tsc += ticks() - t0;

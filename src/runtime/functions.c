@@ -34,6 +34,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "args.h"
 #include "fnpatch.h"
 #include "names.h"
 #include "runtime.h"
@@ -743,10 +744,12 @@ void *sc_fn_caller_code(uint32_t fn, uintptr_t ret)
 		if (r->callers[i].caller == caller)
 			to = sc_entry_code(r->callers[i].idx);
 	if (to == r->replay && n < FN_CALLERS) {
-		/* unknown code calling (no object): counted as its own */
-		long h = sc_hook_new((void *)r->entry, sc_object_get(r->obj),
-				     SC_ENT_FUNC | (co ? 0 : SC_ENT_NOTIME), caller, r->obj,
-				     r->name, 0);
+		/* unknown code calling (no object): counted as its own. Values
+		 * (--args) only here: this entry's timed calls return through
+		 * the common path that sc_args_stub serves, fnown.S's do not */
+		uint32_t fl = co ? (sc_args_wants(r->name) ? SC_ENT_ARGS : 0) : SC_ENT_NOTIME;
+		long h = sc_hook_new((void *)r->entry, sc_object_get(r->obj), SC_ENT_FUNC | fl,
+				     caller, r->obj, r->name, 0);
 		uint32_t b = h < 0 ? 0 : (sc_hook_bind((uint32_t)h),
 				       __atomic_load_n(&sc_hook_table[h].bound, __ATOMIC_ACQUIRE) & IDX_MASK);
 		if (b) {
