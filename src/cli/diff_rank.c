@@ -311,6 +311,10 @@ static void value_dists(struct diff_finding *f, const struct key *k, const struc
 		const struct sc_call *c = index_find(&rs->ix[r], k);
 		for (uint32_t i = 0; c && i < c->nargs && f->ndist < DIFF_MAX_DIST; i++) {
 			size_t d;
+			/* counts of locks and of failures, not a value's
+			 * histogram: not compared (yet) */
+			if (c->args[i].flags & (SC_ARGV_DISTINCT | SC_ARGV_ERRNO))
+				continue;
 			for (d = 1; d < f->ndist; d++)
 				if (!strcmp(f->dist[d].name, c->args[i].name))
 					break;

@@ -102,7 +102,8 @@ static const struct sc_argdist *size_of(const struct sc_call *c, const struct sc
 	for (uint32_t i = 0; i < c->nargs; i++)
 		if (!strcmp(c->args[i].name, "ret"))
 			*ret = &c->args[i];
-		else if (!s && c->args[i].calls > 0)
+		else if (!s && c->args[i].calls > 0 &&
+			 !(c->args[i].flags & (SC_ARGV_DISTINCT | SC_ARGV_ERRNO)))
 			s = &c->args[i];
 	return s;
 }

@@ -33,12 +33,68 @@ void report_args_value(char *b, size_t n, const struct sc_argdist *d, uint64_t v
 		snprintf(b, n, "%" PRIu64, v);
 }
 
+const char *report_args_errname(char *b, size_t n, uint32_t err)
+{
+	const char *s = err <= INT32_MAX ? strerrorname_np((int)err) : NULL;
+	if (s)
+		snprintf(b, n, "%s", s);
+	else
+		snprintf(b, n, "errno %" PRIu32, err);
+	return b;
+}
+
+/* "mutex: 3 distinct" (exact) or "mutex: ~1,200 distinct (estimated)" */
+static void distinct_phrase(char *b, size_t n, const struct sc_argdist *d)
+{
+	char cnt[32];
+	int exact;
+	double v = sc_argdist_distinct(d, &exact);
+	report_fmt_count(cnt, sizeof(cnt), (uint64_t)v);
+	snprintf(b, n, "%s: %s%s distinct%s", d->name, exact ? "" : "~", cnt,
+		 exact ? "" : " (estimated)");
+}
+
+/* "errors: 12 of 1,000 calls: EAGAIN 10, EINTR 2" or "errors: none" */
+static void errors_phrase(char *b, size_t n, const struct sc_argdist *d)
+{
+	char cnt[32], all[32], name[32];
+	long double failed = sc_argdist_failed(d);
+	size_t at;
+	if (llroundl(failed) == 0) {
+		snprintf(b, n, "errors: none");
+		return;
+	}
+	report_fmt_count(cnt, sizeof(cnt), (uint64_t)llroundl(failed));
+	report_fmt_count(all, sizeof(all), (uint64_t)llroundl(d->calls));
+	at = (size_t)snprintf(b, n, "errors: %s of %s calls:", cnt, all);
+	for (uint32_t i = 0; i < d->nerr && at < n; i++) {
+		if (!llroundl(d->errs[i].calls))
+			continue;
+		report_fmt_count(cnt, sizeof(cnt), (uint64_t)llroundl(d->errs[i].calls));
+		at += (size_t)snprintf(b + at, n - at, "%s %s %s", i ? "," : "",
+				       report_args_errname(name, sizeof(name), d->errs[i].err), cnt);
+	}
+	if (llroundl(d->err_other) && at < n) {
+		report_fmt_count(cnt, sizeof(cnt), (uint64_t)llroundl(d->err_other));
+		snprintf(b + at, n - at, ", other %s", cnt);
+	}
+}
+
 void report_args_phrase(char *b, size_t n, const struct sc_argdist *d)
 {
 	char lo[32], hi[32], mean[32], part[160];
 	long double all = d->calls;
 	int shown[3], ns = 0;
 	size_t at = 0;
+
+	if (d->flags & SC_ARGV_DISTINCT) {
+		distinct_phrase(b, n, d);
+		return;
+	}
+	if (d->flags & SC_ARGV_ERRNO) {
+		errors_phrase(b, n, d);
+		return;
+	}
 
 	report_args_value(lo, sizeof(lo), d, d->min);
 	report_args_value(hi, sizeof(hi), d, d->max);

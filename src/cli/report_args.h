@@ -17,5 +17,7 @@ void report_args_value(char *b, size_t n, const struct sc_argdist *d, uint64_t v
 /* "count 8..4096, mean 103.8; 1,000 calls (98.9%) of 64..127, 10 calls
  * (1.0%) of 4096..8191; 1 negative (errors)" */
 void report_args_phrase(char *b, size_t n, const struct sc_argdist *d);
+/* errno value err by its name ("EAGAIN"), or "errno 4095"; returns b */
+const char *report_args_errname(char *b, size_t n, uint32_t err);
 
 #endif

@@ -789,6 +789,15 @@ static void html_values(const struct report *r)
 			html_text(f, d->name);
 			fputs("</td>", f);
 			td_count(f, (uint64_t)llroundl(d->calls));
+			if (d->flags & (SC_ARGV_DISTINCT | SC_ARGV_ERRNO)) {
+				/* a count of addresses or of failures: no range */
+				fputs("<td class=\"n\" data-v=\"0\">-</td><td class=\"n\" "
+				      "data-v=\"0\">-</td><td class=\"n\" data-v=\"0\">-</td><td>", f);
+				report_args_phrase(b, sizeof(b), d);
+				html_text(f, b);
+				fputs("</td></tr>\n", f);
+				continue;
+			}
 			report_args_value(b, sizeof(b), d, d->min);
 			fprintf(f, "<td class=\"n\" data-v=\"%s\">%s</td>", b, b);
 			report_args_value(b, sizeof(b), d, d->max);

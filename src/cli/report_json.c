@@ -11,6 +11,7 @@
 
 #include "json.h"
 #include "report.h"
+#include "report_args.h"
 #include "series.h"
 
 /* One histogram bucket: [lo, hi, n], hi null for an open-ended last one. */
@@ -57,11 +58,23 @@ static void json_args(struct sc_json *j, const struct sc_call *c)
 	sc_json_begin_array(j);
 	for (uint32_t k = 0; k < c->nargs; k++) {
 		const struct sc_argdist *d = &c->args[k];
+		if (d->flags & SC_ARGV_ERRNO)
+			continue;       /* json_errors */
 		sc_json_begin_object(j);
 		sc_json_key(j, "name");
 		sc_json_string(j, d->name);
 		sc_json_key(j, "seen");
 		sc_json_uint(j, d->seen);
+		if (d->flags & SC_ARGV_DISTINCT) {
+			int exact;
+			double n = sc_argdist_distinct(d, &exact);
+			sc_json_key(j, "distinct");
+			sc_json_uint(j, (uint64_t)n);
+			sc_json_key(j, "exact");
+			sc_json_bool(j, exact);
+			sc_json_end_object(j);
+			continue;
+		}
 		sc_json_key(j, "min");
 		json_argval(j, d, d->min);
 		sc_json_key(j, "max");
@@ -83,6 +96,34 @@ static void json_args(struct sc_json *j, const struct sc_call *c)
 		sc_json_end_object(j);
 	}
 	sc_json_end_array(j);
+}
+
+/* Failed calls by errno name (--args: APIs whose prototype says how a
+ * return fails), "other" for those whose errno was not kept; no key for
+ * a row whose failures are not captured. */
+static void json_errors(struct sc_json *j, const struct sc_call *c)
+{
+	for (uint32_t k = 0; k < c->nargs; k++) {
+		const struct sc_argdist *d = &c->args[k];
+		char name[32];
+		if (!(d->flags & SC_ARGV_ERRNO))
+			continue;
+		sc_json_key(j, "errors");
+		sc_json_begin_object(j);
+		for (uint32_t i = 0; i < d->nerr; i++) {
+			uint64_t n = (uint64_t)llroundl(d->errs[i].calls);
+			if (!n)
+				continue;
+			sc_json_key(j, report_args_errname(name, sizeof(name), d->errs[i].err));
+			sc_json_uint(j, n);
+		}
+		if (llroundl(d->err_other)) {
+			sc_json_key(j, "other");
+			sc_json_uint(j, (uint64_t)llroundl(d->err_other));
+		}
+		sc_json_end_object(j);
+		return;
+	}
 }
 
 /* What the kernel measured of a call key (doc/report.md, "kernel"). */
@@ -154,6 +195,7 @@ void report_json_call(struct sc_json *j, const struct sc_call *c)
 	sc_json_int(j, c->max_ns);
 	json_hist(j, c);
 	json_args(j, c);
+	json_errors(j, c);
 	if (c->measured)
 		json_kernel(j, c);
 	sc_json_end_object(j);

@@ -44,15 +44,30 @@ static void fold(struct sc_profile *p, struct sc_entry *e, const struct sc_args_
 		name[SC_ARGS_NAME] = '\0';
 		memset(&d[i], 0, sizeof(d[i]));
 		d[i].name = sc_profile_strdup(p, name[0] ? name : "?");
-		d[i].flags = r->flags[i] & SC_ARGV_SIGNED;
+		d[i].flags = r->flags[i] & (SC_ARGV_SIGNED | SC_ARGV_DISTINCT | SC_ARGV_ERRNO);
 		d[i].seen = v->n;
 		d[i].min = v->min;
 		d[i].max = v->max;
 		d[i].calls = (long double)v->w;
 		d[i].sum = (long double)v->wsum;
 		d[i].neg = (long double)v->wneg;
-		for (int b = 0; b < (int)SC_ARGS_NHIST; b++)
-			d[i].hist[b] = (long double)v->hist[b];
+		if (d[i].flags & SC_ARGV_DISTINCT) {
+			d[i].min = d[i].max = 0;
+			d[i].sum = d[i].neg = 0;
+			d[i].nexact = v->wsum > SC_ARGS_EXACT ? SC_ARGS_EXACT + 1 : (uint32_t)v->wsum;
+			memcpy(d[i].exact, v->distinct.exact, sizeof(d[i].exact));
+			memcpy(d[i].hll, v->distinct.hll, sizeof(d[i].hll));
+		} else if (d[i].flags & SC_ARGV_ERRNO) {
+			d[i].min = d[i].max = 0;
+			d[i].sum = d[i].neg = 0;
+			d[i].err_other = (long double)v->wneg;
+			for (uint32_t k = 0; k < SC_ARGS_NERR && v->errs[k].err; k++)
+				d[i].errs[d[i].nerr++] = (struct sc_argerr){
+					v->errs[k].err, (long double)v->errs[k].w };
+		} else {
+			for (int b = 0; b < (int)SC_ARGS_NHIST; b++)
+				d[i].hist[b] = (long double)v->hist[b];
+		}
 	}
 	sc_argdist_merge(&e->args, &e->nargs, d, n);
 }
@@ -83,7 +98,8 @@ int sc_profile_load_args(struct sc_profile *p, struct sc_image *im, int fd, char
 	if (got < sizeof(h) || memcmp(h.magic, SC_ARGS_MAGIC, 8) != 0) {
 		snprintf(why, whylen, "bad magic");
 		rc = -1;
-	} else if (h.version != SC_ARGS_VERSION || h.rec_size != sizeof(struct sc_args_rec)) {
+	} else if (h.version < 1 || h.version > SC_ARGS_VERSION ||
+		   h.rec_size != sizeof(struct sc_args_rec)) {
 		snprintf(why, whylen, ".args version %u (record %u bytes), this scaler reads %u "
 			 "(%zu)", h.version, h.rec_size, SC_ARGS_VERSION, sizeof(struct sc_args_rec));
 		rc = -1;
