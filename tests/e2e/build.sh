@@ -112,7 +112,9 @@ lib $CC libsc_abi.so abi/sc_abi.c
 exe $CC sc_abi abi/main.c -lsc_abi
 
 lib $CC libsc_ac.so args/sc_ac.c
-exe $CC sc_args args/main.c -lsc_ac
+lib $CC libsc_bump.so args/sc_bump.c
+lib $CC libsc_bumpu.so args/sc_bump.c -DUSABLE
+exe $CC sc_args args/main.c -lsc_ac -pthread
 
 lib $CC libsc_thr.so threads/sc_thr.c
 exe $CC sc_threads threads/main.c -lsc_thr -pthread

@@ -2,7 +2,9 @@
  * sc_ac.c - libsc_ac.so for the "args" e2e test (checks/args.py): APIs
  * whose arguments --args captures, each checking that it received what
  * its caller passed and returning values in rax:rdx, xmm0 and through
- * a variadic list (AL), so that a capture that changed a register shows.
+ * a variadic list (AL), so that a capture that changed a register shows;
+ * ac_apply calls back into the executable through a pointer (a function
+ * --functions patches, called from another component).
  */
 #include <stdarg.h>
 
@@ -30,4 +32,11 @@ double ac_var(int n, ...)
 		t += va_arg(ap, double);
 	va_end(ap);
 	return t;
+}
+
+long ac_apply(long (*f)(long), long x)
+{
+	long r = f(x);
+	__asm__ volatile("" ::: "memory");      /* a call, not a tail call */
+	return r;
 }

@@ -4,7 +4,7 @@
   histograms of write's count and return value, malloc's size and the
   libsc_ac.so APIs' arguments are exact bucket by bucket (write(64)
   x1000 = 1,000 calls in [64, 128)), the failed write is one negative
-  return, min and max are the values passed; the program, which checks
+  return and one EBADF in the row's errors, min and max are the values passed; the program, which checks
   its own arguments and return values (rax:rdx, xmm0, a variadic list),
   prints the same and exits 0 as without scaler; the text and HTML
   reports show the values.
@@ -78,6 +78,7 @@ def check_exact(t):
     expect(bad, "write ret min/max/negative",
            (w["ret"]["min"], w["ret"]["max"], w["ret"]["negative"]), (-1, 4096, 1))
     expect(bad, "write count mean", w["count"]["mean"], round((64000 + 40960 + 8) / 1011, 3))
+    expect(bad, "write errors", row(rep, "sc_args", "write").get("errors"), {"EBADF": 1})
     m = values(row(rep, "sc_args", "malloc"))
     expect(bad, "malloc size", m.get("size", {}).get("hist"), [[64, 128, 50]])
     six = values(row(rep, "sc_args", "ac_six"))

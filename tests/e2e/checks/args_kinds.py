@@ -1,0 +1,143 @@
+"""args_kinds.py - scaler record --args on the values that are not an
+argument as passed: sc_args kinds (tests/e2e/args/main.c) under
+--timing=all, every call seen once, so every figure is exact.
+
+- args-kinds: free's size is the allocator's (malloc_usable_size, which
+  the program prints: 21, 11 and 6 frees of each size, 5 of NULL as 0);
+  failures by errno (malloc ENOMEM x2, pthread_mutex_trylock EBUSY x7,
+  sem_trywait EAGAIN x4, read EBADF x3, none for the sleeps) in the JSON
+  rows' "errors" and the text report; which lock: 3 mutexes exactly, 100
+  rwlocks estimated (HyperLogLog) within 25 %; requested sleeps in ns
+  (nanosleep 1 us x3 and 2 ms x1, clock_nanosleep 5 us x2) and usleep's
+  usec; a --functions entry called from another component
+  (libsc_ac.so -> cb_twice) with a user spec. The program checks errno
+  around every call (the capture must not change it) and its results:
+  the same output and exit as without scaler.
+- args-allocator: with an allocator preloaded that defines free but not
+  malloc_usable_size (libsc_bump.so), free has no size (glibc's would
+  read a header that allocator never wrote); with one that defines both
+  (libsc_bumpu.so) free's size is that allocator's (asked + 3). Under
+  lazy binding the program's malloc must reach the preloaded allocator,
+  as without scaler (scaler used to resolve malloc@GLIBC_2.2.5 to libc's).
+Checks: args-kinds, args-allocator (lazy)."""
+import json
+import os
+
+from harness import guarded, report_json_of, run
+
+MODE = "e2e"
+VARIANTS = ("lazy",)
+
+
+def rows(rep, caller):
+    return {c["api"]: c for c in rep["calls"] if c["caller"] == caller}
+
+
+def values(c):
+    return {a["name"]: a for a in c["args"]} if c else {}
+
+
+def expect(bad, what, got, want):
+    if got != want:
+        bad.append("%s: %r, want %r" % (what, got, want))
+
+
+def check_kinds(t):
+    exe = t.exe("args")
+    rc0, out0, _ = run([exe, "kinds"])
+    prof = os.path.join(t.tmp, "args-kinds")
+    rc, out, err = run([t.scaler, "record", "-o", prof, "--timing=all",
+                        "--args=default;cb_twice=arg1,ret", "--functions=cb_twice,cb_lock", "--",
+                        exe, "kinds"])
+    if rc != rc0 or out != out0 or not out.endswith(b"kinds 0\n"):
+        return ["exit %d, output %r; without scaler %d, %r (%r)" % (rc, out, rc0, out0,
+                                                                   err[-300:])]
+    u = [int(x.split()[1]) for x in out.decode().splitlines() if x.startswith("usable ")]
+    rep = report_json_of(t.scaler, prof)
+    r = rows(rep, "sc_args")
+    bad = []
+
+    free = values(r.get("free")).get("size", {})
+    hist = {}
+    for size, n in zip([0] + u, (5, 21, 11, 6)):
+        b = size.bit_length()
+        lo = 0 if b == 0 else 1 << (b - 1)
+        hist[lo] = hist.get(lo, 0) + n
+    expect(bad, "free size hist", [(h[0], h[2]) for h in free.get("hist", [])],
+           sorted(hist.items()))
+    expect(bad, "free size min/max/mean/seen",
+           (free.get("min"), free.get("max"), free.get("mean"), free.get("seen")),
+           (0, u[2], round((21 * u[0] + 11 * u[1] + 6 * u[2]) / 43, 3), 43))
+    for api, errs in (("malloc", {"ENOMEM": 2}), ("pthread_mutex_trylock", {"EBUSY": 7}),
+                      ("sem_trywait", {"EAGAIN": 4}), ("read", {"EBADF": 3}),
+                      ("nanosleep", {}), ("clock_nanosleep", {}), ("usleep", {}),
+                      ("pthread_mutex_lock", {}), ("pthread_rwlock_wrlock", {})):
+        expect(bad, api + " errors", (r.get(api) or {}).get("errors"), errs)
+    expect(bad, "free errors (none captured)", "errors" in (r.get("free") or {}), False)
+    for api, name, n, distinct in (("pthread_mutex_lock", "mutex", 301, 3),
+                                   ("pthread_mutex_unlock", "mutex", 301, 3),
+                                   ("pthread_mutex_trylock", "mutex", 7, 1),
+                                   ("sem_trywait", "sem", 4, 1)):
+        v = values(r.get(api)).get(name, {})
+        expect(bad, api + " " + name, (v.get("seen"), v.get("distinct"), v.get("exact")),
+               (n, distinct, True))
+    for api in ("pthread_rwlock_wrlock", "pthread_rwlock_unlock"):
+        v = values(r.get(api)).get("rwlock", {})
+        if v.get("seen") != 100 or v.get("exact") is not False or \
+                not 75 <= (v.get("distinct") or 0) <= 125:
+            bad.append("%s: 100 rwlocks seen as %r" % (api, v))
+    for api, name, lo, hi, hist in (
+            ("nanosleep", "req_ns", 1000, 2000000, [[512, 1024, 3], [1048576, 2097152, 1]]),
+            ("clock_nanosleep", "request_ns", 5000, 5000, [[4096, 8192, 2]]),
+            ("usleep", "usec", 50, 50, [[32, 64, 2]])):
+        v = values(r.get(api)).get(name, {})
+        expect(bad, api + " " + name, (v.get("min"), v.get("max"), v.get("hist")), (lo, hi, hist))
+    cb = [c for c in rep["calls"] if c["api"] == "cb_twice"]
+    cbv = values(cb[0]) if len(cb) == 1 else {}
+    expect(bad, "cb_twice from libsc_ac.so",
+           (cb[0]["caller"] if len(cb) == 1 else [c["caller"] for c in cb],
+            cbv.get("arg1", {}).get("seen"), cbv.get("arg1", {}).get("max"),
+            cbv.get("ret", {}).get("max")), ("libsc_ac.so", 50, 49, 98))
+
+    rc, text, _ = run([t.scaler, "report", "-i", prof])
+    for words in (b"mutex: 3 distinct", b"errors: 7 of 7 calls: EBUSY 7", b"rwlock: ~",
+                  b"errors: 3 of 3 calls: EBADF 3"):
+        if words not in text:
+            bad.append("text report lacks %r" % words)
+    rc, page, _ = run([t.scaler, "report", "-i", prof, "--format", "html"])
+    if b"errors: 4 of 4 calls: EAGAIN 4" not in page:
+        bad.append("HTML report lacks sem_trywait's errors (exit %d)" % rc)
+    return bad
+
+
+def check_allocator(t):
+    exe = t.exe("args")
+    bad = []
+    for lib, size in (("bump", None), ("bumpu", 103)):
+        env = dict(os.environ, LD_PRELOAD=os.path.join(t.bindir, "libsc_%s.so" % lib))
+        prof = os.path.join(t.tmp, "args-alloc-" + lib)
+        rc, out, err = run([t.scaler, "record", "-o", prof, "--timing=all", "--args", "--",
+                            exe, "std"], env=env)
+        if rc != 0 or out != b"std 0\n":
+            bad.append("%s: exit %d, output %r (%r)" % (lib, rc, out, err[-200:]))
+            continue
+        r = rows(report_json_of(t.scaler, prof), "sc_args")
+        free, malloc = r.get("free") or {}, r.get("malloc") or {}
+        expect(bad, lib + ": malloc, free callees", (malloc.get("callee"), free.get("callee")),
+               ("libsc_%s.so" % lib,) * 2)
+        v = values(free).get("size")
+        got = None if v is None else (v["min"], v["max"], v["seen"])
+        expect(bad, lib + ": free size", got, None if size is None else (size, size, 50))
+    env = dict(os.environ, LD_PRELOAD=os.path.join(t.bindir, "libsc_bumpu.so"))
+    rc0, out0, _ = run([exe, "kinds"], env=env)
+    rc, out, err = run([t.scaler, "record", "-o", os.path.join(t.tmp, "args-alloc-kinds"),
+                        "--args", "--", exe, "kinds"], env=env)
+    if (rc, out) != (rc0, out0) or not out.startswith(b"usable 102\n"):
+        bad.append("kinds with libsc_bumpu.so: exit %d %r, without scaler %d %r" %
+                   (rc, out[:60], rc0, out0[:60]))
+    return bad
+
+
+def checks(t):
+    guarded("args-kinds", t.variant, lambda: check_kinds(t))
+    guarded("args-allocator", t.variant, lambda: check_allocator(t))
