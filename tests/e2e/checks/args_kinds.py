@@ -86,12 +86,14 @@ def check_kinds(t):
         if v.get("seen") != 100 or v.get("exact") is not False or \
                 not 75 <= (v.get("distinct") or 0) <= 125:
             bad.append("%s: 100 rwlocks seen as %r" % (api, v))
-    for api, name, lo, hi, hist in (
-            ("nanosleep", "req_ns", 1000, 2000000, [[512, 1024, 3], [1048576, 2097152, 1]]),
-            ("clock_nanosleep", "request_ns", 5000, 5000, [[4096, 8192, 2]]),
-            ("usleep", "usec", 50, 50, [[32, 64, 2]])):
+    for api, name, lo, hi, mean, hist in (
+            ("nanosleep", "req_ns", 1000, 2000000, 500750.0,
+             [[512, 1024, 3], [1048576, 2097152, 1]]),
+            ("clock_nanosleep", "request_ns", 5000, 5000, 5000.0, [[4096, 8192, 2]]),
+            ("usleep", "usec", 50, 50, 50.0, [[32, 64, 2]])):
         v = values(r.get(api)).get(name, {})
-        expect(bad, api + " " + name, (v.get("min"), v.get("max"), v.get("hist")), (lo, hi, hist))
+        expect(bad, api + " " + name, (v.get("min"), v.get("max"), v.get("mean"), v.get("hist")),
+               (lo, hi, mean, hist))
     cb = [c for c in rep["calls"] if c["api"] == "cb_twice"]
     cbv = values(cb[0]) if len(cb) == 1 else {}
     expect(bad, "cb_twice from libsc_ac.so",
