@@ -246,17 +246,54 @@ static const struct sc_argdist *arg_of(const struct sc_call *c, const char *name
 }
 
 /*
- * The distribution of value `name` of the row k: the calls per bin pooled
- * per side, scaled to the values seen (the test's sample size), tested as
- * the latencies are; means[] gets each side's mean value. Run-to-run
- * distances of one side bound what counts as a change.
+ * Tests the per-run bins runh[] of a value (base runs first) as the
+ * latencies are: the calls per bin pooled per side, scaled to the values
+ * seen[] (the test's sample size); run-to-run distances of one side bound
+ * what counts as a change.
+ */
+static void test_bins(struct diff_dist *d, double (*runh)[VBINS], const struct runs *rs,
+		      const double *seen)
+{
+	double pool[2][VBINS] = {{0}};
+	for (size_t r = 0; r < nall(rs); r++)
+		for (int b = 0; b < VBINS; b++)
+			pool[r >= rs->nb][b] += runh[r][b];
+	double tb = 0, tn = 0, hb[VBINS], hn[VBINS];
+	const double *h2[2] = { hb, hn };
+	for (int b = 0; b < VBINS; b++)
+		tb += pool[0][b], tn += pool[1][b];
+	if (tb <= 0 || tn <= 0)
+		return;
+	for (int b = 0; b < VBINS; b++) {
+		hb[b] = pool[0][b] * seen[0] / tb;
+		hn[b] = pool[1][b] * seen[1] / tn;
+	}
+	d->tested = ds_anderson_ksamp(h2, 2, VBINS, &d->ad);
+	d->hellinger = ds_hellinger(pool[0], pool[1], VBINS);
+	for (int side = 0; side < 2; side++) {
+		size_t from = side ? rs->nb : 0, m = side ? rs->nn : rs->nb;
+		for (size_t i = 0; i < m; i++)
+			for (size_t j = i + 1; j < m; j++) {
+				double h = ds_hellinger(runh[from + i], runh[from + j], VBINS);
+				if (h > d->within)
+					d->within = h;
+			}
+	}
+	d->significant = d->tested && d->ad.t > d->ad.crit05 && d->hellinger >= H_MIN &&
+			 d->hellinger > 1.5 * d->within;
+}
+
+/*
+ * The distribution of value `name` of the row k: its bins are the
+ * negative values, then the log2 buckets; means[] gets each side's mean
+ * value.
  */
 static void value_dist(struct diff_dist *d, const char *name, const struct key *k,
 		       const struct runs *rs, double *means)
 {
 	size_t n = nall(rs);
 	double (*runh)[VBINS] = sc_xcalloc(n, sizeof(*runh));
-	double pool[2][VBINS] = {{0}}, seen[2] = {0}, sum[2] = {0}, nonneg[2] = {0};
+	double seen[2] = {0}, sum[2] = {0}, nonneg[2] = {0};
 
 	d->name = name;
 	d->unit = "value";
@@ -268,37 +305,56 @@ static void value_dist(struct diff_dist *d, const char *name, const struct key *
 		runh[r][0] = (double)a->neg;
 		for (int b = 0; b < (int)SC_ARGS_NHIST; b++)
 			runh[r][1 + b] = (double)a->hist[b];
-		for (int b = 0; b < VBINS; b++)
-			pool[s][b] += runh[r][b];
 		seen[s] += (double)a->seen;
 		sum[s] += (double)a->sum;
 		nonneg[s] += (double)(a->calls - a->neg);
 	}
 	for (int s = 0; s < 2; s++)
 		means[s] = nonneg[s] > 0 ? sum[s] / nonneg[s] : 0;
-	double tb = 0, tn = 0, hb[VBINS], hn[VBINS];
-	const double *h2[2] = { hb, hn };
-	for (int b = 0; b < VBINS; b++)
-		tb += pool[0][b], tn += pool[1][b];
-	if (tb > 0 && tn > 0) {
-		for (int b = 0; b < VBINS; b++) {
-			hb[b] = pool[0][b] * seen[0] / tb;
-			hn[b] = pool[1][b] * seen[1] / tn;
+	test_bins(d, runh, rs, seen);
+	free(runh);
+}
+
+/*
+ * The failures of row k by errno (--args' "errors"): bin 0 the calls
+ * that did not fail, then one bin per errno value either side saw (those
+ * past VBINS - 2 share the last); means[] gets each side's share of
+ * calls that failed.
+ */
+static void errors_dist(struct diff_dist *d, const char *name, const struct key *k,
+			const struct runs *rs, double *means)
+{
+	size_t n = nall(rs);
+	double (*runh)[VBINS] = sc_xcalloc(n, sizeof(*runh));
+	double seen[2] = {0}, failed[2] = {0}, calls[2] = {0};
+	uint32_t errs[VBINS - 1];
+	int nerr = 0;
+
+	d->name = name;
+	d->unit = "errno";
+	for (size_t r = 0; r < n; r++) {
+		const struct sc_argdist *a = arg_of(index_find(&rs->ix[r], k), name);
+		int s = r >= rs->nb;
+		if (!a)
+			continue;
+		long double f = sc_argdist_failed(a);
+		runh[r][0] = (double)(a->calls - f);
+		for (uint32_t i = 0; i < a->nerr; i++) {
+			int b = 0;
+			while (b < nerr && errs[b] != a->errs[i].err)
+				b++;
+			if (b == nerr && nerr < VBINS - 2)
+				errs[nerr++] = a->errs[i].err;
+			runh[r][1 + (b < VBINS - 2 ? b : VBINS - 2)] += (double)a->errs[i].calls;
 		}
-		d->tested = ds_anderson_ksamp(h2, 2, VBINS, &d->ad);
-		d->hellinger = ds_hellinger(pool[0], pool[1], VBINS);
-		for (int side = 0; side < 2; side++) {
-			size_t from = side ? rs->nb : 0, m = side ? rs->nn : rs->nb;
-			for (size_t i = 0; i < m; i++)
-				for (size_t j = i + 1; j < m; j++) {
-					double h = ds_hellinger(runh[from + i], runh[from + j], VBINS);
-					if (h > d->within)
-						d->within = h;
-				}
-		}
-		d->significant = d->tested && d->ad.t > d->ad.crit05 && d->hellinger >= H_MIN &&
-				 d->hellinger > 1.5 * d->within;
+		runh[r][VBINS - 1] += (double)a->err_other;
+		seen[s] += (double)a->seen;
+		failed[s] += (double)f;
+		calls[s] += (double)a->calls;
 	}
+	for (int s = 0; s < 2; s++)
+		means[s] = calls[s] > 0 ? failed[s] / calls[s] : 0;
+	test_bins(d, runh, rs, seen);
 	free(runh);
 }
 
@@ -311,15 +367,17 @@ static void value_dists(struct diff_finding *f, const struct key *k, const struc
 		const struct sc_call *c = index_find(&rs->ix[r], k);
 		for (uint32_t i = 0; c && i < c->nargs && f->ndist < DIFF_MAX_DIST; i++) {
 			size_t d;
-			/* counts of locks and of failures, not a value's
-			 * histogram: not compared (yet) */
-			if (c->args[i].flags & (SC_ARGV_DISTINCT | SC_ARGV_ERRNO))
+			/* a count of distinct locks is no distribution */
+			if (c->args[i].flags & SC_ARGV_DISTINCT)
 				continue;
 			for (d = 1; d < f->ndist; d++)
 				if (!strcmp(f->dist[d].name, c->args[i].name))
 					break;
 			if (d == f->ndist) {
-				value_dist(&f->dist[d], c->args[i].name, k, rs, vmean[d]);
+				if (c->args[i].flags & SC_ARGV_ERRNO)
+					errors_dist(&f->dist[d], c->args[i].name, k, rs, vmean[d]);
+				else
+					value_dist(&f->dist[d], c->args[i].name, k, rs, vmean[d]);
 				f->ndist++;
 			}
 		}
@@ -501,13 +559,23 @@ static void name_call(struct diff_finding *f, const struct diff_result *res)
 		if (up && !f->vprof && !more_calls)
 			f->vprof = "scalability";
 	}
-	int pieces = 0;
+	int pieces = 0, errors = 0;
+	for (size_t d = 1; d < f->ndist; d++)
+		errors |= f->dist[d].significant && !strcmp(f->dist[d].unit, "errno");
 	for (size_t d = 1; d < f->ndist; d++) {
 		const struct diff_dist *v = &f->dist[d];
-		/* the bytes an I/O call moved tell again what its size said */
-		if (!v->significant || (pieces && !strcmp(v->name, "ret")))
+		/* the bytes an I/O call moved tell again what its size said,
+		 * its -1 returns what its errors say */
+		if (!v->significant || ((pieces || errors) && !strcmp(v->name, "ret")))
 			continue;
 		double was = f->vmean[d][0], now = f->vmean[d][1];
+		if (!strcmp(v->unit, "errno")) {
+			say(f, "%s errors: %.1f %% of %s calls fail, was %.1f %%",
+			    now > was ? "more" : "fewer", now * 100, f->api, was * 100);
+			if (!f->vprof && now > was)
+				f->vprof = "wrong constraint";
+			continue;
+		}
 		fmt_calls(x, sizeof(x), now);
 		fmt_calls(y, sizeof(y), was);
 		if (hints_is_io_api(f->api) && strcmp(v->name, "ret") && now != was && ++pieces)

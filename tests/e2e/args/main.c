@@ -5,6 +5,8 @@
  *          arguments and return values: exits 1 if any came wrong
  *   small  4 MB to /dev/null in writes of 64 bytes
  *   big    the same 4 MB in writes of 4096 bytes
+ *   ok     20,000 writes of 64 bytes to /dev/null
+ *   bad    the same, every other one to fd -1 (EBADF)
  *   kinds  the values that are not an argument as passed, with errno
  *          checked around each call: free of 20 x malloc(100), 10 x
  *          malloc(1000), 5 x malloc(5000) and 5 x free(NULL); 2 x
@@ -131,6 +133,15 @@ int main(int argc, char **argv)
 		size_t piece = !strcmp(mode, "small") ? 64 : 4096;
 		for (size_t done = 0; done < (4u << 20); done += piece)
 			bad |= write(fd, buf, piece) != (ssize_t)piece;
+		printf("%s %d\n", mode, bad);
+		return bad;
+	}
+	if (!strcmp(mode, "ok") || !strcmp(mode, "bad")) {
+		int every = !strcmp(mode, "bad") ? 2 : 0;
+		for (int i = 0; i < 20000; i++) {
+			int to = every && i % every == 0 ? -1 : fd;
+			bad |= write(to, buf, 64) != (to < 0 ? -1 : 64);
+		}
 		printf("%s %d\n", mode, bad);
 		return bad;
 	}

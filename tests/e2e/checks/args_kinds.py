@@ -19,7 +19,11 @@ argument as passed: sc_args kinds (tests/e2e/args/main.c) under
   (libsc_bumpu.so) free's size is that allocator's (asked + 3). Under
   lazy binding the program's malloc must reach the preloaded allocator,
   as without scaler (scaler used to resolve malloc@GLIBC_2.2.5 to libc's).
-Checks: args-kinds, args-allocator (lazy)."""
+- args-diff-errors: diff of 20,000 writes to /dev/null against the same
+  with every other one to fd -1 ranks write first as more errors (the
+  errno distribution significant, ~50 % of calls failing); two runs
+  without failures give no significant finding.
+Checks: args-kinds, args-allocator, args-diff-errors (lazy)."""
 import json
 import os
 
@@ -140,6 +144,34 @@ def check_allocator(t):
     return bad
 
 
+def check_diff_errors(t):
+    profs = {}
+    for name in ("ok", "bad", "ok2"):
+        profs[name] = os.path.join(t.tmp, "args-errs-" + name)
+        rc, out, err = run([t.scaler, "record", "-o", profs[name], "--args", "--",
+                            t.exe("args"), name.rstrip("2")])
+        if rc != 0:
+            return ["record %s: exit %d (%r)" % (name, rc, err[-200:])]
+    bad = []
+    rc, out, err = run([t.scaler, "diff", "--format", "json", profs["ok"], profs["bad"]])
+    f = json.loads(out)["findings"] if rc == 0 else []
+    top = f[0] if f else {}
+    dists = {d["name"]: d for d in top.get("distributions", [])}
+    if (top.get("caller"), top.get("api"), top.get("significant")) != ("sc_args", "write", True) \
+            or "more errors:" not in top.get("pattern", "") or \
+            not dists.get("errors", {}).get("significant") or \
+            dists["errors"].get("unit") != "errno":
+        bad.append("diff ok bad: first finding %r" %
+                   {k: top.get(k) for k in ("caller", "api", "pattern", "significant")})
+    rc, out, err = run([t.scaler, "diff", "--format", "json", profs["ok"], profs["ok2"]])
+    sig = [(x["caller"], x["api"], x["pattern"]) for x in json.loads(out)["findings"]
+           if x["significant"]] if rc == 0 else ["exit %d" % rc]
+    if sig:
+        bad.append("diff ok ok: significant %r" % sig)
+    return bad
+
+
 def checks(t):
     guarded("args-kinds", t.variant, lambda: check_kinds(t))
     guarded("args-allocator", t.variant, lambda: check_allocator(t))
+    guarded("args-diff-errors", t.variant, lambda: check_diff_errors(t))
