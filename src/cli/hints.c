@@ -151,6 +151,23 @@ static double blocked_share(const struct sc_call *c)
 	return hints_share_above(h, HINTS_BLOCKED_NS);
 }
 
+/* "; 1 distinct mutex address" appended to b: which locks, with --args */
+static void lock_count(char *b, size_t n, const struct sc_call *c)
+{
+	for (uint32_t i = 0; i < c->nargs; i++)
+		if (c->args[i].flags & SC_ARGV_DISTINCT) {
+			char cnt[32];
+			int exact;
+			double v = sc_argdist_distinct(&c->args[i], &exact);
+			size_t at = strlen(b);
+			report_fmt_count(cnt, sizeof(cnt), (uint64_t)v);
+			if (at < n)
+				snprintf(b + at, n - at, "; %s%s distinct %s address%s", exact ? "" : "~",
+					 cnt, c->args[i].name, v == 1 ? "" : "es");
+			return;
+		}
+}
+
 static struct hint *add(struct hint **out, size_t *n, size_t *cap, const char *kind,
 			const struct sc_call *c, double share)
 {
@@ -200,6 +217,7 @@ size_t hints_find(const struct sc_agg *a, long double wall_ns, struct hint **out
 				 "time); %.1f %% of its %s calls blocked, p99 %s",
 				 c->api, c->caller, x, share * 100, blocked * 100, y,
 				 (report_fmt_ns(z, sizeof(z), (long double)c->p99_ns), z));
+			lock_count(h->text, sizeof(h->text), c);
 		}
 		const struct sc_argdist *ret, *sz = size_of(c, &ret);
 		if (hints_is_io_api(c->api) && sz && c->count >= TINY_MIN_CALLS) {

@@ -5,8 +5,8 @@ allocation churn and busy polling are recorded with --args (their sizes,
 the poll timeouts, which the hint states): writes of 64 KB
 as many as the tiny ones give none, nor do the tiny ones recorded without
 --args (no evidence of their size), while churn without --args still
-shows, saying its sizes are not recorded. Also the JSON form and a usage
-error. Check: hints (lazy)."""
+shows, saying its sizes are not recorded; lock contention with --args
+says how many locks (1 mutex). Also the JSON form and a usage error. Check: hints (lazy)."""
 import json
 import os
 
@@ -56,6 +56,9 @@ def check(t):
         elif words not in hs[0]["text"] or hs[0]["text"] + "\n" != text:
             bad.append("%s: text %r lacks %r (or differs from %r)" % (mode, hs[0]["text"], words,
                                                                        text))
+    hs, text = hints_of(t, "hints", "lock", True)
+    if not hs or not hs[0]["text"].endswith("; 1 distinct mutex address"):
+        bad.append("lock with --args: which lock not said: %r" % text)
     if "48 bytes on average (asked for; 32..63: 100 %)" not in texts["churn"]:
         bad.append("churn: no sizes in %r" % texts["churn"])
     for prog, mode, args in (("hints", "quiet", False), ("diffpair", "normal", False),
