@@ -165,11 +165,39 @@ static int add_builtin(struct sc_argspec *out, const char *lib, const struct sc_
 	return 0;
 }
 
-/* "argN[/FMT]" or "ret[/FMT]" / "retval[/FMT]" (s, n bytes) into *v. */
+static int word_is(const char *s, size_t n, const char *w)
+{
+	return n == strlen(w) && !strncmp(s, w, n);
+}
+
+/* "errors[/-1|/null|/num]" (s, n bytes) into *v; -1 if it is not. */
+static int parse_errors(const char *s, size_t n, struct sc_argval *v)
+{
+	static const struct { const char *fmt; uint8_t how, flags; } how[] = {
+		{ "", SC_FAIL_MINUS1, SC_ARGV_SIGNED }, { "/-1", SC_FAIL_MINUS1, SC_ARGV_SIGNED },
+		{ "/null", SC_FAIL_NULL, 0 }, { "/num", SC_FAIL_ERRNUM, SC_ARGV_INT32 },
+	};
+	if (n < 6 || strncmp(s, "errors", 6))
+		return -1;
+	for (size_t i = 0; i < sizeof(how) / sizeof(how[0]); i++)
+		if (word_is(s + 6, n - 6, how[i].fmt)) {
+			v->kind = SC_ARGK_ERRNO;
+			v->a = how[i].how;
+			v->flags = SC_ARGV_ERRNO | how[i].flags;
+			snprintf(v->name, sizeof(v->name), "errors");
+			return 0;
+		}
+	return -1;
+}
+
+/* "argN[/FMT]", "ret[/FMT]" / "retval[/FMT]" or "errors[/HOW]" (s, n
+ * bytes) into *v; FMT "distinct" counts an argument's distinct values. */
 static int parse_val(const char *s, size_t n, struct sc_argval *v)
 {
 	size_t k = 0;
 	memset(v, 0, sizeof(*v));
+	if (parse_errors(s, n, v) == 0)
+		return 0;
 	if (n >= 4 && !strncmp(s, "arg", 3) && s[3] >= '1' && s[3] <= '6') {
 		v->kind = SC_ARGK_ARG;
 		v->a = (uint8_t)(s[3] - '0');
@@ -188,6 +216,11 @@ static int parse_val(const char *s, size_t n, struct sc_argval *v)
 		snprintf(v->name, sizeof(v->name), "ret");
 	if (k == n)
 		return 0;
+	if (v->kind == SC_ARGK_ARG && word_is(s + k, n - k, "/distinct")) {
+		v->kind = SC_ARGK_DISTINCT;
+		v->flags = SC_ARGV_DISTINCT;
+		return 0;
+	}
 	if (n != k + 2 || s[k] != '/')
 		return -1;
 	switch (s[k + 1]) {
@@ -238,7 +271,7 @@ static int parse_proto(struct sc_argspec *out, const char *s, size_t n, char *er
 		size_t vn = c ? (size_t)(c - v) : (size_t)(end - v);
 		struct sc_argval val;
 		if (parse_val(v, vn, &val) < 0)
-			return fail(err, errlen, "not argN[/FMT] or ret[/FMT]", v, vn);
+			return fail(err, errlen, "not argN[/FMT], ret[/FMT] or errors[/HOW]", v, vn);
 		if (add_val(p, &val) < 0)
 			return fail(err, errlen, "more than 4 values for one API", s, n);
 		v += vn + (c ? 1 : 0);

@@ -8,7 +8,12 @@
  * Spec: items separated by ';'. An item is
  *   [LIB:]API=VAL,VAL,...    VAL = argN[/FMT] (N 1..6) or ret[/FMT]
  *                            (retval also), FMT d or i: signed, u, x,
- *                            o: unsigned (the default)
+ *                            o: unsigned (the default); argN/distinct:
+ *                            how many distinct values; or
+ *                            errors[/HOW]: failures by errno, HOW -1
+ *                            (the default: -1 and errno), null (NULL
+ *                            and errno), num (a nonzero int return is
+ *                            the error number)
  *   TOKEN,TOKEN,...          TOKEN = default (every built-in prototype),
  *                            [LIB:]API (its built-in prototype), or
  *                            [LIB:]API:VAL (uftrace's -A/-R style)

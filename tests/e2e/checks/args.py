@@ -185,7 +185,9 @@ def check_exec(t):
 def check_spec(t):
     bad = []
     for spec, words in (("nosuchapi", b"no built-in prototype"),
-                        ("write=arg9", b"not argN[/FMT] or ret[/FMT]"),
+                        ("write=arg9", b"not argN[/FMT], ret[/FMT] or errors[/HOW]"),
+                        ("write=errors/0", b"not argN[/FMT], ret[/FMT] or errors[/HOW]"),
+                        ("write=ret/distinct", b"not argN[/FMT], ret[/FMT] or errors[/HOW]"),
                         ("write=arg1,arg2,arg3,arg4,ret", b"more than 4 values")):
         out = os.path.join(t.tmp, "args-spec")
         rc, stdout, err = run([t.scaler, "record", "-o", out, "--args=" + spec, "--",

@@ -9,8 +9,9 @@ argument as passed: sc_args kinds (tests/e2e/args/main.c) under
   rows' "errors" and the text report; which lock: 3 mutexes exactly, 100
   rwlocks estimated (HyperLogLog) within 25 %; requested sleeps in ns
   (nanosleep 1 us x3 and 2 ms x1, clock_nanosleep 5 us x2) and usleep's
-  usec; a --functions entry called from another component
-  (libsc_ac.so -> cb_twice) with a user spec. The program checks errno
+  usec; --functions entries called from another component
+  (libsc_ac.so -> cb_twice, cb_lock) with a user spec (cb_lock's 100
+  distinct arguments, arg1/distinct, and errors/num: none). The program checks errno
   around every call (the capture must not change it) and its results:
   the same output and exit as without scaler.
 - args-allocator: with an allocator preloaded that defines free but not
@@ -51,7 +52,8 @@ def check_kinds(t):
     rc0, out0, _ = run([exe, "kinds"])
     prof = os.path.join(t.tmp, "args-kinds")
     rc, out, err = run([t.scaler, "record", "-o", prof, "--timing=all",
-                        "--args=default;cb_twice=arg1,ret", "--functions=cb_twice,cb_lock", "--",
+                        "--args=default;cb_twice=arg1,ret;cb_lock=arg1/distinct,errors/num",
+                        "--functions=cb_twice,cb_lock", "--",
                         exe, "kinds"])
     if rc != rc0 or out != out0 or not out.endswith(b"kinds 0\n"):
         return ["exit %d, output %r; without scaler %d, %r (%r)" % (rc, out, rc0, out0,
@@ -104,6 +106,12 @@ def check_kinds(t):
            (cb[0]["caller"] if len(cb) == 1 else [c["caller"] for c in cb],
             cbv.get("arg1", {}).get("seen"), cbv.get("arg1", {}).get("max"),
             cbv.get("ret", {}).get("max")), ("libsc_ac.so", 50, 49, 98))
+
+    lk = [c for c in rep["calls"] if c["api"] == "cb_lock"]
+    lkv = values(lk[0]).get("arg1", {}) if len(lk) == 1 else {}
+    if lk[0].get("errors") != {} or lkv.get("seen") != 100 or lkv.get("exact") is not False \
+            or not 75 <= (lkv.get("distinct") or 0) <= 125:
+        bad.append("cb_lock=arg1/distinct,errors/num: %r" % lk)
 
     rc, text, _ = run([t.scaler, "report", "-i", prof])
     for words in (b"mutex: 3 distinct", b"errors: 7 of 7 calls: EBUSY 7", b"rwlock: ~",
