@@ -1,8 +1,8 @@
 """report_json_doc.py - doc/report.md's JSON schema against the JSON
 report of real profiles (sc_fork: processes; sc_imbalance: threads and
 groups; sc_basic recorded with --interval: the series; sc_functions
-recorded with --functions: a function's row; sc_args recorded with --args:
-the values): every key the report writes is in the schema's tables (an
+recorded with --functions: a function's row; sc_args kinds recorded with
+--args: the values, locks and errors): every key the report writes is in the schema's tables (an
 object's members named in its row's meaning), and every key of the tables
 is written. Check: report-json-doc (lazy)."""
 import os
@@ -31,7 +31,8 @@ def report_keys(o, keys):
     if isinstance(o, dict):
         for k, v in o.items():
             keys.add(k)
-            report_keys(v, keys)
+            if k != "errors":       # its keys are errno names
+                report_keys(v, keys)
     elif isinstance(o, list):
         for v in o:
             report_keys(v, keys)
@@ -55,7 +56,7 @@ def check_json_doc(t):
         return ["record --functions exited %d: %s" % (rc, err[-200:])]
     report_keys(report_json_of(t.scaler, funcs), written)
     args = os.path.join(t.top, "profile-json-doc-args")
-    rc, _, err = run([t.scaler, "record", "--args", "-o", args, "--", t.exe("args"), "std"])
+    rc, _, err = run([t.scaler, "record", "--args", "-o", args, "--", t.exe("args"), "kinds"])
     if rc != 0:
         return ["record --args exited %d: %s" % (rc, err[-200:])]
     report_keys(report_json_of(t.scaler, args), written)
