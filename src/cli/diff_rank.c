@@ -743,6 +743,18 @@ static int driver_of(const struct diff_finding *f, const struct diff_finding *g)
 	       !strcmp(g->caller, f->callee);
 }
 
+/* Whether f's share of failed calls changed significantly, by 1 % of its
+ * calls at least: cheap failures (EAGAIN, EBADF) matter whatever they
+ * cost. */
+static int errors_moved(const struct diff_finding *f)
+{
+	for (size_t d = 1; d < f->ndist; d++)
+		if (f->dist[d].significant && !strcmp(f->dist[d].unit, "errno") &&
+		    fabs(f->vmean[d][1] - f->vmean[d][0]) >= 0.01)
+			return 1;
+	return 0;
+}
+
 /* Each call finding changed (f->significant from call_finding) is
  * significant when it matters; then weighed, named, and its callers'
  * added cost moved to it. */
@@ -758,7 +770,7 @@ static void settle_calls(struct diff_finding *calls, size_t n, const struct diff
 			for (j = 0; j < n; j++)
 				if (driver_of(&calls[j], &calls[i]))
 					d += calls[j].delta;
-		sig[i] = calls[i].significant && d >= material;
+		sig[i] = calls[i].significant && (d >= material || errors_moved(&calls[i]));
 	}
 	for (i = 0; i < n; i++) {
 		calls[i].significant = sig[i];
