@@ -196,6 +196,24 @@ static double hist_p50(const double *h)
 	return 0;
 }
 
+/* The largest Hellinger distance between two runs of one side: runh
+ * holds nb + nn runs of width bins each, base first. */
+static double within(const double *runh, size_t width, size_t nb, size_t nn)
+{
+	double w = 0;
+	for (size_t side = 0; side < 2; side++) {
+		size_t from = side ? nb : 0, n = side ? nn : nb;
+		for (size_t i = 0; i < n; i++)
+			for (size_t j = i + 1; j < n; j++) {
+				double h = ds_hellinger(runh + (from + i) * width,
+							runh + (from + j) * width, width);
+				if (h > w)
+					w = h;
+			}
+	}
+	return w;
+}
+
 /* The latency distributions: pooled per side, scaled to the calls measured
  * (the test's sample size), and the largest distance between two runs of
  * one side. */
@@ -218,15 +236,7 @@ static void latency_dist(struct diff_dist *d, const struct diff_finding *f,
 	}
 	d->tested = ds_anderson_ksamp(h2, 2, SC_HIST_BUCKETS, &d->ad);
 	d->hellinger = ds_hellinger(f->base.hist, f->new_.hist, SC_HIST_BUCKETS);
-	for (size_t side = 0; side < 2; side++) {
-		size_t from = side ? nb : 0, n = side ? nn : nb;
-		for (size_t i = 0; i < n; i++)
-			for (size_t j = i + 1; j < n; j++) {
-				double h = ds_hellinger(runh[from + i], runh[from + j], SC_HIST_BUCKETS);
-				if (h > d->within)
-					d->within = h;
-			}
-	}
+	d->within = within(&runh[0][0], SC_HIST_BUCKETS, nb, nn);
 	d->significant = d->tested && d->ad.t > d->ad.crit05 && d->hellinger >= H_MIN &&
 			 d->hellinger > 1.5 * d->within && moved &&
 			 fabs(f->new_.mean_ns - f->base.mean_ns) >= LAT_MIN_NS;
@@ -270,15 +280,7 @@ static void test_bins(struct diff_dist *d, double (*runh)[VBINS], const struct r
 	}
 	d->tested = ds_anderson_ksamp(h2, 2, VBINS, &d->ad);
 	d->hellinger = ds_hellinger(pool[0], pool[1], VBINS);
-	for (int side = 0; side < 2; side++) {
-		size_t from = side ? rs->nb : 0, m = side ? rs->nn : rs->nb;
-		for (size_t i = 0; i < m; i++)
-			for (size_t j = i + 1; j < m; j++) {
-				double h = ds_hellinger(runh[from + i], runh[from + j], VBINS);
-				if (h > d->within)
-					d->within = h;
-			}
-	}
+	d->within = within(&runh[0][0], VBINS, rs->nb, rs->nn);
 	d->significant = d->tested && d->ad.t > d->ad.crit05 && d->hellinger >= H_MIN &&
 			 d->hellinger > 1.5 * d->within;
 }

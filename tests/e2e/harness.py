@@ -196,6 +196,20 @@ def report_json_of(scaler, prof, *args):
     return json.loads(out)
 
 
+def diff_findings(scaler, base, new):
+    """The findings of `scaler diff --format json BASE NEW`; raises
+    ValueError if it fails."""
+    rc, out, err = run([scaler, "diff", "--format", "json", base, new])
+    if rc != 0:
+        raise ValueError("diff %s %s exited %d: %s" % (base, new, rc, err[-200:]))
+    return json.loads(out)["findings"]
+
+
+def significant(findings):
+    """(caller, api, pattern) of the significant findings."""
+    return [(x["caller"], x["api"], x["pattern"]) for x in findings if x["significant"]]
+
+
 # ---- recording ------------------------------------------------------------------
 
 def timing_env(timing):

@@ -28,7 +28,7 @@ args-exec, args-spec, args-diff (lazy)."""
 import json
 import os
 
-from harness import guarded, report_json_of, run
+from harness import diff_findings, guarded, report_json_of, run, significant
 
 MODE = "e2e"
 VARIANTS = ("lazy",)
@@ -218,9 +218,7 @@ def check_diff(t):
     dists = {d["name"]: d for d in top.get("distributions", [])}
     if not dists.get("count", {}).get("significant"):
         bad.append("write's count distribution not a significant change: %r" % dists.get("count"))
-    rc, out, err = run([t.scaler, "diff", profs["small"], profs["small2"], "--format", "json"])
-    sig = [(x["caller"], x["api"], x["pattern"]) for x in json.loads(out)["findings"]
-           if x["significant"]] if rc == 0 else ["exit %d" % rc]
+    sig = significant(diff_findings(t.scaler, profs["small"], profs["small2"]))
     if sig:
         bad.append("diff small small: significant %r" % sig)
     return bad

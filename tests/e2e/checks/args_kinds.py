@@ -25,10 +25,9 @@ argument as passed: sc_args kinds (tests/e2e/args/main.c) under
   errno distribution significant, ~50 % of calls failing); two runs
   without failures give no significant finding.
 Checks: args-kinds, args-allocator, args-diff-errors (lazy)."""
-import json
 import os
 
-from harness import guarded, report_json_of, run
+from harness import diff_findings, guarded, report_json_of, run, significant
 
 MODE = "e2e"
 VARIANTS = ("lazy",)
@@ -161,8 +160,7 @@ def check_diff_errors(t):
         if rc != 0:
             return ["record %s: exit %d (%r)" % (name, rc, err[-200:])]
     bad = []
-    rc, out, err = run([t.scaler, "diff", "--format", "json", profs["ok"], profs["bad"]])
-    f = json.loads(out)["findings"] if rc == 0 else []
+    f = diff_findings(t.scaler, profs["ok"], profs["bad"])
     top = f[0] if f else {}
     dists = {d["name"]: d for d in top.get("distributions", [])}
     if (top.get("caller"), top.get("api"), top.get("significant")) != ("sc_args", "write", True) \
@@ -171,9 +169,7 @@ def check_diff_errors(t):
             dists["errors"].get("unit") != "errno":
         bad.append("diff ok bad: first finding %r" %
                    {k: top.get(k) for k in ("caller", "api", "pattern", "significant")})
-    rc, out, err = run([t.scaler, "diff", "--format", "json", profs["ok"], profs["ok2"]])
-    sig = [(x["caller"], x["api"], x["pattern"]) for x in json.loads(out)["findings"]
-           if x["significant"]] if rc == 0 else ["exit %d" % rc]
+    sig = significant(diff_findings(t.scaler, profs["ok"], profs["ok2"]))
     if sig:
         bad.append("diff ok ok: significant %r" % sig)
     return bad
