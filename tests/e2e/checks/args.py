@@ -28,6 +28,7 @@ args-exec, args-spec, args-diff (lazy)."""
 import json
 import os
 
+from argvals import expect, row, values
 from harness import diff_findings, guarded, report_json_of, run, significant
 
 MODE = "e2e"
@@ -40,22 +41,6 @@ def record(t, name, argv, *opts):
     out = os.path.join(t.tmp, "args-" + name)
     rc, stdout, err = run([t.scaler, "record", "-o", out] + list(opts) + ["--"] + argv)
     return out, rc, stdout, err
-
-
-def row(rep, caller, api):
-    for c in rep["calls"]:
-        if c["caller"] == caller and c["api"] == api:
-            return c
-    return None
-
-
-def values(c):
-    return {a["name"]: a for a in c["args"]} if c else {}
-
-
-def expect(bad, what, got, want):
-    if got != want:
-        bad.append("%s: %r, want %r" % (what, got, want))
 
 
 def check_exact(t):

@@ -27,6 +27,7 @@ argument as passed: sc_args kinds (tests/e2e/args/main.c) under
 Checks: args-kinds, args-allocator, args-diff-errors (lazy)."""
 import os
 
+from argvals import expect, values
 from harness import diff_findings, guarded, report_json_of, run, significant
 
 MODE = "e2e"
@@ -35,15 +36,6 @@ VARIANTS = ("lazy",)
 
 def rows(rep, caller):
     return {c["api"]: c for c in rep["calls"] if c["caller"] == caller}
-
-
-def values(c):
-    return {a["name"]: a for a in c["args"]} if c else {}
-
-
-def expect(bad, what, got, want):
-    if got != want:
-        bad.append("%s: %r, want %r" % (what, got, want))
 
 
 def check_kinds(t):
