@@ -265,7 +265,7 @@ struct sc_thr_header {
 	 * perf_kind is enum sc_perf_kind, perf_lost the records the kernel
 	 * dropped from its ring (saturated at 0xffff) */
 	uint8_t perf_kind;
-	uint8_t reserved1;
+	uint8_t perf_flags;     /* SC_PERF_F_*: 0 from earlier runtimes */
 	uint16_t perf_lost;
 	/* Time of the thread's life during which counting was paused (scaler
 	 * ctl pause, record --paused, the control signal), in ticks and in
@@ -283,6 +283,11 @@ struct sc_thr_header {
 	 * zero and its start as ctl_want_tsc (nothing counted since). */
 	uint64_t ctl_want;      /* 152 */
 	uint64_t ctl_want_tsc;  /* 160 */
+	/* With SC_PERF_F_UNTIMED: the ticks the thread was off-CPU and
+	 * blocked while no timed call was in flight (in calls let through
+	 * untimed, mostly), exact; the reader gives it to the records whose
+	 * sampled blocked time says they block (profile.c, off_fit). */
+	uint64_t off_untimed;   /* 168 */
 };
 
 /* How a thread's time off-CPU and in the kernel was measured (perf.c). */
@@ -291,6 +296,8 @@ enum sc_perf_kind {
 	SC_PERF_SWITCHES = 1,   /* context switches: blocked and preempted time */
 	SC_PERF_KERNEL = 2,     /* and kernel stacks sampled on its CPU time */
 };
+/* sc_thr_header.perf_flags */
+#define SC_PERF_F_UNTIMED 1u    /* off_untimed and sc_rec.rblocked are kept */
 _Static_assert(sizeof(struct sc_thr_header) <= SC_THR_HEADER_SIZE, "thread header");
 
 /*
@@ -349,7 +356,8 @@ struct sc_rec {
 	uint64_t wblocked;      /* 96 */
 	uint64_t wpreempt;      /* 104 */
 	uint64_t wkernel;       /* 112 */
-	uint64_t reserved;      /* 120 */
+	uint64_t rblocked;      /* 120: the same blocked ticks unweighted
+				   (with SC_PERF_F_UNTIMED; 0 before) */
 	uint32_t hist[SC_REC_HIST]; /* 128: log2 latency histogram */
 };
 

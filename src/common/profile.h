@@ -91,6 +91,8 @@ struct sc_thread {
 	uint64_t barrier_calls;     /* of them, pthread_barrier_wait's */
 	int perf_kind;              /* enum sc_perf_kind: how its Wait is known */
 	unsigned perf_lost;         /* records the kernel dropped */
+	int off_split;              /* off_untimed and rblocked are kept */
+	uint64_t off_untimed;       /* ticks blocked outside timed calls */
 };
 
 /* A thread's longest timed call through one entry (format version 5 on:

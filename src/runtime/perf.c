@@ -136,6 +136,7 @@ void sc_perf_thread_start(struct sc_thread *t)
 	t->perf.ring_len = len;
 	t->perf.kind = kind;
 	t->hdr->perf_kind = kind;
+	t->hdr->perf_flags = SC_PERF_F_UNTIMED;
 	t->ring_tail = 0;
 	t->perf.anchor_tsc = sc_rdtsc();
 	t->perf.anchor_ns = sc_mono_ns();
@@ -277,6 +278,8 @@ static void take(struct sc_thread *t, const struct perf_event_header *h, const s
 			uint64_t gap = ns_ticks(body[0] - pf->out_ns);
 			if (g)
 				give(g, pf->out_preempt ? 0 : gap, pf->out_preempt ? gap : 0, 0);
+			else if (!pf->out_preempt)
+				t->hdr->off_untimed += gap;
 		}
 		return;
 	case PERF_RECORD_SAMPLE: {
@@ -438,7 +441,9 @@ void sc_perf_return(struct sc_frame *f, uint64_t now)
 	f->pend = 0;
 	uint64_t el = now > f->tsc ? now - f->tsc : 0, w = weight(f, el);
 	struct sc_rec *r = f->rec;
-	r->wblocked += (f->off_blocked < el ? f->off_blocked : el) * w;
+	uint64_t blocked = f->off_blocked < el ? f->off_blocked : el;
+	r->wblocked += blocked * w;
+	r->rblocked += blocked;
 	r->wpreempt += (f->off_preempt < el ? f->off_preempt : el) * w;
 	/* a sample stands for a period of kernel time wherever it fell,
 	 * however short the call: not clamped (the reader keeps the sum

@@ -399,7 +399,9 @@ static void credit_in_flight(struct sc_thread *t, uint64_t now, uint64_t pnow)
 		uint64_t t_own = el;    /* f->tsc moved on past nested timing */
 		sc_rec_book(r, f->tsc, t_own, t_own - f->child, 1, pnow > pe ? pnow - pe : 0);
 		if (f->pend) {          /* what perf.c gave it, standing for itself */
-			r->wblocked += f->off_blocked < el ? f->off_blocked : el;
+			uint64_t b = f->off_blocked < el ? f->off_blocked : el;
+			r->wblocked += b;
+			r->rblocked += b;
 			r->wpreempt += f->off_preempt < el ? f->off_preempt : el;
 			r->wkernel += f->kernel;
 		}
@@ -407,8 +409,10 @@ static void credit_in_flight(struct sc_thread *t, uint64_t now, uint64_t pnow)
 			uint64_t g = gap < el ? gap : el;
 			if (gap_pre)
 				r->wpreempt += g;
-			else
+			else {
 				r->wblocked += g;
+				r->rblocked += g;
+			}
 			gap = 0;
 		}
 		if (f > t->sp_base)

@@ -138,6 +138,9 @@ int main(void)
 	CHECK_EQ(outer->off_blocked, 1000, "outer: blocked 2000-3000");
 	CHECK_EQ(recs[1].wblocked, 0, "outer not booked yet");
 	CHECK_EQ(hdr.perf_lost, 3, "lost records counted in the header");
+	CHECK_EQ(recs[2].rblocked, 400, "inner: the same blocked time, unweighted");
+	CHECK_EQ(hdr.off_untimed, 100, "blocked 500-600 with no timed call in flight: "
+		 "the thread's untimed off-CPU time");
 
 	/* the kernel stack of the sample, for record 2 (entry index + 1) */
 	struct sc_kst_slot *slots = (struct sc_kst_slot *)(&kst.h + 1);
@@ -160,6 +163,7 @@ int main(void)
 	recs[1].wticks = 1000000;
 	sc_perf_return(outer, 101000);
 	CHECK_EQ(recs[1].wblocked, 7000, "outer: 1000 ticks blocked, times its span 7");
+	CHECK_EQ(recs[1].rblocked, 1000, "outer: 1000 ticks blocked, unweighted");
 	CHECK_EQ(outer->pend, 0, "outer booked");
 
 	/* an outlier (over sc_outlier_ticks and 256 times the mean) stands

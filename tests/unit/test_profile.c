@@ -193,6 +193,9 @@ static struct {
 /* what the next write_thr puts in its header as paused time (ctl.md) */
 static uint64_t thr_paused_ticks, thr_paused_p;
 static uint32_t thr_version;    /* of the .thr files written; 0: current */
+/* what the next write_thr puts in its header of the kernel's measurement */
+static uint8_t thr_perf_kind, thr_perf_flags;
+static uint64_t thr_off_untimed;
 
 /* A .thr file; `extra` garbage bytes are appended after the records. */
 
@@ -220,6 +223,9 @@ static void write_thr(const char *dir, uint32_t pid, uint32_t gen, uint32_t seq,
 	h.ovh_max = thr_ovh.max;
 	h.paused_ticks = thr_paused_ticks;
 	h.paused_p = thr_paused_p;
+	h.perf_kind = thr_perf_kind;
+	h.perf_flags = thr_perf_flags;
+	h.off_untimed = thr_off_untimed;
 	memcpy(p, &h, sizeof(h));
 	if (n)
 		memcpy(p + SC_THR_HEADER_SIZE, recs, n * sizeof(*recs));
@@ -448,6 +454,59 @@ static void test_fit(void)
 		check_comp(a, "app", 10000, 0);
 	}
 	unload(&p);
+}
+
+/*
+ * A measured thread's time blocked with no timed call in flight
+ * (off_untimed) is what its calls let through untimed were blocked: the
+ * records' sampled estimates of that (blocked time scaled to the count,
+ * less what their timed calls were seen blocked) are scaled together to
+ * it. strlen's timed calls were blocked 60000 ticks (rblocked) and it
+ * estimates 600000 in all, so 540000 untimed; memcpy never blocked. The
+ * thread was blocked 810000 ticks outside timed calls: strlen's untimed
+ * share becomes 810000 (x 1.5), its total 1000000 + 270000, and memcpy
+ * keeps its estimate. Without the header's flag (an earlier runtime) the
+ * estimates stay.
+ */
+static void test_off_fit(void)
+{
+	int flags;
+
+	for (flags = 0; flags <= 1; flags++) {
+		const char *dir = mkdir_t(flags ? "offfit" : "offfit0");
+		struct buf b = { 0 };
+		struct sc_profile p;
+		struct sc_rec r[2];
+		char err[512];
+		int rc;
+
+		basic_meta(&b);
+		write_meta(dir, 100, 0, &b);
+		r[0] = rec(1000, 100, 100000, 1000000, 1000, 100000);
+		r[0].wblocked = 600000;
+		r[0].rblocked = 60000;
+		r[1] = rec(1000, 100, 1000, 10000, 1000, 1000);
+		thr_perf_kind = SC_PERF_SWITCHES;
+		thr_perf_flags = flags ? SC_PERF_F_UNTIMED : 0;
+		thr_off_untimed = 810000;
+		write_thr(dir, 100, 0, 0, S0, S0 + 10000000, r, 2, 0);
+		thr_perf_kind = thr_perf_flags = 0;
+		thr_off_untimed = 0;
+		rc = load(dir, &p, err, sizeof(err));
+		CHECK(rc == 0, "load off-CPU profile (%s)", rc ? err : "ok");
+		if (rc == 0) {
+			const struct sc_agg *a = agg_of(&p.images[0]);
+			const struct sc_call *c = find_call(a, "app", "libc.so.6", "strlen");
+
+			printf("-- off_fit, flag %d\n", flags);
+			check_call(a, "app", "libc.so.6", "strlen", 1000, flags ? 1270000 : 1000000,
+				   flags ? 1270000 : 1000000);
+			check_call(a, "app", "libc.so.6", "memcpy", 1000, 10000, 10000);
+			CHECK(c && c->blocked_ns == (flags ? 870000 : 600000),
+			      "strlen blocked %lld ns", c ? (long long)c->blocked_ns : -1LL);
+		}
+		unload(&p);
+	}
 }
 
 /*
@@ -1438,6 +1497,7 @@ int main(void)
 	}
 	test_basic();
 	test_fit();
+	test_off_fit();
 	test_binds();
 	test_torn();
 	test_errors();
