@@ -92,51 +92,61 @@ def check_phased(t):
 
 def check_mutex(t):
     """4 threads contending on one mutex (lock, counter++, unlock, 1 M
-    times each). Always: the lock held (counter 4 M), exact counts, no
-    component's total over the threads' time, the program's self time
-    above 0 (a report clamps a negative one to 0). At real-time priority (where the threads are not preempted
-    by other work, so that their clocks measure the contention): the
-    estimate of lock + unlock at most the threads' time in their loops
-    (their own clock; +1 %) and at least 75 % of it (their own code,
-    counter++ and the loop, is a few % of it; measured runs came out 0-18 %
-    under it, `all` 5-7 %), and its share of that time within 15 points of
-    the share `--timing all` finds (not the times themselves: timing every
-    call inside the critical section makes the contention, and the
-    threads' time, about twice what it is). Before the estimator's change
-    the program's self time was 0 in 2 of 10 runs and libc's total up to
-    102 % of the threads' time."""
+    times each), 10 runs. Always: the lock held (counter 4 M), exact
+    counts, no component's total over the threads' time, no self time
+    below 0; the program's self time above 0 (a report clamps a negative
+    one to 0) in at least 5 of the 10 runs: its truth, the loop and
+    counter++, is under 2 % of the threads' time, within the sampling's
+    noise, so fitting the calls into a thread's time leaves it 0 now and
+    then (2 of 30 measured runs). At real-time
+    priority (where the threads are not preempted by other work, so that
+    their clocks measure the contention): the estimate of lock + unlock
+    within 10 % of the threads' time in their loops (their own clock) in
+    at least 9 of 10 runs.
+
+    The bound: the truth lies a few % under the threads' clock (their own
+    code, counter++ and the loop, and the interceptor's work outside the
+    timed intervals: `all`, which times every call, comes out 5-7 %
+    under it). Measured runs (bench/estimator.py --fifo, 3 x 10 runs) were
+    2 % under it on average with a standard deviation of 2 %: a run falls
+    outside 10 % with a chance q under 0.01 % (normal tails), 2 of 10 runs
+    practically never; at a standard deviation of 3 % and 4 % of bias, q
+    = 2.3 % and the false-failure rate 2 %. Before the off-CPU calibration
+    (profile.c, off_fit) runs were 0-19 % under it, 4 to 8 of 10 within
+    10 %; before the geometric spans the program's self time was 0 in 2 of
+    10 runs and libc's total up to 102 % of the threads' time."""
     fifo = fifo_ok()
-    figures = {}
-    for timing in ("adaptive", "all"):
-        bad, own, rep = record(t, "mutex", timing, fifo, "mutex-" + timing)
+    errs, bad, zero = [], [], 0
+    for i in range(10):
+        bad, own, rep = record(t, "mutex", "adaptive", fifo, "mutex-%d" % i)
         if bad:
             return bad
         if own["counter"] != 4000000:
-            return ["counter %d under %s: the lock did not hold" % (own["counter"], timing)]
+            return ["counter %d: the lock did not hold" % own["counter"]]
         lock, unlock = api(rep, "pthread_mutex_lock"), api(rep, "pthread_mutex_unlock")
         if lock[0] != 4000000 or unlock[0] != 4000000:
-            return ["%s: %d lock and %d unlock calls, want 4000000 each" %
-                    (timing, lock[0], unlock[0])]
-        figures[timing] = (own, rep, lock[1] + unlock[1])
-    own, rep, est = figures["adaptive"]
-    threads = sum(th["wall_ns"] for th in rep["threads"])
-    bad = []
-    for c in rep["components"]:
-        if c["total_ns"] > 1.01 * threads:
-            bad.append("%s total %.1f %% of the threads' time" % (c["name"], 100 * c["total_ns"] / threads))
-        if c["self_ns"] < 0 or (c["name"] == "sc_estim" and c["self_ns"] <= 0):
-            bad.append("%s self %d ns" % (c["name"], c["self_ns"]))
-    if not fifo:
-        return bad if bad else skip("estimator-mutex [%s]" % t.variant,
-                                    "sums consistent; bounds need chrt (real-time priority)")
-    share = est / own["threads_ns"]
-    if not 0.75 <= share <= 1.01:
-        bad.append("lock + unlock %d ns, %.1f %% of the threads' loops (%d ns)" %
-                   (est, 100 * share, own["threads_ns"]))
-    ref = figures["all"][2] / figures["all"][0]["threads_ns"]
-    if abs(share - ref) > 0.15:
-        bad.append("lock + unlock %.1f %% of the threads' loops, under timing all %.1f %%" %
-                   (100 * share, 100 * ref))
+            return ["%d lock and %d unlock calls, want 4000000 each" % (lock[0], unlock[0])]
+        threads = sum(th["wall_ns"] for th in rep["threads"])
+        for c in rep["components"]:
+            if c["total_ns"] > 1.01 * threads:
+                bad.append("%s total %.1f %% of the threads' time" %
+                           (c["name"], 100 * c["total_ns"] / threads))
+            if c["self_ns"] < 0:
+                bad.append("%s self %d ns" % (c["name"], c["self_ns"]))
+            if c["name"] == "sc_estim" and c["self_ns"] <= 0:
+                zero += 1
+        if bad:
+            return bad
+        errs.append((lock[1] + unlock[1]) / own["threads_ns"] - 1)
+        if not fifo:
+            return skip("estimator-mutex [%s]" % t.variant,
+                        "sums consistent; bounds need chrt (real-time priority)")
+    out = [e for e in errs if abs(e) > 0.10]
+    if len(out) > 1:
+        bad.append("%d of 10 runs outside 10 %% of the threads' loops: %s" %
+                   (len(out), " ".join("%+.1f%%" % (100 * e) for e in errs)))
+    if zero > 5:
+        bad.append("the program's self time 0 in %d of 10 runs" % zero)
     return bad
 
 
