@@ -39,12 +39,13 @@
 			   clock itself */
 #define FR_TREC     56  /* struct sc_rec * of an API it tail-called, or 0 */
 #define FR_TTSC     64  /* TSC of that tail call */
-#define FR_PEND     72  /* nonzero when the next three hold figures that
+#define FR_PEND     72  /* nonzero when the next four hold figures that
 			   perf.c gave this call before its return */
 #define FR_OFFB     80  /* ticks off-CPU blocked (perf.c) */
 #define FR_OFFP     88  /* ... preempted */
 #define FR_KERN     96  /* ... on-CPU in the kernel (samples) */
-#define FR_SIZE     104
+#define FR_OFFI     104 /* ticks off-CPU in it and the calls it holds */
+#define FR_SIZE     112
 
 /* struct sc_rec (src/common/format.h) */
 #define RC_COUNT    0

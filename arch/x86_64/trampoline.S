@@ -370,11 +370,28 @@ sc_return_point:			/* the API's return address */
 	addq	%rax, RC_WTICKS(%r11)
 	jmp	.Lw_done
 
-.Lwait_leave:					/* the waiting thread runs again */
+	/*
+	 * The waiting thread runs again. The Wait's share of the clock
+	 * (rax) passed while this thread was not running: it is no part of
+	 * the timed calls around it either, whose entry P moves on by it
+	 * (their share is P now less P at entry; a Wait around it, which
+	 * holds P itself, keeps it: the thread was not running then either).
+	 * The clock's state has changed since they began (the thread left
+	 * and rejoined), so their returns take .Lp_changed, which reads
+	 * FR_P.
+	 */
+.Lwait_leave:
 	movq	$1, %rdi
 	call	sc_pclock_step
 	subq	FR_P(%rcx), %rax
-	jmp	.Lp_have
+	movq	%rcx, %rdi
+1:	cmpq	TH_SPBASE(%r10), %rdi
+	jbe	.Lp_have
+	subq	$FR_SIZE, %rdi
+	cmpq	$0, FR_TK(%rdi)
+	je	1b
+	addq	%rax, FR_P(%rdi)
+	jmp	1b
 
 	/*
 	 * k changed during the call: P(now) less P at entry, which is the

@@ -980,7 +980,8 @@ static void fold_record(struct sc_image *im, struct sc_thread *t, size_t ei,
 	} else if (measured) {
 		t->wait_ticks += blocked;
 		e->block_ticks += blocked;
-		if (incl > 0)
+		/* an earlier runtime left the time off-CPU in wpticks */
+		if (incl > 0 && !t->on_cpu)
 			e->attr_ticks -= attr * blocked / incl;
 	} else if (e->flags & SC_ENT_MAYBLOCK) {
 		t->wait_ticks += block;
@@ -1103,6 +1104,8 @@ static int load_thr(struct sc_image *im, int dirfd, uid_t dir_uid, const struct 
 		t->perf_lost = h.perf_lost;
 		t->off_split = h.perf_kind != SC_PERF_NONE && (h.perf_flags & SC_PERF_F_UNTIMED);
 		t->off_untimed = h.off_untimed;
+		t->on_cpu = h.perf_kind != SC_PERF_NONE && (h.perf_flags & SC_PERF_F_ONCPU);
+		t->off_p = h.off_p;
 	}
 	if (im->ovh_unknown) {
 		ovh_ticks = im->hdr.overhead_ticks;     /* see sc_profile_load */
@@ -1317,7 +1320,7 @@ static void finish_image(struct sc_image *im)
 				uint64_t endp = t->end_tsc ? t->end_p : im->end.end_p;
 
 				a = endp > t->start_p ? (long double)(endp - t->start_p) : 0;
-				a -= t->wait_p + (long double)t->paused_p;
+				a -= t->wait_p + (long double)t->paused_p + (long double)t->off_p;
 				t->attr_ns = sc_round_ns(sc_ticks_to_ns(im->tsc_hz, a));
 			} else {
 				a = t->calls_ticks > 0 ? t->calls_attr / t->calls_ticks : 1;

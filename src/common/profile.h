@@ -93,6 +93,9 @@ struct sc_thread {
 	unsigned perf_lost;         /* records the kernel dropped */
 	int off_split;              /* off_untimed and rblocked are kept */
 	uint64_t off_untimed;       /* ticks blocked outside timed calls */
+	int on_cpu;                 /* the runtime kept off_p, and wpticks
+				       of on-CPU time only */
+	uint64_t off_p;             /* parallel clock while off-CPU */
 };
 
 /* A thread's longest timed call through one entry (format version 5 on:

@@ -136,7 +136,7 @@ void sc_perf_thread_start(struct sc_thread *t)
 	t->perf.ring_len = len;
 	t->perf.kind = kind;
 	t->hdr->perf_kind = kind;
-	t->hdr->perf_flags = SC_PERF_F_UNTIMED;
+	t->hdr->perf_flags = SC_PERF_F_UNTIMED | SC_PERF_F_ONCPU;
 	t->ring_tail = 0;
 	t->perf.anchor_tsc = sc_rdtsc();
 	t->perf.anchor_ns = sc_mono_ns();
@@ -203,15 +203,34 @@ static struct sc_frame *frame_at(struct sc_thread *t, uint64_t at)
 	return NULL;
 }
 
-static void give(struct sc_frame *g, uint64_t blocked, uint64_t preempt, uint64_t kernel)
+static void pend(struct sc_frame *g)
 {
 	if (!g->pend) {
-		g->off_blocked = g->off_preempt = g->kernel = 0;
+		g->off_blocked = g->off_preempt = g->kernel = g->off_incl = 0;
 		g->pend = 1;
 	}
+}
+
+static void give(struct sc_frame *g, uint64_t blocked, uint64_t preempt, uint64_t kernel)
+{
+	pend(g);
 	g->off_blocked += blocked;
 	g->off_preempt += preempt;
 	g->kernel += kernel;
+}
+
+/*
+ * A gap off the CPU inside frame g: no part of the parallel clock's share
+ * of g and of the calls around it, up to the first Wait (whose share is
+ * taken off the calls around it whole, gap or not: trampoline.S). Each
+ * keeps it in off_incl until its return (sc_perf_return).
+ */
+static void give_off(struct sc_thread *t, struct sc_frame *g, uint64_t gap)
+{
+	for (; g >= t->sp_base && g->tk; g--) {
+		pend(g);
+		g->off_incl += gap;
+	}
 }
 
 static uint64_t mix(uint64_t h, uint64_t v)
@@ -276,10 +295,20 @@ static void take(struct sc_thread *t, const struct perf_event_header *h, const s
 				return;
 			struct sc_frame *g = frame_at(t, ns_to_tsc(pf->out_ns, a));
 			uint64_t gap = ns_ticks(body[0] - pf->out_ns);
-			if (g)
+			if (g) {
 				give(g, pf->out_preempt ? 0 : gap, pf->out_preempt ? gap : 0, 0);
-			else if (!pf->out_preempt)
-				t->hdr->off_untimed += gap;
+				give_off(t, g, gap);
+			} else {
+				if (!pf->out_preempt)
+					t->hdr->off_untimed += gap;
+				/* its share of the clock: at the rate the clock
+				 * moves now, the best figure at hand */
+				uint64_t k = __atomic_load_n(&sc_pclock.tk, __ATOMIC_RELAXED) & 0xffff;
+				if (k > PC_RECIP_MAX)
+					k = PC_RECIP_MAX;
+				if (k)
+					t->hdr->off_p += (gap * sc_recip[k]) >> 16;
+			}
 		}
 		return;
 	case PERF_RECORD_SAMPLE: {
@@ -444,6 +473,19 @@ void sc_perf_return(struct sc_frame *f, uint64_t now)
 	uint64_t blocked = f->off_blocked < el ? f->off_blocked : el;
 	r->wblocked += blocked * w;
 	r->rblocked += blocked;
+	/* the call's share of the parallel clock, which the trampoline adds
+	 * to wpticks next, loses the part of it that passed while the thread
+	 * was off the CPU: in proportion, P having moved at about the same
+	 * rate over the call (wpticks wraps below 0 until then) */
+	if (f->off_incl && f->tk && el) {
+		uint64_t pe = sc_pclock_entry(f), pn = sc_pclock_step(0, now);
+		uint64_t pi = pn > pe ? pn - pe : 0, off = f->off_incl < el ? f->off_incl : el;
+		uint64_t cut = (uint64_t)((unsigned __int128)pi * off / el);
+		r->wpticks -= cut * w;
+		/* the thread's, once: at the outermost call that lost it */
+		if (f == t->sp_base)
+			t->hdr->off_p += cut;
+	}
 	r->wpreempt += (f->off_preempt < el ? f->off_preempt : el) * w;
 	/* a sample stands for a period of kernel time wherever it fell,
 	 * however short the call: not clamped (the reader keeps the sum

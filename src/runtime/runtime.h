@@ -82,10 +82,13 @@ struct sc_frame {
 	struct sc_rec *trec;    /* an API it reached by a tail call (timed
 				   from the jump to this frame's return) */
 	uint64_t ttsc;
-	/* what perf.c found of this call before its return: the three
+	/* what perf.c found of this call before its return: the four
 	 * below are valid while pend is nonzero (zeroed at entry) */
 	uint64_t pend;
 	uint64_t off_blocked, off_preempt, kernel;
+	uint64_t off_incl;      /* off-CPU in it and in the calls it holds,
+				   but not inside a Wait (its clock share is
+				   taken off whole: trampoline.S) */
 };
 
 /* The parallel clock (pclock.c; offsets.h: PC_*). */
@@ -238,6 +241,7 @@ uint64_t sc_pclock_step(int64_t delta, uint64_t now) SC_HIDDEN;
 
 /* pclock.c */
 extern SC_HIDDEN struct sc_pclock sc_pclock;
+extern SC_HIDDEN const uint32_t sc_recip[];     /* pclock.c: 2^16 / k */
 void sc_pclock_init(uint64_t tsc_hz) SC_HIDDEN;
 void sc_pclock_after_fork(void) SC_HIDDEN;
 uint64_t sc_pclock_entry(const struct sc_frame *f) SC_HIDDEN;

@@ -391,13 +391,33 @@ static void credit_in_flight(struct sc_thread *t, uint64_t now, uint64_t pnow)
 	uint64_t gap_at = 0;
 	bool gap_pre = false;
 	uint64_t gap = sc_perf_open_gap(t, now, &gap_at, &gap_pre);
+	/* the clock's share of the Waits in flight inside the next frame and
+	 * of its time off-CPU so far (the open gap included): no part of its
+	 * own share, as at a return (trampoline.S, perf.c) */
+	uint64_t pwait = 0, open_off = 0;
 	for (struct sc_frame *f = top; f-- > t->sp_base;) {
 		struct sc_rec *r = f->rec;
 		if (!r || r == &sc_inherited_rec || f->tsc > now)
 			continue;
 		uint64_t el = now - f->tsc, pe = sc_pclock_entry(f);
 		uint64_t t_own = el;    /* f->tsc moved on past nested timing */
-		sc_rec_book(r, f->tsc, t_own, t_own - f->child, 1, pnow > pe ? pnow - pe : 0);
+		uint64_t pi = pnow > pe ? pnow - pe : 0;
+		if (f->tk) {
+			uint64_t off = (f->pend ? f->off_incl : 0) + open_off;
+			if (gap && f->tsc <= gap_at && !open_off)
+				off += open_off = gap;
+			pi = pi > pwait ? pi - pwait : 0;
+			if (off && el) {
+				uint64_t cut = (uint64_t)((unsigned __int128)pi * (off < el ? off : el) / el);
+				pi -= cut;
+				if (f == t->sp_base)    /* the thread's, once */
+					t->hdr->off_p += cut;
+			}
+		} else {
+			pwait += pi;
+			open_off = 0;
+		}
+		sc_rec_book(r, f->tsc, t_own, t_own - f->child, 1, pi);
 		if (f->pend) {          /* what perf.c gave it, standing for itself */
 			uint64_t b = f->off_blocked < el ? f->off_blocked : el;
 			r->wblocked += b;

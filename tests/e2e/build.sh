@@ -162,3 +162,5 @@ fi
 
 lib $CC libsc_est.so estim/sc_est.c
 exe $CC sc_estim estim/main.c -lsc_est -pthread
+lib $CC libsc_par.so par/sc_par.c
+exe $CC sc_par par/main.c -lsc_par -pthread

@@ -34,6 +34,11 @@ void *sc_file_map_new(const char *name, size_t len, bool *created)
 	*created = false;
 	return NULL;
 }
+/* a clock that runs with the TSC (one thread running: k = 1) */
+struct sc_pclock sc_pclock = {0, 1};
+const uint32_t sc_recip[2] = {0, 1u << 16};
+uint64_t sc_pclock_step(int64_t delta, uint64_t now) { (void)delta; return now; }
+uint64_t sc_pclock_entry(const struct sc_frame *f) { return f->tsc; }
 
 /* ---- a ring written by hand -------------------------------------------- */
 
@@ -88,6 +93,7 @@ static struct sc_frame *push(uint32_t rec, uint64_t tsc)
 	memset(f, 0, sizeof(*f));
 	f->rec = &recs[rec];
 	f->tsc = tsc;
+	f->tk = 1;                      /* not a Wait */
 	return f;
 }
 
@@ -139,8 +145,12 @@ int main(void)
 	CHECK_EQ(recs[1].wblocked, 0, "outer not booked yet");
 	CHECK_EQ(hdr.perf_lost, 3, "lost records counted in the header");
 	CHECK_EQ(recs[2].rblocked, 400, "inner: the same blocked time, unweighted");
+	CHECK_EQ(recs[2].wpticks, (uint64_t)-900, "inner: its clock share loses its 900 "
+		 "ticks off-CPU (the trampoline adds the share next)");
+	CHECK_EQ(outer->off_incl, 1900, "outer: off-CPU 1000 in itself, 900 in inner");
 	CHECK_EQ(hdr.off_untimed, 100, "blocked 500-600 with no timed call in flight: "
 		 "the thread's untimed off-CPU time");
+	CHECK_EQ(hdr.off_p, 100, "... and its clock share (k = 1)");
 
 	/* the kernel stack of the sample, for record 2 (entry index + 1) */
 	struct sc_kst_slot *slots = (struct sc_kst_slot *)(&kst.h + 1);
@@ -164,6 +174,10 @@ int main(void)
 	sc_perf_return(outer, 101000);
 	CHECK_EQ(recs[1].wblocked, 7000, "outer: 1000 ticks blocked, times its span 7");
 	CHECK_EQ(recs[1].rblocked, 1000, "outer: 1000 ticks blocked, unweighted");
+	CHECK_EQ(recs[1].wpticks, (uint64_t)-13300, "outer: its clock share loses 1900 "
+		 "ticks off-CPU, times its span");
+	CHECK_EQ(hdr.off_p, 2000, "the thread's clock share off-CPU: the outermost "
+		 "call's 1900 and the 100 outside calls");
 	CHECK_EQ(outer->pend, 0, "outer booked");
 
 	/* an outlier (over sc_outlier_ticks and 256 times the mean) stands
