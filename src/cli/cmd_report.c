@@ -64,8 +64,9 @@ static const struct cli_opt report_opts[] = {
 	{ OPT_SORT, "sort", required_argument, "KEY", CLI_CHOICE, report_sort_choice,
 	  "total", "the order of the API rows (and of the JSON and CSV calls):" },
 	{ OPT_MIN_PERCENT, "min-percent", required_argument, "P", CLI_WORD, NULL, "0",
-	  "hide rows (components, edges, APIs) under P % of all threads' time "
-	  "(of all calls, for --timing=none profiles)" },
+	  "hide rows under P % of what they are shown against: components and "
+	  "edges of all threads' time, APIs of their component's calls in "
+	  "(its %in; of the calls, for --timing=none profiles)" },
 	{ OPT_COMPONENT, "component", required_argument, "NAME", CLI_COMPONENT, NULL, NULL,
 	  "only these components: their rows, the calls into them and the calls "
 	  "they make. NAME is a whole name, a glob ('lib*') or the start of a "

@@ -334,11 +334,29 @@ static int cmp_comp(const void *x, const void *y, void *arg)
 	return d;
 }
 
+/*
+ * An API row shows its share of what its component is called for (the
+ * API view's %in: of the callee's in_ns, or in_calls untimed), so that is
+ * what --min-percent measures it against; a call within one component
+ * shows none, and is measured against all threads' time as the component
+ * view's rows are.
+ */
 int report_call_shown(const struct report *r, const struct sc_call *c)
 {
+	const struct sc_component *to;
+
 	if (!report_comp_selected(r, c->caller) && !report_comp_selected(r, c->callee))
 		return 0;
-	return !report_row_hidden(r, c->total_ns, c->count);
+	if (r->min_percent <= 0)
+		return 1;
+	to = strcmp(c->caller, c->callee) ? sc_agg_component(r->agg, c->callee) : NULL;
+	if (!to)
+		return !report_row_hidden(r, c->total_ns, c->count);
+	if (r->timed)
+		return (long double)c->total_ns * 100 >= (long double)r->min_percent *
+							 (long double)to->in_ns;
+	return (long double)c->count * 100 >= (long double)r->min_percent *
+					      (long double)to->in_calls;
 }
 
 int report_comp_shown(const struct report *r, const struct sc_component *c)

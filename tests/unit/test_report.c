@@ -167,10 +167,20 @@ int main(void)
 	CHECK(r.calls[0] == &calls[2] && r.calls[2] == &calls[0], "--sort name");
 	report_release(&r);
 	r.sort = SORT_TOTAL;
-	r.min_percent = 10;     /* 30 ms of 300: the 20 ms rows go */
+	r.min_percent = 10;     /* of all threads' time, 30 ms of 300 */
 	report_select(&r);
-	CHECK(r.ncalls == 1 && r.calls[0] == &calls[1], "--min-percent 10 keeps the 40 ms row");
-	CHECK(r.ncomp == 2, "--min-percent 10 keeps app and libc");
+	CHECK(r.ncalls == 3, "--min-percent 10 keeps every API: each is over 10 %% of "
+	      "its component's calls, the base of its %%in");
+	CHECK(r.ncomp == 2, "--min-percent 10 keeps app and libc (20 ms of 300 goes)");
+	report_release(&r);
+	/* an API row is measured against its component's in-time, as its
+	 * %in shows it: read is 20 ms of libc's 60 (33 %), barrier_wait
+	 * 40 ms (67 %), f 20 ms of its library's 20 (100 %); of all
+	 * threads' 300 ms none is 50 % */
+	r.min_percent = 50;
+	report_select(&r);
+	CHECK(r.ncalls == 2 && r.calls[0] == &calls[1] && r.calls[1] == &calls[2],
+	      "--min-percent 50 keeps the APIs shown at 67 %% and 100 %% in, not read's 33 %%");
 	report_release(&r);
 
 	/* text: attributed, percentiles, max; the imbalance sentence */

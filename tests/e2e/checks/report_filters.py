@@ -23,13 +23,26 @@ def check_report_filters(scaler, prof, mp_prof):
     others = [c["name"] for c in full["components"] if c["name"] != comp]
     if any("\n  %s:" % o in text for o in others):
         bad.append("--component text shows other components' API views")
-    # --min-percent: rows under P % of all threads' time go
+    # --min-percent: rows under P % of the base they are shown against
+    # go: an API's, its component's calls in (the API view's %in); a
+    # component's and a call within one, all threads' time
     total = sum(t["wall_ns"] for t in full["threads"])
-    d = report_json_of(scaler, prof, "--min-percent", "10")
-    want = sorted(call_key(c) for c in full["calls"] if c["total_ns"] * 100 >= 10 * total)
-    got = sorted(call_key(c) for c in d["calls"])
-    if got != want or not got:
-        bad.append("--min-percent 10: %r, want %r" % (got, want))
+    into = {}
+    for c in full["calls"]:
+        if c["caller"] != c["callee"]:
+            into[c["callee"]] = into.get(c["callee"], 0) + c["total_ns"]
+    for p in ("10", "60"):
+        d = report_json_of(scaler, prof, "--min-percent", p)
+        want = sorted(call_key(c) for c in full["calls"]
+                      if c["total_ns"] * 100 >= int(p) *
+                      (into[c["callee"]] if c["caller"] != c["callee"] else total))
+        got = sorted(call_key(c) for c in d["calls"])
+        if got != want or not got:
+            bad.append("--min-percent %s: %r, want %r" % (p, got, want))
+        want = [c["name"] for c in full["components"] if c["total_ns"] * 100 >= int(p) * total]
+        if [c["name"] for c in d["components"]] != want:
+            bad.append("--min-percent %s: components %r, want %r" %
+                       (p, [c["name"] for c in d["components"]], want))
     # --sort
     for key, order in (("count", lambda c: -c["count"]), ("name", lambda c: c["api"]),
                        ("self", lambda c: -c["self_ns"])):
