@@ -44,7 +44,7 @@
 #define FR_OFFB     80  /* ticks off-CPU blocked (perf.c) */
 #define FR_OFFP     88  /* ... preempted */
 #define FR_KERN     96  /* ... on-CPU in the kernel (samples) */
-#define FR_OFFI     104 /* ticks off-CPU in it and the calls it holds */
+#define FR_OFFI     104 /* ticks blocked in it and the calls it holds */
 #define FR_SIZE     112
 
 /* struct sc_rec (src/common/format.h) */

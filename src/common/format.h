@@ -289,8 +289,8 @@ struct sc_thr_header {
 	 * sampled blocked time says they block (profile.c, off_fit). */
 	uint64_t off_untimed;   /* 168 */
 	/* With SC_PERF_F_ONCPU: the parallel clock's share of the time the
-	 * thread was off-CPU (blocked or preempted) outside Waits, which its
-	 * calls' wpticks leave out too: a thread runs only on the CPU. */
+	 * thread was off-CPU and blocked outside Waits, which its calls'
+	 * wpticks leave out too: a blocked thread does not run. */
 	uint64_t off_p;         /* 176 */
 };
 
@@ -302,7 +302,7 @@ enum sc_perf_kind {
 };
 /* sc_thr_header.perf_flags */
 #define SC_PERF_F_UNTIMED 1u    /* off_untimed and sc_rec.rblocked are kept */
-#define SC_PERF_F_ONCPU 2u      /* off_p is kept, wpticks is on-CPU only */
+#define SC_PERF_F_ONCPU 2u      /* off_p is kept, wpticks leaves out blocked time */
 _Static_assert(sizeof(struct sc_thr_header) <= SC_THR_HEADER_SIZE, "thread header");
 
 /*

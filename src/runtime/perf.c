@@ -220,10 +220,13 @@ static void give(struct sc_frame *g, uint64_t blocked, uint64_t preempt, uint64_
 }
 
 /*
- * A gap off the CPU inside frame g: no part of the parallel clock's share
- * of g and of the calls around it, up to the first Wait (whose share is
+ * A gap blocked inside frame g: no part of the parallel clock's share of
+ * g and of the calls around it, up to the first Wait (whose share is
  * taken off the calls around it whole, gap or not: trampoline.S). Each
- * keeps it in off_incl until its return (sc_perf_return).
+ * keeps it in off_incl until its return (sc_perf_return). A preempted gap
+ * is not one: the thread still wants a CPU, and k, which cannot follow
+ * preemptions as they happen, counts it; its share of k is its own (4
+ * threads on 2 CPUs are attributed their span, not half of it).
  */
 static void give_off(struct sc_thread *t, struct sc_frame *g, uint64_t gap)
 {
@@ -297,10 +300,10 @@ static void take(struct sc_thread *t, const struct perf_event_header *h, const s
 			uint64_t gap = ns_ticks(body[0] - pf->out_ns);
 			if (g) {
 				give(g, pf->out_preempt ? 0 : gap, pf->out_preempt ? gap : 0, 0);
-				give_off(t, g, gap);
-			} else {
 				if (!pf->out_preempt)
-					t->hdr->off_untimed += gap;
+					give_off(t, g, gap);
+			} else if (!pf->out_preempt) {
+				t->hdr->off_untimed += gap;
 				/* its share of the clock: at the rate the clock
 				 * moves now, the best figure at hand */
 				uint64_t k = __atomic_load_n(&sc_pclock.tk, __ATOMIC_RELAXED) & 0xffff;

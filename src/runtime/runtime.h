@@ -86,7 +86,7 @@ struct sc_frame {
 	 * below are valid while pend is nonzero (zeroed at entry) */
 	uint64_t pend;
 	uint64_t off_blocked, off_preempt, kernel;
-	uint64_t off_incl;      /* off-CPU in it and in the calls it holds,
+	uint64_t off_incl;      /* blocked in it and in the calls it holds,
 				   but not inside a Wait (its clock share is
 				   taken off whole: trampoline.S) */
 };

@@ -145,9 +145,9 @@ int main(void)
 	CHECK_EQ(recs[1].wblocked, 0, "outer not booked yet");
 	CHECK_EQ(hdr.perf_lost, 3, "lost records counted in the header");
 	CHECK_EQ(recs[2].rblocked, 400, "inner: the same blocked time, unweighted");
-	CHECK_EQ(recs[2].wpticks, (uint64_t)-900, "inner: its clock share loses its 900 "
-		 "ticks off-CPU (the trampoline adds the share next)");
-	CHECK_EQ(outer->off_incl, 1900, "outer: off-CPU 1000 in itself, 900 in inner");
+	CHECK_EQ(recs[2].wpticks, (uint64_t)-400, "inner: its clock share loses its 400 "
+		 "ticks blocked, not the 500 preempted (the trampoline adds the share next)");
+	CHECK_EQ(outer->off_incl, 1400, "outer: blocked 1000 in itself, 400 in inner");
 	CHECK_EQ(hdr.off_untimed, 100, "blocked 500-600 with no timed call in flight: "
 		 "the thread's untimed off-CPU time");
 	CHECK_EQ(hdr.off_p, 100, "... and its clock share (k = 1)");
@@ -174,10 +174,10 @@ int main(void)
 	sc_perf_return(outer, 101000);
 	CHECK_EQ(recs[1].wblocked, 7000, "outer: 1000 ticks blocked, times its span 7");
 	CHECK_EQ(recs[1].rblocked, 1000, "outer: 1000 ticks blocked, unweighted");
-	CHECK_EQ(recs[1].wpticks, (uint64_t)-13300, "outer: its clock share loses 1900 "
-		 "ticks off-CPU, times its span");
-	CHECK_EQ(hdr.off_p, 2000, "the thread's clock share off-CPU: the outermost "
-		 "call's 1900 and the 100 outside calls");
+	CHECK_EQ(recs[1].wpticks, (uint64_t)-9800, "outer: its clock share loses 1400 "
+		 "ticks blocked, times its span");
+	CHECK_EQ(hdr.off_p, 1500, "the thread's clock share blocked: the outermost "
+		 "call's 1400 and the 100 outside calls");
 	CHECK_EQ(outer->pend, 0, "outer booked");
 
 	/* an outlier (over sc_outlier_ticks and 256 times the mean) stands
