@@ -429,23 +429,32 @@ static void test_basic(void)
  * and the program's self time is 0, not negative. A thread whose calls
  * fit keeps its estimates (the basic profile: checked there).
  */
-static void test_fit(void)
+/* A profile in directory `name` of one thread of `ticks` with records r
+ * (basic_meta's entries), loaded into p: 0, or -1 (reported) */
+static int load_one(const char *name, const struct sc_rec *r, size_t n, uint64_t ticks,
+		    struct sc_profile *p)
 {
-	const char *dir = mkdir_t("fit");
+	const char *dir = mkdir_t(name);
 	struct buf b = { 0 };
-	struct sc_profile p;
-	struct sc_rec r[2];
 	char err[512];
 	int rc;
 
 	basic_meta(&b);
 	write_meta(dir, 100, 0, &b);
+	write_thr(dir, 100, 0, 0, S0, S0 + ticks, r, n, 0);
+	rc = load(dir, p, err, sizeof(err));
+	CHECK(rc == 0, "load %s profile (%s)", name, rc ? err : "ok");
+	return rc;
+}
+
+static void test_fit(void)
+{
+	struct sc_profile p;
+	struct sc_rec r[2];
+
 	r[0] = rec(10, 10, 1000, 1000, 10, 1000);
 	r[1] = rec(1000, 10, 2000, 2000 * 8, 80, 2000);
-	write_thr(dir, 100, 0, 0, S0, S0 + 10000, r, 2, 0);
-	rc = load(dir, &p, err, sizeof(err));
-	CHECK(rc == 0, "load fit profile (%s)", rc ? err : "ok");
-	if (rc == 0) {
+	if (load_one("fit", r, 2, 10000, &p) == 0) {
 		const struct sc_agg *a = agg_of(&p.images[0]);
 
 		printf("-- fit\n");
@@ -473,15 +482,10 @@ static void test_off_fit(void)
 	int flags;
 
 	for (flags = 0; flags <= 1; flags++) {
-		const char *dir = mkdir_t(flags ? "offfit" : "offfit0");
-		struct buf b = { 0 };
 		struct sc_profile p;
 		struct sc_rec r[2];
-		char err[512];
 		int rc;
 
-		basic_meta(&b);
-		write_meta(dir, 100, 0, &b);
 		r[0] = rec(1000, 100, 100000, 1000000, 1000, 100000);
 		r[0].wblocked = 600000;
 		r[0].rblocked = 60000;
@@ -489,11 +493,9 @@ static void test_off_fit(void)
 		thr_perf_kind = SC_PERF_SWITCHES;
 		thr_perf_flags = flags ? SC_PERF_F_UNTIMED : 0;
 		thr_off_untimed = 810000;
-		write_thr(dir, 100, 0, 0, S0, S0 + 10000000, r, 2, 0);
+		rc = load_one(flags ? "offfit" : "offfit0", r, 2, 10000000, &p);
 		thr_perf_kind = thr_perf_flags = 0;
 		thr_off_untimed = 0;
-		rc = load(dir, &p, err, sizeof(err));
-		CHECK(rc == 0, "load off-CPU profile (%s)", rc ? err : "ok");
 		if (rc == 0) {
 			const struct sc_agg *a = agg_of(&p.images[0]);
 			const struct sc_call *c = find_call(a, "app", "libc.so.6", "strlen");
