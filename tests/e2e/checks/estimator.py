@@ -98,7 +98,8 @@ def check_mutex(t):
     one to 0) in at least 5 of the 10 runs: its truth, the loop and
     counter++, is under 2 % of the threads' time, within the sampling's
     noise, so fitting the calls into a thread's time leaves it 0 now and
-    then (2 of 30 measured runs). At real-time
+    then (5 of 40 measured runs: 6 or more of 10 has a chance of 0.05 %).
+    At real-time
     priority (where the threads are not preempted by other work, so that
     their clocks measure the contention): the estimate of lock + unlock
     within 10 % of the threads' time in their loops (their own clock) in
@@ -107,8 +108,8 @@ def check_mutex(t):
     The bound: the truth lies a few % under the threads' clock (their own
     code, counter++ and the loop, and the interceptor's work outside the
     timed intervals: `all`, which times every call, comes out 5-7 %
-    under it). Measured runs (bench/estimator.py --fifo, 3 x 10 runs) were
-    2 % under it on average with a standard deviation of 2 %: a run falls
+    under it). Measured runs (bench/estimator.py --fifo, 4 x 10 runs) were
+    2.0 % under it on average with a standard deviation of 2.0 %: a run falls
     outside 10 % with a chance q under 0.01 % (normal tails), 2 of 10 runs
     practically never; at a standard deviation of 3 % and 4 % of bias, q
     = 2.3 % and the false-failure rate 2 %. Before the off-CPU calibration
