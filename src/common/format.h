@@ -353,7 +353,7 @@ struct sc_rec {
 	uint32_t reserved0;     /* 84 */
 	uint64_t max_tsc;       /* 88: TSC at the start of the longest timed
 				       call (version 5; 0 = unknown) */
-	/* Version 6: of the timed calls, the ticks * span their thread was
+	/* Version 6: of the timed calls, the ticks * period their thread was
 	 * off-CPU and not runnable (blocked), off-CPU but runnable
 	 * (preempted), and on-CPU in the kernel (kernel samples times their
 	 * period), while the call was the innermost timed one in flight

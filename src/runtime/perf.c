@@ -23,7 +23,7 @@
  * and the next switch-in make a gap off-CPU, blocked or, when the kernel
  * marks the switch-out as a preemption, preempted; a kernel sample is one
  * period of kernel time. A call keeps its figures in its frame until its
- * own return, which books them weighted by its span as the trampoline
+ * own return, which books them weighted by its period as the trampoline
  * weights its ticks, so the reader's count/wcount scaling applies.
  * Calls never timed carry none: their share is the estimator's.
  *
@@ -430,19 +430,21 @@ uint64_t sc_perf_open_gap(const struct sc_thread *t, uint64_t now, uint64_t *at,
 
 /*
  * The weight the trampoline gives the timed call of frame f ending now
- * (trampoline.S, .Lweighted): its record's span, but 1 for a call that
- * stands for one call only: never timed before (span 0 or 1), or an
- * outlier (over sc_outlier_ticks and 256 times the record's mean).
+ * (trampoline.S, .Lweighted): its record's period, the one in force when
+ * the span that ends here was drawn (not that span's length, which would
+ * weight the blocked time as the estimator no longer weights the time),
+ * but 1 for a call that stands for one call only: a period of 0 or 1, or
+ * an outlier (over sc_outlier_ticks and 256 times the record's mean).
  */
 static uint64_t weight(const struct sc_frame *f, uint64_t el)
 {
 	const struct sc_rec *r = f->rec;
-	if (r->span <= 1)
+	if (r->period <= 1)
 		return 1;
 	if (el > sc_outlier_ticks &&
 	    (unsigned __int128)(el >> 8) * r->wcount > (unsigned __int128)r->wticks)
 		return 1;
-	return r->span;
+	return r->period;
 }
 
 void sc_perf_return(struct sc_frame *f, uint64_t now)

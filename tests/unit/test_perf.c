@@ -166,16 +166,18 @@ int main(void)
 	CHECK_EQ(found, 1, "one (entry, stack) slot");
 	CHECK_EQ(kst.h.samples, 1, "samples seen");
 
-	/* the outer call returns: weighted by its span (7) as its ticks are */
+	/* the outer call returns: weighted by its period (7) as its ticks
+	 * are, not by the span that ends with it (3) */
 	th.sp--;
-	recs[1].span = 7;
+	recs[1].period = 7;
+	recs[1].span = 3;
 	recs[1].wcount = 10;
 	recs[1].wticks = 1000000;
 	sc_perf_return(outer, 101000);
-	CHECK_EQ(recs[1].wblocked, 7000, "outer: 1000 ticks blocked, times its span 7");
+	CHECK_EQ(recs[1].wblocked, 7000, "outer: 1000 ticks blocked, times its period 7");
 	CHECK_EQ(recs[1].rblocked, 1000, "outer: 1000 ticks blocked, unweighted");
 	CHECK_EQ(recs[1].wpticks, (uint64_t)-9800, "outer: its clock share loses 1400 "
-		 "ticks blocked, times its span");
+		 "ticks blocked, times its period");
 	CHECK_EQ(hdr.off_p, 1500, "the thread's clock share blocked: the outermost "
 		 "call's 1400 and the 100 outside calls");
 	CHECK_EQ(outer->pend, 0, "outer booked");
@@ -184,7 +186,7 @@ int main(void)
 	 * for itself: weight 1, as trampoline.S gives it */
 	th.sp = th.sp_base;
 	struct sc_frame *slow = push(3, 200000);
-	recs[3].span = 50;
+	recs[3].period = 31;
 	recs[3].wcount = 100;
 	recs[3].wticks = 100;
 	put_switch(200100, PERF_RECORD_MISC_SWITCH_OUT);
