@@ -8,7 +8,7 @@
  *
  * They travel in one variable that exec.c puts into the environment of
  * every exec and posix_spawn:
- *     SCALER_CALIB=<key>:<hz>:<hot>:<cold>:<nested>:<xsave>:<have_xsave>
+ *     SCALER_CALIB=<key>:<hz>:<hot>:<cold>:<nested>:<xsave>:<have_xsave>:<pid>:<gen>
  * The rate is the one measured over the parent image's life up to the
  * exec (its start-up measures 50 us only), the cost figures those in force
  * on the calling thread (re-measured every few ms while it makes timed
@@ -19,6 +19,10 @@
  * another machine by a job scheduler, a nested `scaler record
  * --timing=all`) or whose values are out of range measures them itself.
  * The first image of a run always does: `scaler record` does not set it.
+ * The last two fields name the image that exec'd (its meta file's pid and
+ * generation, meta.c): an exec'd image of the same pid takes the next
+ * generation's name at once instead of trying each from 0 (a shell's
+ * fork child that execs holds generation 0). They may be absent.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -84,12 +88,14 @@ bool sc_inherit_get(struct sc_inherited *out)
 {
 	key = make_key();
 	const char *s = getenv("SCALER_CALIB");
-	uint64_t v[7];
+	uint64_t v[9];
 	if (!s)
 		return false;
 	for (int i = 0; i < 7; i++)
 		if (!field(&s, &v[i]))
 			return false;
+	bool image = *s && field(&s, &v[7]) && field(&s, &v[8]) && v[7] <= UINT32_MAX &&
+		     v[8] <= UINT32_MAX;
 	/* a rate of 100 MHz to 100 GHz; a timing cost under 10 us; an
 	 * extended state of 512 + 64 bytes (fxsave) up to 1 MB */
 	if (*s || v[0] != key || v[1] < 100000000ull || v[1] > 100000000000ull ||
@@ -97,7 +103,9 @@ bool sc_inherit_get(struct sc_inherited *out)
 	    v[5] < 576 || v[5] > (1u << 20) || v[6] > 1 || (v[6] && v[5] < 640))
 		return false;
 	*out = (struct sc_inherited){.hz = v[1], .cal = {v[2], v[3], v[4]},
-				     .xsave_size = (uint32_t)v[5], .have_xsave = (int)v[6]};
+				     .xsave_size = (uint32_t)v[5], .have_xsave = (int)v[6],
+				     .pid = image ? (uint32_t)v[7] : 0,
+				     .gen = image ? (uint32_t)v[8] : 0, .has_image = image};
 	return true;
 }
 
@@ -126,9 +134,10 @@ bool sc_inherit_format(char *buf, size_t n)
 		hz = (uint64_t)((unsigned __int128)(tsc - start_tsc) * 1000000000u /
 				(mono - start_mono));
 	struct sc_calib c = sc_calib_in_force();
-	int w = snprintf(buf, n, "SCALER_CALIB=%llu:%llu:%llu:%llu:%llu:%u:%d",
+	int w = snprintf(buf, n, "SCALER_CALIB=%llu:%llu:%llu:%llu:%llu:%u:%d:%u:%u",
 			 (unsigned long long)key, (unsigned long long)hz,
 			 (unsigned long long)c.hot, (unsigned long long)c.cold,
-			 (unsigned long long)c.nested, sc_xsave_size, sc_have_xsave);
+			 (unsigned long long)c.nested, sc_xsave_size, sc_have_xsave,
+			 sc_meta_pid(), sc_gen);
 	return w > 0 && (size_t)w < n;
 }

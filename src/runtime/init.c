@@ -238,7 +238,10 @@ int sc_start(const char *dir, const char *timing, int argc, char **argv)
 	}
 	/* after the mode is set: the measured calls take its paths */
 	uint64_t overhead = sc_calibrate_start(hz, inherited ? &in.cal : NULL);
-	if (sc_files_init() != 0 || sc_meta_open() != 0)
+	/* an exec'd image of the pid that exec'd takes the gen after its */
+	uint32_t first_gen = inherited && in.has_image && in.pid == (uint32_t)getpid() &&
+				     in.gen < UINT32_MAX - 10000 ? in.gen + 1 : 0;
+	if (sc_files_init() != 0 || sc_meta_open(first_gen) != 0)
 		return -1;
 	uint64_t tsc0 = sc_rdtsc(), mono0 = sc_mono_ns();
 	sc_meta_set_clock(tsc0, mono0, hz, overhead);

@@ -7,8 +7,10 @@
  * what it freed would stay resident in that heap. Memory here comes
  * straight from mmap:
  *   sc_mem_grow / sc_mem_free   zeroed arrays used during a scan, given
- *                               back after (RSS goes back to what it was)
+ *                               back after (RSS goes back to what it was,
+ *                               but for SCRATCH_KEEP bytes at most)
  *   sc_mem_trim                 gives back the scratch region's pages
+ *                               (all but its first SCRATCH_KEEP bytes)
  *   sc_mem_strdup               strings kept for the process's life
  *                               (object paths), packed into pages
  * Callers hold the runtime lock (sc_mem_strdup) or own the array.
@@ -19,7 +21,8 @@
  * one scratch region, reserved once: a stack of blocks, where freeing the
  * top block (or all of them) makes room again, and growing the top block
  * grows it in place. sc_mem_trim, at the end of a scan, gives its pages
- * back with one madvise once every block is free. The region is taken by
+ * past the first SCRATCH_KEEP back with one madvise once every block is
+ * free. The region is taken by
  * an atomic flag, never waited for: a thread that finds it taken (another
  * thread allocating, as wrap.c's lookups may) maps its array as before,
  * and a block freed meanwhile stays in use until the process ends, which
@@ -35,6 +38,11 @@
 #define PAGE 4096u
 #define HEAD 16u        /* the block's length, before the array */
 #define SCRATCH (1024u * 1024u)
+/* sc_mem_trim keeps the region's first pages: a small program's whole
+ * scan fits in them, and giving them back (an madvise, its TLB flush) then
+ * faulting them in again at the next scan cost more than the room they
+ * hold; a process never keeps more than this much of the region */
+#define SCRATCH_KEEP (256u * 1024u)
 
 static size_t round_up(size_t n)
 {
@@ -179,14 +187,16 @@ void sc_mem_free(void *p)
 	give();
 }
 
-/* Gives back the scratch region's pages if no block is in use. */
+/* Gives back the scratch region's pages past SCRATCH_KEEP if no block is
+ * in use. */
 void sc_mem_trim(void)
 {
 	if (!take())
 		return;
-	if (!live && dirty) {
-		madvise(scratch, (dirty + PAGE - 1) / PAGE * PAGE, MADV_DONTNEED);
-		dirty = 0;
+	if (!live && dirty > SCRATCH_KEEP) {
+		madvise(scratch + SCRATCH_KEEP, (dirty - SCRATCH_KEEP + PAGE - 1) / PAGE * PAGE,
+			MADV_DONTNEED);
+		dirty = SCRATCH_KEEP;
 	}
 	give();
 }

@@ -36,7 +36,6 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
-#include <sys/mman.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
@@ -50,8 +49,9 @@ static dev_t meta_dev;
 static ino_t meta_ino;
 static struct sc_meta_header meta_hdr;
 static uint64_t file_len;       /* bytes in the file: what a child copies */
-/* records of a batch not yet written; two whole pages of their own, given
- * back to the kernel after each batch (only start-up and dlopen batch) */
+/* records of a batch not yet written (only start-up and dlopen batch);
+ * its two pages stay: giving them back after each batch cost every
+ * process an madvise and a TLB flush at start-up */
 static char held[8192] __attribute__((aligned(4096)));
 static size_t held_len;
 static int batch;               /* > 0: hold records */
@@ -81,12 +81,12 @@ static int writev_all(int fd, struct iovec *iov, int n)
 	return 0;
 }
 
-/* A new file, p<pid>-<gen>.meta for the first gen whose name is free
- * (a new image), or the next continuation of this one (cont). */
-static int open_new(bool cont)
+/* A new file, p<pid>-<gen>.meta for the first gen from `from` whose name
+ * is free (a new image), or the next continuation of this one (cont). */
+static int open_new(bool cont, uint32_t from)
 {
 	pid_t pid = getpid();
-	for (uint32_t k = 0; k < 10000; k++) {
+	for (uint32_t k = from; k < from + 10000; k++) {
 		if (cont)
 			sc_file_name(meta_name, (uint32_t)pid, sc_gen, "-c", meta_cont + 1 + k, ".meta");
 		else
@@ -109,9 +109,11 @@ static int open_new(bool cont)
 	return -1;
 }
 
-int sc_meta_open(void)
+/* The image's file; gens below first_gen are known taken (an earlier
+ * image of this pid, inherit.c). */
+int sc_meta_open(uint32_t first_gen)
 {
-	meta_fd = open_new(false);
+	meta_fd = open_new(false, first_gen);
 	if (meta_fd < 0)
 		return -1;
 	struct timespec rt;
@@ -182,7 +184,7 @@ static void check_fd(void)
 		meta_fd = fd;
 		return;
 	}
-	meta_fd = open_new(true);
+	meta_fd = open_new(true, 0);
 	file_len = 0;
 	write_all(&meta_hdr, sizeof(meta_hdr));
 }
@@ -210,10 +212,8 @@ void sc_meta_batch(bool on)
 	sc_leaf_lock();
 	if (on)
 		batch++;
-	else if (batch > 0 && --batch == 0) {
+	else if (batch > 0 && --batch == 0)
 		flush_held();
-		madvise(held, sizeof(held), MADV_DONTNEED);
-	}
 	sc_leaf_unlock();
 }
 
@@ -282,9 +282,11 @@ void sc_meta_add(uint32_t type, const void *a, size_t alen, const char *str)
 /*
  * Copies the records of the parent's file in [header, end) to ours,
  * except its threads and its end, through one 8 KB buffer (no record is
- * longer: sc_meta_add cuts them to its own buffer).
+ * longer: sc_meta_add cuts them to its own buffer), after our header
+ * (head); each buffer's runs of records between those left out go in one
+ * writev, the header in the first.
  */
-static void copy_inherited(int in, uint64_t end)
+static void copy_inherited(int in, uint64_t end, struct iovec head)
 {
 	char buf[SC_META_MAX];
 	uint64_t off = sizeof(struct sc_meta_header);
@@ -292,27 +294,50 @@ static void copy_inherited(int in, uint64_t end)
 		size_t want = end - off < sizeof(buf) ? (size_t)(end - off) : sizeof(buf);
 		ssize_t n = pread(in, buf, want, (off_t)off);
 		if (n <= 0)
-			return;
-		size_t p = 0, run = 0;          /* run: start of records to copy */
+			break;
+		struct iovec iov[16];
+		int niov = 0;
+		size_t p = 0, run = 0, total = 0;       /* run: start of records to copy */
+		if (head.iov_len) {
+			iov[niov++] = head;
+			total = head.iov_len;
+			head.iov_len = 0;
+		}
 		while (p + sizeof(struct sc_meta_rec) <= (size_t)n) {
 			struct sc_meta_rec r;
 			memcpy(&r, buf + p, sizeof(r));
-			size_t total = sizeof(r) + (((size_t)r.len + 7) & ~(size_t)7);
-			if (p + total > (size_t)n)
+			size_t len = sizeof(r) + (((size_t)r.len + 7) & ~(size_t)7);
+			if (p + len > (size_t)n)
 				break;                  /* read again from here */
 			if (r.type == SC_M_THREAD || r.type == SC_M_END) {
-				if (p > run)
-					put(buf + run, p - run);
-				run = p + total;
+				if (p > run) {
+					iov[niov++] = (struct iovec){buf + run, p - run};
+					total += p - run;
+				}
+				run = p + len;
+				if (niov == 16) {
+					check_fd();
+					write_or_end(iov, niov, total);
+					niov = 0;
+					total = 0;
+				}
 			}
-			p += total;
+			p += len;
 		}
-		if (p > run)
-			put(buf + run, p - run);
+		if (p > run) {
+			iov[niov++] = (struct iovec){buf + run, p - run};
+			total += p - run;
+		}
+		if (niov) {
+			check_fd();
+			write_or_end(iov, niov, total);
+		}
 		if (p == 0)
 			return;                         /* not a record: stop */
 		off += p;
 	}
+	if (head.iov_len)
+		put(head.iov_base, head.iov_len);
 }
 
 /* In a forked child: a new file for the new pid, holding what the parent
@@ -329,7 +354,7 @@ void sc_meta_reopen_child(void)
 			meta_name);
 	if (meta_cont)
 		end = 0;        /* the objects are in the first file */
-	meta_fd = open_new(false);
+	meta_fd = open_new(false, 0);
 	held_len = 0;
 	batch = 0;
 	file_len = 0;
@@ -349,11 +374,12 @@ void sc_meta_reopen_child(void)
 	meta_hdr.start_real_ns = (uint64_t)rt.tv_sec * 1000000000ull + (uint64_t)rt.tv_nsec;
 	meta_hdr.start_tsc = sc_rdtsc();
 	meta_hdr.start_mono_ns = sc_mono_ns();
-	put(&meta_hdr, sizeof(meta_hdr));
+	struct iovec head = {&meta_hdr, sizeof(meta_hdr)};
 	if (in >= 0) {
-		copy_inherited(in, end);
+		copy_inherited(in, end, head);
 		close(in);
-	}
+	} else
+		put(&meta_hdr, sizeof(meta_hdr));
 }
 
 /* The pid this image's meta file belongs to. */

@@ -276,7 +276,7 @@ uint64_t sc_rdtsc(void) SC_HIDDEN;
 uint64_t sc_mono_ns(void) SC_HIDDEN;
 
 /* meta.c */
-int sc_meta_open(void) SC_HIDDEN;
+int sc_meta_open(uint32_t first_gen) SC_HIDDEN;
 void sc_meta_close(void) SC_HIDDEN;
 void sc_meta_add(uint32_t type, const void *a, size_t alen, const char *str) SC_HIDDEN;
 /* the longest record, and the most payload it holds (with padding) */
@@ -474,6 +474,8 @@ struct sc_inherited {
 	struct sc_calib cal;
 	uint32_t xsave_size;
 	int have_xsave;
+	uint32_t pid, gen;      /* the image that exec'd: its meta file's pid */
+	bool has_image;         /* and gen, if it said (has_image) */
 };
 bool sc_inherit_get(struct sc_inherited *out) SC_HIDDEN;
 void sc_inherit_set_clock(uint64_t tsc, uint64_t mono, uint64_t hz) SC_HIDDEN;

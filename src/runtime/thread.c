@@ -73,8 +73,8 @@ static int kept_fd = -1;
 static pthread_key_t exit_key;
 static pthread_once_t key_once = PTHREAD_ONCE_INIT;
 
-/* Files grow by whole steps of this many entries (16 KB). */
-#define GROW_STEP 64u
+/* Room kept past the entries that exist: at least this many entries. */
+#define ROOM_MIN 8u
 
 /* The name of t's file in the profile directory. */
 #define THR_NAME_MAX SC_NAME_MAX
@@ -134,20 +134,28 @@ static size_t file_size_for(uint64_t cap)
 }
 
 /*
- * Room for n entries and then some: a quarter more, at least GROW_STEP.
- * Every thread's file reserves it on disk (in memory on tmpfs) whether
- * or not the thread calls them, so the room is kept small; growing by a
- * share of n keeps the grows (a few system calls each) logarithmic in
- * the entries a long-lived thread comes to call.
+ * Room for n entries and then some: a quarter more, at least ROOM_MIN,
+ * rounded up to fill the file's last page (the header and the records
+ * share pages). Every thread's file reserves it on disk (in memory on
+ * tmpfs) whether or not the thread calls them, and a process's start
+ * pays for each page reserved, so the room is kept small: a short
+ * process calls a few APIs, and a grow costs a few system calls. Growing
+ * by a share of n keeps the grows logarithmic in the entries a
+ * long-lived thread comes to call.
  */
 static uint64_t cap_for(uint32_t n)
 {
-	uint64_t room = n / 4 > GROW_STEP ? n / 4 : GROW_STEP;
-	return ((uint64_t)n + room + GROW_STEP - 1) / GROW_STEP * GROW_STEP;
+	const uint64_t page = 4096, rec = sizeof(struct sc_rec);
+	uint64_t room = n / 4 > ROOM_MIN ? n / 4 : ROOM_MIN;
+	uint64_t pages = (file_size_for((uint64_t)n + room) + page - 1) / page;
+	return (pages * page - SC_THR_HEADER_SIZE) / rec;
 }
 
-/* Creates state for the calling thread; NULL (and one warning) on failure. */
-static struct sc_thread *thread_new(void)
+/* Creates state for the calling thread; NULL (and one warning) on failure.
+ * Its file is mapped at `at` if not NULL (MAP_FIXED: a fork child's
+ * replaces the mapping of its parent's file, one system call instead of
+ * an munmap too). */
+static struct sc_thread *thread_new(void *at)
 {
 	struct sc_thread *t = mmap(NULL, sizeof(*t), PROT_READ | PROT_WRITE,
 				   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -183,7 +191,8 @@ static struct sc_thread *thread_new(void)
 			strerror(errno));
 		said = true;
 	} else if (fd >= 0 && sc_file_reserve(fd, name, file_size_for(cap)) == 0)
-		m = mmap(NULL, reserve, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+		m = mmap(at, reserve, PROT_READ | PROT_WRITE, MAP_SHARED | (at ? MAP_FIXED : 0),
+			 fd, 0);
 	/* The file's blocks are reserved but unwritten: each first touch of
 	 * a page fills it with zeros; without this the kernel's read-ahead
 	 * would zero many pages after the header's on the first write, a
@@ -267,7 +276,7 @@ struct sc_thread *sc_thread_get(void)
 	if (t)
 		return t == &sc_idle_thread ? NULL : t;
 	sc_thread_set_current(&sc_idle_thread); /* calls made while creating pass */
-	t = thread_new();
+	t = thread_new(NULL);
 	sc_thread_set_current(t ? t : &sc_idle_thread);
 	return t;
 }
@@ -506,7 +515,10 @@ void sc_thread_after_fork(void)
 	 * the whole shadow stack, ~0.4 MB) would stay in every child's RSS.
 	 */
 	sc_thread_set_current(&sc_idle_thread);
-	struct sc_thread *n = thread_new();
+	/* the parent's file is never written again: the child's takes its
+	 * place (no call in between: the thread is idle) */
+	struct sc_thread *n = t->map_len == file_size_for(SC_MAX_ENTRIES) ? thread_new(t->hdr)
+									 : thread_new(NULL);
 	if (!n)
 		return;
 	/* carry the shadow stack over, its calls the parent's (above) */
@@ -524,7 +536,8 @@ void sc_thread_after_fork(void)
 	n->busy = t->busy;
 	n->cap = n->busy ? 0 : n->real_cap;
 	sc_perf_forget(t);
-	munmap(t->hdr, t->map_len);
+	if (n->hdr != t->hdr)
+		munmap(t->hdr, t->map_len);
 	munmap(t, sizeof(*t));
 	sc_thread_set_current(n);
 }
