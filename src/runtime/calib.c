@@ -238,9 +238,9 @@ uint64_t sc_calibrate_start(uint64_t tsc_hz, const struct sc_calib *given)
 	munmap(t, sizeof(*t));
 	if (!n)
 		return 0;
-	qsort(hot, (size_t)n, sizeof(hot[0]), cmp_u64);
-	qsort(cold, (size_t)n, sizeof(cold[0]), cmp_u64);
-	qsort(nested, (size_t)n, sizeof(nested[0]), cmp_u64);
+	sc_rt_sort(hot, (size_t)n, sizeof(hot[0]), cmp_u64);
+	sc_rt_sort(cold, (size_t)n, sizeof(cold[0]), cmp_u64);
+	sc_rt_sort(nested, (size_t)n, sizeof(nested[0]), cmp_u64);
 	sc_cal0 = (struct sc_calib){hot[n / 2], cold[n / 2], nested[n / 2]};
 	set_recal(tsc_hz);
 	return shown(&sc_cal0);

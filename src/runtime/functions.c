@@ -603,7 +603,7 @@ static void patch_object(struct sc_object *o)
 	sc_syms_each(o->path, NULL, collect_cb, &c);
 	if (c.oom)
 		sc_warn("--functions: out of memory reading %s; some functions not patched", comp);
-	qsort(c.f, c.n, sizeof(*c.f), by_addr);
+	sc_rt_sort(c.f, c.n, sizeof(*c.f), by_addr);
 	size_t n = 0;
 	for (size_t i = 0; i < c.n; i++) {       /* one per address: aliases */
 		if (n && c.f[n - 1].addr == c.f[i].addr)

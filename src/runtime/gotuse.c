@@ -202,7 +202,7 @@ static bool classify_all(const struct sc_object *o, const struct sc_reloc_info *
 		sc_got_uses_free(&all);
 		return false;
 	}
-	qsort(all.u, all.n, sizeof(*all.u), cmp_use);
+	sc_rt_sort(all.u, all.n, sizeof(*all.u), cmp_use);
 	size_t k = 0;
 	for (size_t i = 0; i < all.n; i++)             /* one entry per slot */
 		if (!k || all.u[i].slot != all.u[k - 1].slot)
@@ -235,7 +235,7 @@ bool sc_got_uses_find(const struct sc_object *o, const struct sc_reloc_info *ri,
 	for (size_t i = 0; i < g->n && !read; i++)
 		read = !g->u[i].known;
 	if (g->n) {
-		qsort(g->u, g->n, sizeof(*g->u), cmp_use);
+		sc_rt_sort(g->u, g->n, sizeof(*g->u), cmp_use);
 		uint64_t len = read ? code_len(o) : 0;
 		if (read && from_cache(o, len, g))
 			read = false;

@@ -246,18 +246,29 @@ int sc_start(const char *dir, const char *timing, int argc, char **argv)
 	uint64_t tsc0 = sc_rdtsc(), mono0 = sc_mono_ns();
 	sc_meta_set_clock(tsc0, mono0, hz, overhead);
 	sc_inherit_set_clock(tsc0, mono0, hz);
+	/* the start-up's records go out together, one write (meta.c); under
+	 * the runtime lock, as a scan's, so that no thread forks a child
+	 * while records are held (the child copies what the file has).
+	 * Attached, other threads run and bind meanwhile: as before, only
+	 * the scan batches */
+	if (!sc_attached) {
+		sc_lock();
+		sc_meta_batch(true);
+	}
 	write_cmdline(argc, argv);
 	pthread_atfork(at_fork_prepare, at_fork_parent, at_fork_child);
 	if (!sc_attached)
 		sc_control_init();      /* attached: scaler ctl is refused (no listener) */
 	sc_objects_scan(true);
 	sc_active = 1;
-	if (sc_attached)
-		return 0;                       /* threads get their state at their first call */
-	sc_signals_init();
-	sc_control_listen();
-	sc_perf_init(hz);
-	sc_thread_get();                        /* the main thread, from now */
+	if (!sc_attached) {     /* attached: threads get their state at their first call */
+		sc_signals_init();
+		sc_control_listen();
+		sc_perf_init(hz);
+		sc_thread_get();                /* the main thread, from now */
+		sc_meta_batch(false);
+		sc_unlock();
+	}
 	return 0;
 }
 

@@ -131,49 +131,62 @@ static bool is_known(struct dl_phdr_info *info, size_t size)
 }
 
 struct list_ctx {
-	uint32_t n;
-	struct { uintptr_t base; const void *phdr; } *seen;
+	uint32_t n, cap;
+	bool failed;            /* out of memory: the list is not whole */
+	struct seen { uintptr_t base; const void *phdr; } *seen;
 };
 
 static int list_cb(struct dl_phdr_info *info, size_t size, void *p)
 {
 	(void)size;
 	struct list_ctx *c = p;
-	if (c->n < SC_MAX_OBJECTS) {
-		c->seen[c->n].base = info->dlpi_addr;
-		c->seen[c->n].phdr = info->dlpi_phdr;
-		c->n++;
+	if (c->n == c->cap) {
+		if (c->cap >= SC_MAX_OBJECTS)
+			return 0;
+		uint32_t cap = c->cap ? c->cap * 2 : 255;       /* one page */
+		struct seen *s = sc_mem_grow(c->seen, (size_t)cap * sizeof(*s));
+		if (!s) {
+			c->failed = true;
+			return 1;
+		}
+		c->seen = s;
+		c->cap = cap;
 	}
+	c->seen[c->n].base = info->dlpi_addr;
+	c->seen[c->n].phdr = info->dlpi_phdr;
+	c->n++;
 	return 0;
 }
 
 /* Marks objects that are no longer loaded as gone (SC_M_UNLOAD). Runs
  * after every dlclose and before registering new objects, so that a
  * library loaded again (often at the same address) is hooked afresh.
- * Caller holds the lock. */
+ * Caller holds the lock. The list of loaded objects lives only during
+ * this call, from sc_mem_grow (not .bss, where it would keep pages
+ * resident for good), as long as the objects loaded: the scratch region
+ * zeroes what a block was given when it is handed out again, so a block
+ * larger than needed would cost the next ones page faults. */
 void sc_objects_prune(void)
 {
-	/* the list lives only during this call: from mmap, not .bss, where
-	 * it would keep a page resident for good */
-	struct { uintptr_t base; const void *phdr; } *seen =
-		sc_mem_grow(NULL, (size_t)SC_MAX_OBJECTS * sizeof(*seen));
-	if (!seen)
-		return;
-	struct list_ctx c = {0, (void *)seen};
+	struct list_ctx c = {0};
 	dl_iterate_phdr(list_cb, &c);
+	if (c.failed) {
+		sc_mem_free(c.seen);
+		return;
+	}
 	for (uint32_t i = 0; i < n_objs; i++) {
 		if (objs[i].gone)
 			continue;
 		bool found = false;
 		for (uint32_t k = 0; k < c.n && !found; k++)
-			found = seen[k].base == objs[i].base && seen[k].phdr == objs[i].phdr;
+			found = c.seen[k].base == objs[i].base && c.seen[k].phdr == objs[i].phdr;
 		if (!found) {
 			objs[i].gone = true;
 			struct sc_m_object m = {.id = objs[i].id, .base = objs[i].base};
 			sc_meta_add(SC_M_UNLOAD, &m, sizeof(m), NULL);
 		}
 	}
-	sc_mem_free(seen);
+	sc_mem_free(c.seen);
 }
 
 /*

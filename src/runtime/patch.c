@@ -264,7 +264,7 @@ static void flush_pending(void)
 			pend[n++] = pend[i];
 	n_pend = 0;
 	if (n) {
-		qsort(pend, n, sizeof(pend[0]), sc_patch_cmp);
+		sc_rt_sort(pend, n, sizeof(pend[0]), sc_patch_cmp);
 		sc_patch_apply(sc_object_get(0), pend, n);
 	}
 }
@@ -313,7 +313,7 @@ static bool patch_object(struct sc_object *o, const struct sc_reloc_info *all, u
 	struct patch_ctx c = {.o = o, .all = all, .n_all = n_all};
 	bool read = sc_got_uses_find(o, &ri, &c.uses);
 	sc_reloc_walk(&ri, import_cb, &c);
-	qsort(c.patches, c.n, sizeof(*c.patches), sc_patch_cmp);
+	sc_rt_sort(c.patches, c.n, sizeof(*c.patches), sc_patch_cmp);
 	sc_patch_apply(o, c.patches, c.n);
 	sc_mem_free(c.patches);
 	sc_got_uses_free(&c.uses);
@@ -455,7 +455,7 @@ void sc_bind_self_to_libc(void)
 	struct sc_reloc_info ri;
 	if (c.found && c.o.dyn && sc_reloc_parse(c.o.base, c.o.dyn, &ri) == 0)
 		sc_reloc_walk(&ri, self_import_cb, &c);
-	qsort(pt, c.n, sizeof(pt[0]), sc_patch_cmp);
+	sc_rt_sort(pt, c.n, sizeof(pt[0]), sc_patch_cmp);
 	sc_patch_apply(&c.o, pt, c.n);
 	if (c.libc)
 		dlclose(c.libc);

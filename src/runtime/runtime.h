@@ -21,6 +21,7 @@
  *   slow.c     the C side of the interceptor (sc_slow, sc_ret_lookup)
  *   perf.c     the kernel's records of each thread: time off-CPU, kernel
  *   util.c     the `scaler:` warning line and the clocks
+ *   sort.c     a sort that allocates nothing (qsort may call malloc)
  *   wrap.c     wrappers placed in front of dlopen, dlsym, pthread_create, fork
  *   exec.c     wrappers of exec* and posix_spawn: the runtime's variables
  *              follow into a new image whatever environment it is given
@@ -245,6 +246,9 @@ extern SC_HIDDEN const uint32_t sc_recip[];     /* pclock.c: 2^16 / k */
 void sc_pclock_init(uint64_t tsc_hz) SC_HIDDEN;
 void sc_pclock_after_fork(void) SC_HIDDEN;
 uint64_t sc_pclock_entry(const struct sc_frame *f) SC_HIDDEN;
+
+/* sort.c: qsort's contract, in place, without malloc */
+void sc_rt_sort(void *base, size_t n, size_t size, int (*cmp)(const void *, const void *)) SC_HIDDEN;
 
 /* util.c */
 void sc_warn(const char *fmt, ...) SC_HIDDEN __attribute__((format(printf, 1, 2)));

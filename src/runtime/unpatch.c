@@ -77,7 +77,7 @@ static int cmp_noted(const void *a, const void *b)
 size_t sc_unpatch_detach(void)
 {
 	size_t put = 0;
-	qsort(notes, n_notes, sizeof(*notes), cmp_noted);
+	sc_rt_sort(notes, n_notes, sizeof(*notes), cmp_noted);
 	struct sc_patch *pt = sc_mem_grow(NULL, (n_notes ? n_notes : 1) * sizeof(*pt));
 	for (size_t i = 0; pt && i < n_notes;) {
 		uint32_t id = notes[i].obj;

@@ -30,6 +30,17 @@ $(ARCH_UNIT:%=$(BUILD)/tests/asan/test_%): $(BUILD)/tests/asan/test_%: tests/uni
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(ASAN_FLAGS) -Itests/unit -o $@ $< arch/$(ARCH)/$*.c
 
+# The runtime's in-place sort (sort.c), alone.
+$(BUILD)/tests/test_sort: tests/unit/test_sort.c tests/unit/check.h src/runtime/sort.c \
+		src/runtime/runtime.h
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -Itests/unit -Isrc/runtime -o $@ $< src/runtime/sort.c
+
+$(BUILD)/tests/asan/test_sort: tests/unit/test_sort.c tests/unit/check.h src/runtime/sort.c \
+		src/runtime/runtime.h
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(ASAN_FLAGS) -Itests/unit -Isrc/runtime -o $@ $< src/runtime/sort.c
+
 # The runtime's span table (span.c), alone.
 $(BUILD)/tests/test_span: tests/unit/test_span.c tests/unit/check.h src/runtime/span.c \
 		src/runtime/runtime.h arch/$(ARCH)/offsets.h
