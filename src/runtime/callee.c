@@ -33,11 +33,19 @@ static bool is_vdso(const struct sc_object *o)
 	return strstr(o->path, "linux-vdso") != NULL;
 }
 
-/* o's dynamic symbol name, if o is loaded and has a GNU hash table. */
-static const ElfW(Sym) *symbol_of(const struct sc_object *o, const char *name)
+/* o's dynamic symbol name, if o is loaded and has a GNU hash table;
+ * o's tables from all[o->id] if the scan has them (a scan asks for every
+ * import: parsing the callee's dynamic section for each cost python3's
+ * start ~0.1 ms). */
+static const ElfW(Sym) *symbol_of(const struct sc_object *o, const char *name,
+				  const struct sc_reloc_info *all, uint32_t n_all)
 {
 	struct sc_reloc_info ri;
-	if (o->gone || !o->dyn || sc_reloc_parse(o->base, o->dyn, &ri) != 0)
+	if (o->gone || !o->dyn)
+		return NULL;
+	if (all && o->id < n_all && all[o->id].symtab)
+		return sc_reloc_lookup(&all[o->id], name);
+	if (sc_reloc_parse(o->base, o->dyn, &ri) != 0)
 		return NULL;
 	return sc_reloc_lookup(&ri, name);
 }
@@ -46,13 +54,14 @@ static const ElfW(Sym) *symbol_of(const struct sc_object *o, const char *name)
  * scope's order for objects loaded at start-up), that defines function
  * name; *sym gets its symbol. */
 static struct sc_object *definer(const char *name, const struct sc_object *except,
-				 const ElfW(Sym) **sym)
+				 const ElfW(Sym) **sym, const struct sc_reloc_info *all,
+				 uint32_t n_all)
 {
 	for (uint32_t i = 0, n = sc_object_count(); i < n; i++) {
 		struct sc_object *d = sc_object_get(i);
 		if (d == except || (d->skip && !strstr(d->path, "ld-linux")))
 			continue;
-		const ElfW(Sym) *s = symbol_of(d, name);
+		const ElfW(Sym) *s = symbol_of(d, name, all, n_all);
 		if (s && s->st_shndx != SHN_UNDEF &&
 		    (ELF64_ST_TYPE(s->st_info) == STT_FUNC ||
 		     ELF64_ST_TYPE(s->st_info) == STT_GNU_IFUNC)) {
@@ -64,23 +73,24 @@ static struct sc_object *definer(const char *name, const struct sc_object *excep
 }
 
 enum sc_callee sc_callee_of(const struct sc_object *o, const char *name, uintptr_t *target,
-			    struct sc_object **to, struct sc_object **booked)
+			    struct sc_object **to, struct sc_object **booked,
+			    const struct sc_reloc_info *all, uint32_t n_all)
 {
 	struct sc_object *t = *to;
 	const ElfW(Sym) *s;
 	if (is_vdso(t)) {
-		struct sc_object *d = definer(name, t, &s);
+		struct sc_object *d = definer(name, t, &s, all, n_all);
 		if (!d || d == o || ELF64_ST_TYPE(s->st_info) != STT_GNU_IFUNC)
 			return SC_CALLEE_LEAVE;
 		*booked = d;
 		return SC_CALLEE_HOOK;
 	}
 	*booked = t;
-	s = t == o ? NULL : symbol_of(t, name);
+	s = t == o ? NULL : symbol_of(t, name, all, n_all);
 	if (!s || s->st_shndx != SHN_UNDEF || !s->st_value || t->base + s->st_value != *target)
 		return SC_CALLEE_HOOK;
 	/* a canonical PLT entry */
-	struct sc_object *d = definer(name, t, &s);
+	struct sc_object *d = definer(name, t, &s, all, n_all);
 	if (!d || ELF64_ST_TYPE(s->st_info) != STT_FUNC)
 		return SC_CALLEE_LEAVE;
 	*target = d->base + s->st_value;

@@ -122,7 +122,7 @@ static int import_cb(void *p, const struct sc_import *imp)
 	if (!callee || !sc_object_callable(callee))
 		return 0;                       /* unknown code, or the runtime itself */
 	struct sc_object *booked;
-	enum sc_callee how = sc_callee_of(o, imp->name, &cur, &callee, &booked);
+	enum sc_callee how = sc_callee_of(o, imp->name, &cur, &callee, &booked, c->all, c->n_all);
 	if (how == SC_CALLEE_LEAVE)
 		return 0;
 	void *code = (void *)cur, *raw = NULL;

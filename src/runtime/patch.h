@@ -65,10 +65,12 @@ bool sc_object_callable(const struct sc_object *o) SC_HIDDEN;
 /* What a call of name through o's slot, which holds *target inside *to,
  * really reaches (callee.c). HOOK: hook it, with *target inside *to, booked
  * to *booked; OWN: it reaches o's own *target: write that unhooked; LEAVE:
- * leave the slot alone. */
+ * leave the slot alone. all[id] (n_all of them, or NULL): the objects'
+ * parsed tables, if the caller has them. */
 enum sc_callee { SC_CALLEE_HOOK, SC_CALLEE_OWN, SC_CALLEE_LEAVE };
 enum sc_callee sc_callee_of(const struct sc_object *o, const char *name, uintptr_t *target,
-			    struct sc_object **to, struct sc_object **booked) SC_HIDDEN;
+			    struct sc_object **to, struct sc_object **booked,
+			    const struct sc_reloc_info *all, uint32_t n_all) SC_HIDDEN;
 
 /* Which pages of the objects' read-only segments were mapped (rss.c). */
 struct sc_keep_rss {

@@ -45,6 +45,7 @@
 #include <sys/mman.h>
 
 #include "args.h"
+#include "reloc.h"
 #include "runtime.h"
 
 #define CHUNK_HEAD 64u
@@ -435,6 +436,46 @@ static bool in(const char *const *list, const char *name)
 	return false;
 }
 
+/*
+ * A Bloom filter of the names of the four lists above (two bits of each
+ * name's GNU hash among 4096), made at the first lookup: most imports are
+ * in none of them, and comparing each with every name cost python3's
+ * start (~500 imports) tens of microseconds. state: 0 not made, 1 being
+ * made (a thread that finds it so reads the lists), 2 made.
+ */
+#define BLOOM_BITS 4096u
+static uint64_t bloom[BLOOM_BITS / 64];
+static int bloom_state;
+
+static void bloom_add(const char *const *list)
+{
+	for (; *list; list++) {
+		uint32_t h = sc_gnu_hash(*list);
+		bloom[(h % BLOOM_BITS) / 64] |= 1ull << (h % 64);
+		bloom[((h >> 12) % BLOOM_BITS) / 64] |= 1ull << ((h >> 12) % 64);
+	}
+}
+
+/* false if name is in none of the lists; true if it may be */
+static bool maybe_listed(const char *name)
+{
+	int st = __atomic_load_n(&bloom_state, __ATOMIC_ACQUIRE);
+	if (st == 0 && __atomic_compare_exchange_n(&bloom_state, &st, 1, false,
+						   __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+		bloom_add(notime_names);
+		bloom_add(unwind_names);
+		bloom_add(wait_names);
+		bloom_add(mayblock_names);
+		__atomic_store_n(&bloom_state, 2, __ATOMIC_RELEASE);
+		st = 2;
+	}
+	if (st != 2)
+		return true;
+	uint32_t h = sc_gnu_hash(name);
+	return (bloom[(h % BLOOM_BITS) / 64] >> (h % 64) & 1) &&
+	       (bloom[((h >> 12) % BLOOM_BITS) / 64] >> ((h >> 12) % 64) & 1);
+}
+
 uint32_t sc_entry_flags_for(const char *name, void **wrapper)
 {
 	uint32_t f = 0;
@@ -442,14 +483,16 @@ uint32_t sc_entry_flags_for(const char *name, void **wrapper)
 	*wrapper = sc_wrapper_for(name, &timed);
 	if (*wrapper)
 		f |= SC_ENT_WRAP | (timed ? 0 : SC_ENT_NOTIME);
-	if (in(notime_names, name))
-		f |= SC_ENT_NOTIME;
-	if (in(unwind_names, name))
-		f |= SC_ENT_UNWIND | SC_ENT_NOTIME;
-	if (in(wait_names, name))
-		f |= SC_ENT_WAIT;
-	if (in(mayblock_names, name))
-		f |= SC_ENT_MAYBLOCK;
+	if (maybe_listed(name)) {
+		if (in(notime_names, name))
+			f |= SC_ENT_NOTIME;
+		if (in(unwind_names, name))
+			f |= SC_ENT_UNWIND | SC_ENT_NOTIME;
+		if (in(wait_names, name))
+			f |= SC_ENT_WAIT;
+		if (in(mayblock_names, name))
+			f |= SC_ENT_MAYBLOCK;
+	}
 	if (!(f & (SC_ENT_NOTIME | SC_ENT_WRAP)) && sc_args_wants(name))
 		f |= SC_ENT_ARGS;
 	return f;
