@@ -1,7 +1,7 @@
 /*
  * test_sort.c - the runtime's in-place sort (src/runtime/sort.c) against
  * qsort: the same order for arrays of every small length and of random,
- * sorted, reversed and repeated keys, elements of 8 and of 24 bytes, and
+ * sorted, reversed and repeated keys and two runs (a scan's slots), elements of 8 and of 24 bytes, and
  * no call of malloc (the reason it exists).
  */
 #include <stdint.h>
@@ -55,12 +55,14 @@ int main(void)
 	int bad = 0, wbad = 0;
 
 	for (size_t n = 0; n <= 4096; n = n < 40 ? n + 1 : n * 2 + 1) {
-		for (int kind = 0; kind < 4; kind++) {
+		for (int kind = 0; kind < 5; kind++) {
 			if (n > 4096)
 				break;
+			/* random, sorted, reversed, few keys, two ascending runs
+			 * with the second below the first (a scan's slots) */
 			for (size_t i = 0; i < n; i++)
 				a[i] = kind == 0 ? next() : kind == 1 ? i : kind == 2 ? n - i
-				     : next() % 5;
+				     : kind == 3 ? next() % 5 : (i + n / 3) % n;
 			memcpy(b, a, n * sizeof(a[0]));
 			mallocs = 0;
 			sc_rt_sort(a, n, sizeof(a[0]), cmp_u64);
@@ -69,7 +71,7 @@ int main(void)
 			bad += memcmp(a, b, n * sizeof(a[0])) != 0;
 		}
 	}
-	CHECK(bad == 0, "8-byte keys, lengths 0-40 and up to 4095, four orders: as qsort, "
+	CHECK(bad == 0, "8-byte keys, lengths 0-40 and up to 4095, five orders: as qsort, "
 	      "no malloc (%d differ)", bad);
 	for (size_t i = 0; i < 1000; i++)
 		w[i] = (struct wide){next() % 100, i, ~i};
