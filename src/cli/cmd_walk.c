@@ -15,7 +15,7 @@
 #include "walk.h"
 #include "walk_deeper.h"
 
-enum { OPT_FORMAT = 256, OPT_THRESHOLD, OPT_DEEPER, OPT_ROUNDS };
+enum { OPT_FORMAT = 256, OPT_THRESHOLD, OPT_DEEPER, OPT_ROUNDS, OPT_WALL };
 
 #define ROUNDS_MAX 8
 
@@ -34,6 +34,9 @@ static const struct cli_opt walk_opts[] = {
 	  "the profile directory to read (with --deeper: to write, round N into DIR.N)" },
 	{ OPT_THRESHOLD, "threshold", required_argument, "P", CLI_WORD, NULL, "20",
 	  "descend into a child that holds at least P % of the whole time (0 < P <= 100)" },
+	{ OPT_WALL, "wall", no_argument, NULL, CLI_NONE, NULL, NULL,
+	  "walk the wall time, blocked time included (default: on-CPU time: less what "
+	  "the calls were blocked and preempted)" },
 	{ OPT_FORMAT, "format", required_argument, "FMT", CLI_CHOICE, format_choice, "text",
 	  "the output format:" },
 	{ OPT_DEEPER, "deeper", no_argument, NULL, CLI_NONE, NULL, NULL,
@@ -46,12 +49,13 @@ static const struct cli_opt walk_opts[] = {
 
 static const struct cli_cmd walk_cmd = {
 	.name = "walk",
-	.synopsis = "[-i DIR] [--threshold P] [--format FMT] [--deeper -- CMD...]",
+	.synopsis = "[-i DIR] [--threshold P] [--wall] [--format FMT] [--deeper -- CMD...]",
 	.about = "Walks a profile down to where its time goes, as CrossWalk does: from the "
 		 "process with the most time to the component, the API or patched function it "
 		 "calls, and below a system call into the kernel (with kernel data: record "
 		 "--kernel), at each level taking the child that holds at least the threshold "
-		 "of the whole time. A child close to the chosen one is walked too, as a "
+		 "of the whole on-CPU time (with --wall: of the whole time, blocked included). "
+		 "A child close to the chosen one is walked too, as a "
 		 "branch. With --deeper, CMD is recorded and walked, then recorded again with "
 		 "--functions set to the callees of the hot place, round after round; the "
 		 "command's output goes to standard error.",
@@ -96,6 +100,7 @@ int cmd_walk(int argc, char **argv)
 				return 2;
 			break;
 		case OPT_DEEPER: deeper = 1; break;
+		case OPT_WALL: o.wall = 1; break;
 		case OPT_ROUNDS:
 			errno = 0;
 			o.rounds = (unsigned)strtoul(optarg, &end, 10);
@@ -121,7 +126,7 @@ int cmd_walk(int argc, char **argv)
 		perror("scaler walk");
 		return 1;
 	}
-	if (walk_dir(o.dir, o.threshold, w, err, sizeof(err)) < 0) {
+	if (walk_dir(o.dir, o.threshold, o.wall, w, err, sizeof(err)) < 0) {
 		fprintf(stderr, "scaler: walk: %s\n", err);
 		free(w);
 		return 1;

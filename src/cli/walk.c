@@ -7,7 +7,12 @@
  * the component whose threads run, the API (or patched function) each
  * component calls, nested as the tree nests them, then the kernel.
  *
- * Every share is of the whole time (all processes' threads), as the
+ * The time walked is on-CPU time unless the wall walk is asked for: a
+ * node's time less the blocked and preempted time of the calls below it
+ * (node_weights: each call row's measured parts, or unmeasured its Wait,
+ * scaled to the node's part of the row, summed up the tree), its own
+ * code's time counted as on CPU (a component blocks in calls). Every
+ * share is of the whole time walked (all processes' threads), as the
  * threshold is: a step's share never exceeds its parent's. A child within
  * a quarter of the chosen one and above the threshold too is walked as a
  * branch of its own (a whole path), up to WALK_MAX_BRANCHES.
@@ -32,6 +37,7 @@
 #define CLOSE_DEN 3     /* at least 2/3 of its time */
 #define MAX_CANDS 256   /* children looked at per node (the largest) */
 #define WALK_CALLEES 256        /* callees of a function looked at */
+#define WALK_GROUP 64           /* processes alike walked as one */
 
 struct cand {
 	enum walk_level level;
@@ -40,8 +46,13 @@ struct cand {
 	char label[256];        /* "cmd[pid]", a function's name for people */
 	const char *component, *caller;
 	uint64_t calls;
-	int64_t ns, self_ns, wait_ns;
+	int64_t ns, self_ns;    /* the time walked */
+	int64_t wait_ns, preempt_ns;    /* blocked and preempted there */
 	size_t node;            /* in the tree, STACK_NONE if not a node */
+	size_t nodes[WALK_GROUP], nnodes;       /* the same place in
+						   processes alike (node
+						   first) */
+	int64_t wall_ns;        /* of the nodes */
 	const struct sc_image *image;
 	const char *symbol;     /* function: as linked (the largest part's) */
 	int64_t fn_total;       /* function: the time of all its calls */
@@ -57,6 +68,9 @@ struct ctx {
 	const struct stack_tree *t;
 	struct walk *w;
 	int64_t min_ns;         /* threshold * total */
+	/* per node of t: the time walked (on-CPU or wall), its part that no
+	 * child holds, and the blocked and preempted time below it */
+	int64_t *ns, *self_ns, *blocked_ns, *preempt_ns;
 };
 
 static const char *const level_names[] = {
@@ -88,6 +102,85 @@ static int cmp_cand(const void *a, const void *b)
 static const char *node_component(const struct stack_node *n)
 {
 	return n->kind == STACK_COMPONENT ? n->name : n->component;
+}
+
+/* The blocked and preempted parts of ns of call row c's time (its
+ * measured parts, else its Wait), each at most what is left of ns. */
+static void call_off(const struct sc_call *c, int64_t ns, int64_t *blocked, int64_t *preempted)
+{
+	struct report_ksplit k;
+	long double f;
+
+	*blocked = *preempted = 0;
+	if (!c || c->total_ns <= 0 || ns <= 0)
+		return;
+	report_kernel_split(c, &k);
+	f = (long double)ns / (long double)c->total_ns;
+	*blocked = (int64_t)((long double)(c->measured ? k.blocked : c->wait_ns) * f);
+	*preempted = (int64_t)((long double)k.preempted * f);
+	if (*blocked > ns)
+		*blocked = ns;
+	if (*preempted > ns - *blocked)
+		*preempted = ns - *blocked;
+}
+
+/* The time walked of ns of call row c's time: all of it in a wall walk,
+ * else its on-CPU part. */
+static int64_t call_walked(const struct ctx *x, const struct sc_call *c, int64_t ns)
+{
+	int64_t b, p;
+
+	if (x->w->wall)
+		return ns;
+	call_off(c, ns, &b, &p);
+	return ns - b - p;
+}
+
+/*
+ * Each node's blocked and preempted time and time walked (x->ns...): an
+ * API node's own from its call row, scaled to its part of the row, plus
+ * its children's, at most its time (the runtime books a switch to the
+ * innermost timed call in flight: a row's parts are its own, not its
+ * callees'). Preorder: a node's children follow it, so one pass from
+ * the end has every child done before its parent.
+ */
+static int node_weights(struct ctx *x)
+{
+	const struct stack_tree *t = x->t;
+	size_t n = t->n ? t->n : 1;
+
+	x->ns = calloc(n, sizeof(*x->ns));
+	x->self_ns = calloc(n, sizeof(*x->self_ns));
+	x->blocked_ns = calloc(n, sizeof(*x->blocked_ns));
+	x->preempt_ns = calloc(n, sizeof(*x->preempt_ns));
+	if (!x->ns || !x->self_ns || !x->blocked_ns || !x->preempt_ns)
+		return -1;
+	/* self_ns holds the children's time walked until the node is done */
+	for (size_t i = t->n; i-- > 0;) {
+		const struct stack_node *nd = &t->nodes[i];
+		int64_t b = 0, p = 0, ns = nd->ns > 0 ? nd->ns : 0, kids = x->self_ns[i];
+
+		/* its row's own parts, within what its children leave */
+		if (nd->kind == STACK_API) {
+			int64_t self = nd->self_ns > 0 ? nd->self_ns : 0;
+
+			call_off(nd->call, nd->ns, &b, &p);
+			b = b < self ? b : self;
+			p = p < self - b ? p : self - b;
+		}
+		b += x->blocked_ns[i];
+		p += x->preempt_ns[i];
+		x->blocked_ns[i] = b < ns ? b : ns;
+		x->preempt_ns[i] = p < ns - x->blocked_ns[i] ? p : ns - x->blocked_ns[i];
+		x->ns[i] = x->w->wall ? ns : ns - x->blocked_ns[i] - x->preempt_ns[i];
+		x->self_ns[i] = x->ns[i] > kids ? x->ns[i] - kids : 0;
+		if (nd->parent != STACK_NONE) {
+			x->blocked_ns[nd->parent] += x->blocked_ns[i];
+			x->preempt_ns[nd->parent] += x->preempt_ns[i];
+			x->self_ns[nd->parent] += x->ns[i];
+		}
+	}
+	return 0;
 }
 
 /* Is sym one of the n names? */
@@ -154,14 +247,19 @@ static size_t own_functions(const struct ctx *x, const struct sc_image *im, cons
 			c[nc].image = im;
 			nc++;
 		}
-		if (!c[j].symbol || f->total_ns > c[j].fn_total)
+		int64_t here = (int64_t)((long double)f->total_ns * part), b, p;
+
+		if (!c[j].symbol || call_walked(x, f, f->total_ns) > c[j].fn_total)
 			c[j].symbol = sym;
-		c[j].fn_total += f->total_ns;
+		c[j].fn_total += call_walked(x, f, f->total_ns);
 		if (!c[j].call || f->total_ns > c[j].call->total_ns) {
 			c[j].call = f;
 			c[j].part = part;
 		}
-		c[j].ns += (int64_t)((long double)f->total_ns * part);
+		call_off(f, here, &b, &p);
+		c[j].wait_ns += b;
+		c[j].preempt_ns += p;
+		c[j].ns += call_walked(x, f, here);
 		c[j].calls += (uint64_t)((long double)f->count * part + 0.5L);
 		if (c[j].ns > cap)
 			c[j].ns = cap;
@@ -173,8 +271,8 @@ static size_t own_functions(const struct ctx *x, const struct sc_image *im, cons
 
 /* Functions of node n's component called from within it (see the top):
  * under a patched function's node, those it calls. */
-static size_t function_cands(const struct ctx *x, const struct stack_node *n, struct cand *c,
-			     size_t nc)
+static size_t function_cands(const struct ctx *x, const struct stack_node *n, int64_t cap,
+			     struct cand *c, size_t nc)
 {
 	const struct sc_agg *a = sc_model_image(x->r->model, n->image);
 	const char *comp = node_component(n);
@@ -189,63 +287,171 @@ static size_t function_cands(const struct ctx *x, const struct stack_node *n, st
 		part = 1;
 	if (n->kind == STACK_API && n->call && n->call->function)
 		within = n->call->symbol ? n->call->symbol : n->call->api;
-	return own_functions(x, n->image, comp, within, part, n->self_ns, c, nc);
+	return own_functions(x, n->image, comp, within, part, cap, c, nc);
 }
 
-/* The children of node i (STACK_NONE: the processes), largest first. */
-static size_t children(const struct ctx *x, size_t i, struct cand *c)
+/* Processes forked alike (same parent, same command line: a server's
+ * workers) are one step, as a thread group is: their work is one. */
+static int alike(const struct sc_image *a, const struct sc_image *b)
+{
+	if (a->ppid != b->ppid || a->gen != b->gen || a->argc != b->argc)
+		return 0;
+	for (size_t i = 0; i < a->argc; i++)
+		if (strcmp(a->argv[i], b->argv[i]))
+			return 0;
+	return 1;
+}
+
+/* The aggregate row of all images for call row c (sc_model's agg: summed
+ * by name), for a step made of nodes of several processes; c if none. */
+static const struct sc_call *agg_call(const struct ctx *x, const struct sc_call *c)
+{
+	const struct sc_agg *a = &x->r->model->agg;
+
+	for (size_t i = 0; c && i < a->ncalls; i++)
+		if (!strcmp(a->calls[i].caller, c->caller) && !strcmp(a->calls[i].callee, c->callee) &&
+		    !strcmp(a->calls[i].api, c->api) && a->calls[i].function == c->function)
+			return &a->calls[i];
+	return c;
+}
+
+/* Node j as a new candidate k. */
+static void node_cand(const struct ctx *x, size_t j, struct cand *k)
 {
 	const struct stack_tree *t = x->t;
-	size_t nc = 0, j = i == STACK_NONE ? 0 : i + 1, end = i == STACK_NONE ? t->n : t->nodes[i].end;
+	const struct stack_node *n = &t->nodes[j];
 
-	while (j < end && nc < MAX_CANDS) {
-		const struct stack_node *n = &t->nodes[j];
-		struct cand *k = &c[nc++];
+	memset(k, 0, sizeof(*k));
+	k->node = j;
+	k->nodes[0] = j;
+	k->nnodes = 1;
+	k->ns = x->ns[j];
+	k->self_ns = x->self_ns[j];
+	k->wait_ns = x->blocked_ns[j];
+	k->preempt_ns = x->preempt_ns[j];
+	k->wall_ns = n->ns;
+	k->image = n->image;
+	switch (n->kind) {
+	case STACK_PROCESS:
+		k->level = WALK_PROCESS;
+		report_stack_label(n, k->label, sizeof(k->label));
+		k->name = NULL;
+		break;
+	case STACK_COMPONENT:
+		k->level = WALK_COMPONENT;
+		k->name = n->name;
+		break;
+	case STACK_API:
+		k->level = n->call && n->call->function ? WALK_FUNCTION : WALK_API;
+		k->name = n->call ? n->call->api : n->name;
+		if (k->level == WALK_FUNCTION) {
+			char dem[1024];
 
-		memset(k, 0, sizeof(*k));
-		k->node = j;
-		k->ns = n->ns;
-		k->self_ns = n->self_ns;
-		k->image = n->image;
-		switch (n->kind) {
-		case STACK_PROCESS:
-			k->level = WALK_PROCESS;
-			report_stack_label(n, k->label, sizeof(k->label));
+			snprintf(k->label, sizeof(k->label), "%s",
+				 report_function_name(k->name, dem, sizeof(dem)));
 			k->name = NULL;
-			break;
-		case STACK_COMPONENT:
-			k->level = WALK_COMPONENT;
-			k->name = n->name;
-			break;
-		case STACK_API:
-			k->level = n->call && n->call->function ? WALK_FUNCTION : WALK_API;
-			k->name = n->call ? n->call->api : n->name;
-			if (k->level == WALK_FUNCTION) {
-				char dem[1024];
-
-				snprintf(k->label, sizeof(k->label), "%s",
-					 report_function_name(k->name, dem, sizeof(dem)));
-				k->name = NULL;
-			}
-			k->component = n->component;
-			k->caller = node_component(&t->nodes[n->parent]);
-			k->calls = n->count;
-			if (n->call && n->call->function) {
-				k->symbol = n->call->symbol ? n->call->symbol : n->call->api;
-				k->fn_total = n->call->total_ns;
-			}
-			k->call = n->call;
-			if (n->call && n->call->total_ns > 0)
-				k->part = (long double)n->ns / (long double)n->call->total_ns;
-			if (n->call && n->call->total_ns > 0)
-				k->wait_ns = (int64_t)((long double)n->call->wait_ns * (long double)n->ns /
-						       (long double)n->call->total_ns);
-			break;
 		}
-		j = n->end;
+		k->component = n->component;
+		k->caller = node_component(&t->nodes[n->parent]);
+		k->calls = n->count;
+		if (n->call && n->call->function) {
+			k->symbol = n->call->symbol ? n->call->symbol : n->call->api;
+			k->fn_total = call_walked(x, n->call, n->call->total_ns);
+		}
+		k->call = n->call;
+		if (n->call && n->call->total_ns > 0)
+			k->part = (long double)n->ns / (long double)n->call->total_ns;
+		break;
 	}
-	if (i != STACK_NONE && t->nodes[i].kind != STACK_PROCESS)
-		nc = function_cands(x, &t->nodes[i], c, nc);
+}
+
+/* Adds node j to candidate k (the same place in another process). */
+static void merge_node(const struct ctx *x, size_t j, struct cand *k)
+{
+	struct cand m;
+
+	node_cand(x, j, &m);
+	if (k->nnodes < WALK_GROUP)
+		k->nodes[k->nnodes++] = j;
+	k->ns += m.ns;
+	k->self_ns += m.self_ns;
+	k->wait_ns += m.wait_ns;
+	k->preempt_ns += m.preempt_ns;
+	k->wall_ns += m.wall_ns;
+	k->calls += m.calls;
+	if (k->call && m.call && k->call != m.call) {
+		/* rows of several images: their sum, for the kernel part */
+		k->call = agg_call(x, k->call);
+		k->part = k->call->total_ns > 0 ? (long double)k->wall_ns /
+			  (long double)k->call->total_ns : 0;
+		if (k->symbol)
+			k->fn_total = call_walked(x, k->call, k->call->total_ns);
+	} else if (k->call && k->call->total_ns > 0) {
+		k->part = (long double)k->wall_ns / (long double)k->call->total_ns;
+	}
+}
+
+/* The processes, those alike as one candidate "cmd[pid] and N alike". */
+static size_t processes(const struct ctx *x, struct cand *c)
+{
+	const struct stack_tree *t = x->t;
+	size_t nc = 0;
+
+	for (size_t j = 0; j < t->n; j = t->nodes[j].end) {
+		size_t g;
+
+		for (g = 0; g < nc && !alike(c[g].image, t->nodes[j].image); g++)
+			;
+		if (g < nc)
+			merge_node(x, j, &c[g]);
+		else if (nc < MAX_CANDS)
+			node_cand(x, j, &c[nc++]);
+	}
+	for (size_t g = 0; g < nc; g++)
+		if (c[g].nnodes > 1) {
+			size_t len = strlen(c[g].label);
+
+			snprintf(c[g].label + len, sizeof(c[g].label) - len, " and %zu alike",
+				 c[g].nnodes - 1);
+		}
+	return nc;
+}
+
+/* The children of candidate at (NULL: the processes), largest first: of
+ * each of its nodes, those of the same place one candidate. */
+static size_t children(const struct ctx *x, const struct cand *at, struct cand *c)
+{
+	const struct stack_tree *t = x->t;
+	size_t nc = 0;
+	int64_t cap = 0;
+
+	if (!at) {
+		nc = processes(x, c);
+		qsort(c, nc, sizeof(*c), cmp_cand);
+		return nc;
+	}
+	for (size_t m = 0; m < at->nnodes; m++) {
+		size_t i = at->nodes[m];
+
+		for (size_t j = i + 1; j < t->nodes[i].end; j = t->nodes[j].end) {
+			struct cand k;
+			size_t g;
+
+			node_cand(x, j, &k);
+			for (g = 0; g < nc && (c[g].level != k.level || strcmp(cname(&c[g]), cname(&k)) ||
+					       (k.component && strcmp(c[g].component, k.component)));
+			     g++)
+				;
+			if (g < nc)
+				merge_node(x, j, &c[g]);
+			else if (nc < MAX_CANDS)
+				c[nc++] = k;
+		}
+		cap += x->self_ns[i];
+	}
+	for (size_t m = 0; m < at->nnodes; m++)
+		if (t->nodes[at->nodes[m]].kind != STACK_PROCESS)
+			nc = function_cands(x, &t->nodes[at->nodes[m]], cap, c, nc);
 	qsort(c, nc, sizeof(*c), cmp_cand);
 	return nc;
 }
@@ -340,6 +546,7 @@ static void push(const struct ctx *x, struct walk_path *p, const struct cand *c)
 	if (c->caller)
 		snprintf(s->caller, sizeof(s->caller), "%s", c->caller);
 	s->wait_ns = c->wait_ns;
+	s->off_preempt_ns = c->preempt_ns;
 	if (c->symbol)
 		snprintf(s->symbol, sizeof(s->symbol), "%s", c->symbol);
 	if (c->call && (c->level == WALK_API || c->level == WALK_FUNCTION))
@@ -355,6 +562,13 @@ static void push(const struct ctx *x, struct walk_path *p, const struct cand *c)
 		thread_root(s, c->image);
 }
 
+/* A thread group's time walked: its threads' time, on-CPU less their
+ * Wait (blocked: measured where its threads were). */
+static int64_t group_walked(const struct ctx *x, const struct report_group *g)
+{
+	return x->w->wall ? g->wall_ns : g->wall_ns - g->wait_ns;
+}
+
 /* The thread group with the most time, as a step, when the process has
  * more than one and it is not the main thread's (the levels below stay
  * the process's: calls are kept per component, not per thread group). */
@@ -365,14 +579,14 @@ static void threads_step(const struct ctx *x, struct walk_path *p, const struct 
 	struct cand c = { .level = WALK_THREADS, .node = STACK_NONE };
 
 	for (size_t i = 1; i < n; i++)
-		if (g[i].wall_ns > g[best].wall_ns)
+		if (group_walked(x, &g[i]) > group_walked(x, &g[best]))
 			best = i;
 	/* the main thread's group says nothing the process does not */
-	if (n > 1 && g[best].wall_ns > 0 && strcmp(g[best].routine, "main")) {
+	if (n > 1 && group_walked(x, &g[best]) > 0 && strcmp(g[best].routine, "main")) {
 		snprintf(c.label, sizeof(c.label), "%s (%" PRIu64 " thread%s)", g[best].routine,
 			 g[best].threads, g[best].threads == 1 ? "" : "s");
 		c.name = NULL;
-		c.ns = g[best].wall_ns;
+		c.ns = group_walked(x, &g[best]);
 		c.image = im;
 		push(x, p, &c);
 	}
@@ -461,7 +675,7 @@ static void descend(struct ctx *x, struct walk_path *p, const struct cand *c)
 	else
 		nk = 0;
 	if (!nk && c->node != STACK_NONE)
-		nk = children(x, c->node, kids);
+		nk = children(x, c, kids);
 	/* a function called from its own component: the functions it calls,
 	 * each with the part of its time that this place holds of the
 	 * function's */
@@ -474,7 +688,7 @@ static void descend(struct ctx *x, struct walk_path *p, const struct cand *c)
 	free(kids);
 }
 
-void walk_run(const struct report *r, double threshold, struct walk *w)
+void walk_run(const struct report *r, double threshold, int wall, struct walk *w)
 {
 	struct stack_tree t;
 	struct cand *kids = calloc(MAX_CANDS, sizeof(*kids));
@@ -487,10 +701,15 @@ void walk_run(const struct report *r, double threshold, struct walk *w)
 	}
 	memset(w, 0, sizeof(*w));
 	w->threshold = threshold;
+	w->wall = wall;
 	for (size_t i = 0; i < r->agg->ncalls && !w->kernel_data; i++)
 		w->kernel_data = r->agg->calls[i].measured > 1;
 	report_stacks(r, &t);
-	nk = children(&x, STACK_NONE, kids);
+	if (node_weights(&x) < 0) {
+		perror("scaler walk");
+		exit(1);
+	}
+	nk = children(&x, NULL, kids);
 	for (size_t i = 0; i < nk; i++)
 		w->total_ns += kids[i].ns;
 	x.min_ns = (int64_t)((long double)threshold * (long double)w->total_ns + 0.5L);
@@ -498,10 +717,15 @@ void walk_run(const struct report *r, double threshold, struct walk *w)
 		x.min_ns = 1;
 	choose(&x, &w->path, kids, nk);
 	free(kids);
+	free(x.ns);
+	free(x.self_ns);
+	free(x.blocked_ns);
+	free(x.preempt_ns);
 	report_stacks_free(&t);
 }
 
-int walk_dir(const char *dir, double threshold, struct walk *w, char *err, size_t errlen)
+int walk_dir(const char *dir, double threshold, int wall, struct walk *w, char *err,
+	     size_t errlen)
 {
 	struct report r = { 0 };
 	struct sc_profile prof;
@@ -518,7 +742,7 @@ int walk_dir(const char *dir, double threshold, struct walk *w, char *err, size_
 	r.agg = &model.agg;
 	r.timed = prof.timing_mode != SC_TIMING_NONE;
 	report_select(&r);
-	walk_run(&r, threshold, w);
+	walk_run(&r, threshold, wall, w);
 	report_release(&r);
 	sc_model_free(&model);
 	sc_profile_free(&prof);
@@ -564,6 +788,24 @@ static void part(FILE *o, int64_t ns, int64_t of, const char *what)
 	fprintf(o, ", %s of it %s", pct, what);
 }
 
+/* ", and 1.2 s blocked besides": time spent off the CPU beside an
+ * on-CPU time of `of`, when it is at least a tenth of it. */
+static void besides(FILE *o, int64_t ns, int64_t of, const char *what)
+{
+	char t[32];
+
+	if (ns <= 0 || ns * 10 < of)
+		return;
+	report_fmt_ns(t, sizeof(t), (long double)ns);
+	fprintf(o, ", and %s %s besides", t, what);
+}
+
+/* What the shares are of. */
+static const char *time_name(const struct walk *w)
+{
+	return w->wall ? "the time" : "the on-CPU time";
+}
+
 /* One path as a sentence: where its time is, in words a person acts on. */
 static void sentence(FILE *o, const struct walk *w, const struct walk_path *p)
 {
@@ -574,7 +816,7 @@ static void sentence(FILE *o, const struct walk *w, const struct walk_path *p)
 
 	snprintf(thr, sizeof(thr), "%g %%", w->threshold * 100);
 	if (!e) {
-		fprintf(o, "no process holds %s of the time: lower --threshold\n", thr);
+		fprintf(o, "no process holds %s of %s: lower --threshold\n", thr, time_name(w));
 		return;
 	}
 	fmt_share(pct, sizeof(pct), e->share);
@@ -585,18 +827,18 @@ static void sentence(FILE *o, const struct walk *w, const struct walk_path *p)
 			fmt_share(pct, sizeof(pct), w->total_ns > 0 ? (double)e->self_ns /
 				  (double)w->total_ns : 0);
 			report_fmt_ns(ns, sizeof(ns), (long double)e->self_ns);
-			fprintf(o, "%s of the time (%s) is %s's own code, and none of its calls "
+			fprintf(o, "%s of %s (%s) is %s's own code, and none of its calls "
 				"holds %s: scaler walk --deeper patches its functions to look "
-				"inside\n", pct, ns, e->name, thr);
+				"inside\n", pct, time_name(w), ns, e->name, thr);
 		} else {
-			fprintf(o, "no component holds %s of the time of %s: it is spread "
-				"out; lower --threshold\n", thr, p->step[0].name);
+			fprintf(o, "no component holds %s of %s of %s: it is spread "
+				"out; lower --threshold\n", thr, time_name(w), p->step[0].name);
 		}
 		return;
 	}
 	fmt_share(pct, sizeof(pct), call->share);
 	report_fmt_ns(ns, sizeof(ns), (long double)call->ns);
-	fprintf(o, "%s of the time (%s) is %s()", pct, ns, call->name);
+	fprintf(o, "%s of %s (%s) is %s()", pct, time_name(w), ns, call->name);
 	if (call->level == WALK_FUNCTION && strcmp(call->component, call->caller))
 		fprintf(o, " of %s, called from %s", call->component, call->caller);
 	else if (call->level == WALK_FUNCTION)
@@ -606,14 +848,22 @@ static void sentence(FILE *o, const struct walk *w, const struct walk_path *p)
 	if (call->calls) {
 		report_fmt_count(cnt, sizeof(cnt), call->calls);
 		report_fmt_ns(avg, sizeof(avg), (long double)call->ns / (long double)call->calls);
-		fprintf(o, ", %s call%s of %s", cnt, call->calls == 1 ? "" : "s", avg);
+		fprintf(o, ", %s call%s of %s%s", cnt, call->calls == 1 ? "" : "s", avg,
+			w->wall ? "" : " on CPU");
 	}
 	if (call->bytes > 0)
 		fprintf(o, ", %.0Lf bytes per call", call->bytes);
-	/* blocked, in the kernel, waiting for a CPU: each says what to act on */
-	part(o, call->wait_ns, call->ns, "blocked");
-	part(o, call->kernel_ns, call->ns, "on CPU in the kernel");
-	part(o, call->preempt_ns, call->ns, "preempted (runnable, waiting for a CPU)");
+	/* blocked, in the kernel, waiting for a CPU: each says what to act on
+	 * (on-CPU: the kernel part of it, the others besides it) */
+	if (w->wall) {
+		part(o, call->wait_ns, call->ns, "blocked");
+		part(o, call->kernel_ns, call->ns, "on CPU in the kernel");
+		part(o, call->preempt_ns, call->ns, "preempted (runnable, waiting for a CPU)");
+	} else {
+		part(o, call->kernel_ns, call->ns, "in the kernel");
+		besides(o, call->wait_ns, call->ns, "blocked");
+		besides(o, call->off_preempt_ns, call->ns, "preempted (runnable, waiting for a CPU)");
+	}
 	outer = deepest(p, WALK_API, WALK_FUNCTION, at, NULL);
 	if (outer)
 		fprintf(o, ", inside %s() of %s", outer->name, outer->component);
@@ -657,7 +907,7 @@ void walk_text(FILE *o, const struct walk *w)
 
 	sentence(o, w, &w->path);
 	snprintf(thr, sizeof(thr), "%g %%", w->threshold * 100);
-	fprintf(o, "\nthe walk (each step holds at least %s of the time):\n", thr);
+	fprintf(o, "\nthe walk (each step holds at least %s of %s):\n", thr, time_name(w));
 	steps(o, &w->path, 0);
 	for (size_t b = 0; b < w->nbranches; b++) {
 		const struct walk_path *p = &w->branch[b];
@@ -701,6 +951,8 @@ void walk_json(FILE *o, const struct walk *w)
 	sc_json_string(&j, "scaler-walk");
 	sc_json_key(&j, "version");
 	sc_json_int(&j, 1);
+	sc_json_key(&j, "time");
+	sc_json_string(&j, w->wall ? "wall" : "on-cpu");
 	sc_json_key(&j, "path");
 	path_json(&j, &w->path);
 	sc_json_key(&j, "branches");

@@ -5,6 +5,11 @@
  * each level taking the child that holds at least the threshold of the
  * whole time, with a branch of its own for a child close to it.
  *
+ * The time walked is on-CPU time by default: each place's time less what
+ * its calls were measured blocked (or, unmeasured, Wait by their names)
+ * and preempted, so that a server's busy path is followed rather than
+ * where it sleeps; with wall set, the whole time, blocked included.
+ *
  * The kernel levels need per-call kernel data (`scaler record --kernel`);
  * a profile without it ends the walk above the kernel, and says so.
  */
@@ -36,7 +41,9 @@ struct walk_step {
 	char symbol[256];       /* function: its symbol as linked, "" if none */
 	char root[256];         /* component: the start routine of its thread
 				   with the most time ("main"), "" if none */
-	int64_t wait_ns;        /* API, function: of ns, blocked (Wait) */
+	/* API, function: blocked (Wait) and preempted in this place: of ns
+	 * in a wall walk, besides ns in an on-CPU one */
+	int64_t wait_ns, off_preempt_ns;
 	long double bytes;      /* API: mean bytes per call (record --args:
 				   a size its prototype names), 0 if none */
 	/* API, function measured by the kernel (record --kernel): of ns, on
@@ -59,7 +66,9 @@ struct walk_path {
 };
 
 struct walk {
-	int64_t total_ns;       /* the whole time: all processes' threads */
+	int wall;               /* walks wall time, not on-CPU time */
+	int64_t total_ns;       /* the whole time: all processes' threads'
+				   (on-CPU: less blocked and preempted) */
 	double threshold;       /* share a child needs to be descended into */
 	struct walk_path path;
 	size_t nbranches;
@@ -72,15 +81,18 @@ const char *walk_level_name(enum walk_level l);
 
 /* The walk of the profile in dir; 0, or -1 with a one-line message in
  * err. */
-int walk_dir(const char *dir, double threshold, struct walk *w, char *err, size_t errlen);
+int walk_dir(const char *dir, double threshold, int wall, struct walk *w, char *err,
+	     size_t errlen);
 
 /* The walk of r's processes (r filled by report_select) at threshold
- * (0 < threshold <= 1) into *w. */
-void walk_run(const struct report *r, double threshold, struct walk *w);
+ * (0 < threshold <= 1) into *w, of wall time if wall is set, else of
+ * on-CPU time. */
+void walk_run(const struct report *r, double threshold, int wall, struct walk *w);
 
 /* The walk as a sentence a person can act on, then its steps. */
 void walk_text(FILE *o, const struct walk *w);
-/* {"format": "scaler-walk", "version": 1, "path": [...], "branches": [...]} */
+/* {"format": "scaler-walk", "version": 1, "time": "on-cpu"|"wall",
+ *  "path": [...], "branches": [...]} */
 void walk_json(FILE *o, const struct walk *w);
 
 #endif

@@ -164,7 +164,7 @@ int walk_deeper(const struct walk_opts *o, char **cmd, FILE *out)
 		else
 			snprintf(dir, sizeof(dir), "%s.%u", o->dir, round);
 		int rc = record(dir, spec, cmd);
-		if (rc < 0 || walk_dir(dir, o->threshold, w, err, sizeof(err)) < 0) {
+		if (rc < 0 || walk_dir(dir, o->threshold, o->wall, w, err, sizeof(err)) < 0) {
 			fprintf(stderr, "scaler: walk: round %u: %s\n", round,
 				rc < 0 ? strerror(errno) : err);
 			status = 1;

@@ -24,6 +24,7 @@ size_t walk_callees(const char *path, const char *const *roots, size_t nroots, c
 struct walk_opts {
 	const char *dir;        /* round 1's profile; round N's is DIR.N */
 	double threshold;
+	int wall;               /* walk wall time, not on-CPU time */
 	int json;
 	unsigned rounds;        /* at most */
 };

@@ -13,7 +13,7 @@
 #                             policy-rc.d refuses them)
 #   srv_start APP MODE DIR    starts server APP (redis nginx memcached
 #                             postgres) plain (MODE=base), under `scaler
-#                             record -o DIR/prof` (scaler) or under `perf
+#                             record $REC_OPTS -o DIR/prof` (scaler) or under `perf
 #                             record -g -F 4000` (perf); waits until its port
 #                             answers. Sets SRV_LAUNCH (the pid started),
 #                             SRV_PROG (the server's own root pid)
@@ -35,6 +35,7 @@
 # in count and time (DUR seconds, N requests) and end by themselves.
 
 SCALER=${SCALER:-$ROOT/build/bin/scaler}
+REC_OPTS=${REC_OPTS:-}        # more options of `scaler record` (--kernel)
 DUR=${DUR:-3}                 # seconds of wrk / pgbench load
 APPS_TMP=
 APPS_PIDS=
@@ -208,7 +209,7 @@ srv_start() {
 	fi
 	case $mode in
 	base) cmd=("${user[@]}" "${SRV_ARGV[@]}") ;;
-	scaler) cmd=("${user[@]}" "$SCALER" record -o "$dir/prof" -- "${SRV_ARGV[@]}") ;;
+	scaler) cmd=("${user[@]}" "$SCALER" record $REC_OPTS -o "$dir/prof" -- "${SRV_ARGV[@]}") ;;
 	perf) cmd=(perf record -q -g -F 4000 -o "$dir/perf.data" -- "${user[@]}" "${SRV_ARGV[@]}") ;;
 	esac
 	"${cmd[@]}" > "$dir/server.log" 2>&1 &
