@@ -29,6 +29,7 @@ struct report_group {
 	const char *routine;
 	uint64_t threads;
 	int64_t wall_ns, wait_ns, attr_ns;
+	int64_t preempt_ns;     /* measured runnable, off-CPU, in calls */
 	/* where its threads ran: one image and one object holding their
 	 * start routine, else NULL / UINT32_MAX; when they started (the
 	 * first and the last one, ns on the image's clock) */

@@ -233,6 +233,7 @@ size_t report_groups(const struct sc_model *m, const struct sc_image *only,
 		g[x].threads++;
 		g[x].wall_ns = sc_add_sat(g[x].wall_ns, t->wall_ns);
 		g[x].wait_ns = sc_add_sat(g[x].wait_ns, t->wait_ns);
+		g[x].preempt_ns = sc_add_sat(g[x].preempt_ns, t->preempt_ns);
 		g[x].attr_ns = sc_add_sat(g[x].attr_ns, t->attr_ns);
 	}
 	for (i = 0; i < ng; i++) {

@@ -563,10 +563,10 @@ static void push(const struct ctx *x, struct walk_path *p, const struct cand *c)
 }
 
 /* A thread group's time walked: its threads' time, on-CPU less their
- * Wait (blocked: measured where its threads were). */
+ * Wait (blocked: measured where its threads were) and preempted time. */
 static int64_t group_walked(const struct ctx *x, const struct report_group *g)
 {
-	return x->w->wall ? g->wall_ns : g->wall_ns - g->wait_ns;
+	return x->w->wall ? g->wall_ns : g->wall_ns - g->wait_ns - g->preempt_ns;
 }
 
 /* The thread group with the most time, as a step, when the process has
@@ -587,6 +587,9 @@ static void threads_step(const struct ctx *x, struct walk_path *p, const struct 
 			 g[best].threads, g[best].threads == 1 ? "" : "s");
 		c.name = NULL;
 		c.ns = group_walked(x, &g[best]);
+		/* estimates: never more than the process */
+		if (p->n && c.ns > p->step[p->n - 1].ns)
+			c.ns = p->step[p->n - 1].ns;
 		c.image = im;
 		push(x, p, &c);
 	}

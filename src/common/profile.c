@@ -939,6 +939,7 @@ static void fold_record(struct sc_image *im, struct sc_thread *t, size_t ei,
 		e->blocked_ticks += blocked;
 		e->preempt_ticks += preempt;
 		e->kernel_ticks += kernel;
+		t->preempt_ticks += preempt;
 	}
 	e->count = sc_addu_sat(e->count, rec->count);
 	e->timed = sc_addu_sat(e->timed, rec->timed);
@@ -1306,6 +1307,9 @@ static void finish_image(struct sc_image *im)
 			     : sc_round_ns(sc_ticks_to_ns(im->tsc_hz, t->wait_ticks));
 		if (t->wait_ns > t->wall_ns)
 			t->wait_ns = t->wall_ns;
+		t->preempt_ns = sc_round_ns(sc_ticks_to_ns(im->tsc_hz, t->preempt_ticks));
+		if (t->preempt_ns > t->wall_ns - t->wait_ns)
+			t->preempt_ns = t->wall_ns - t->wait_ns;
 		/*
 		 * Attributed effective time: the parallel clock over the
 		 * thread's life less over its waits. A thread without an end

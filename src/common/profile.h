@@ -81,6 +81,9 @@ struct sc_thread {
 	const char *routine;        /* start routine symbol, "" if unknown */
 	long double wait_ticks;     /* estimated time in Wait APIs */
 	int64_t wait_ns;
+	/* measured off-CPU but runnable in its timed calls (perf_kind) */
+	long double preempt_ticks;
+	int64_t preempt_ns;
 	uint64_t start_p, end_p;    /* parallel clock (format.h) */
 	long double calls_ticks, calls_attr; /* its timed calls, raw and 1/k */
 	long double wait_p;         /* parallel clock spent in Wait APIs */

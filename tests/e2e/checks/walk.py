@@ -7,10 +7,11 @@ says why (walk-deeper), the JSON against doc/walk.md's schema both ways
 (walk-json-doc), a thread group and a blocked call (walk-threads), the
 bytes per call of 64-byte writes recorded with --args (walk-args), the
 kernel below getrandom and tiny writes and a sleep's Wait on sc_offcpu
-recorded with --kernel (walk-kernel, skipped where kernel samples are not
-allowed), and bad input: one line, non-zero exit (walk-errors). Checks:
-walk-api, walk-branches, walk-threads, walk-args, walk-kernel, walk-deeper,
-walk-json-doc, walk-errors (lazy)."""
+recorded with --kernel (walk-kernel), the on-CPU walk against the --wall
+one on a sleeping thread and a busy one (walk-oncpu; both skipped where
+kernel samples are not allowed), and bad input: one line, non-zero exit
+(walk-errors). Checks: walk-api, walk-branches, walk-threads, walk-args,
+walk-kernel, walk-oncpu, walk-deeper, walk-json-doc, walk-errors (lazy)."""
 import json
 import os
 import re
@@ -86,9 +87,9 @@ def check_api(t):
     # the sentence: share, time, the API and its caller, its calls
     first = text.split("\n")[0]
     # (on a loaded machine, measured by the kernel: its preempted part)
-    want = r"^%s of the time \([0-9.]+ [mµ]?s\) is wk_spin\(\) from sc_walk, 1 call of " \
-        r"[0-9.]+ [mµ]?s(, [0-9.]+ %% of it preempted \(runnable, waiting for a CPU\))?%s$" % (
-            re.escape(pct(d["path"][2]["share"])), re.escape(NO_KERNEL))
+    want = r"^%s of the on-CPU time \([0-9.]+ [mµ]?s\) is wk_spin\(\) from sc_walk, 1 call of " \
+        r"[0-9.]+ [mµ]?s on CPU(, and [0-9.]+ [mµ]?s preempted \(runnable, waiting for a CPU\) " \
+        r"besides)?%s$" % (re.escape(pct(d["path"][2]["share"])), re.escape(NO_KERNEL))
     if not re.match(want, first):
         bad.append("sentence %r does not match %r" % (first, want))
     steps = re.findall(r"^ +[0-9.]+% +\S+ \S+ +(\S+) +(\S+)", text, re.M)
@@ -97,7 +98,7 @@ def check_api(t):
     # a threshold above wk_spin's share stops the walk at the component
     d2, text2 = walk(t, os.path.join(t.tmp, "walk-api"), "--threshold", "99.9")
     if [s["level"] for s in d2["path"]][-1] != "component" or \
-            not re.match(r"^[0-9.]+ % of the time \([^)]*\) is sc_walk's own code, and none of "
+            not re.match(r"^[0-9.]+ % of the on-CPU time \([^)]*\) is sc_walk's own code, and none of "
                          r"its calls holds 99.9 %: scaler walk --deeper", text2):
         bad.append("--threshold 99.9: path %r, text %r" % (levels(d2["path"]), text2[:200]))
     return bad
@@ -124,7 +125,7 @@ def check_branches(t):
                 levels(d["branches"][0])[:-1] != levels(d["path"])[:-1]:
             return ["path %r, branches %r" % (levels(d["path"]), [levels(b) for b in d["branches"]])]
         other = levels(d["branches"][0])[-1][1]
-        if not re.search(r"^close to it: [0-9.]+ %% of the time \([^)]*\) is %s\(\) from sc_walk, "
+        if not re.search(r"^close to it: [0-9.]+ %% of the on-CPU time \([^)]*\) is %s\(\) from sc_walk, "
                          r"100 calls of " % other, text, re.M):
             return ["text lacks the branch's sentence: %r" % text]
         return []
@@ -132,8 +133,9 @@ def check_branches(t):
 
 
 def check_threads(t):
-    """sc_hints lock: four workers take turns on one mutex while the main
-    thread waits for them: the worker group is named, and the walk ends at
+    """sc_hints lock, walked --wall: four workers take turns on one mutex
+    while the main thread waits for them: the worker group is named, and
+    the walk ends at
     one of the two blocking calls (which holds more depends on how many
     workers the machine runs at once: the lock held 8 % to 34 % of the
     whole time on our loaded 2-core machines), and says it blocked."""
@@ -141,9 +143,11 @@ def check_threads(t):
     rc, _, err = run([t.scaler, "record", "-o", prof, "--", t.exe("hints"), "lock"])
     if rc:
         return ["record sc_hints lock: exit %d %r" % (rc, err[-200:])]
-    d, text = walk(t, prof, "--threshold", "5")
+    d, text = walk(t, prof, "--threshold", "5", "--wall")
     bad = path_problems(d["path"], "path")
     got = levels(d["path"])
+    if d["time"] != "wall":
+        bad.append("--wall: time %r" % d["time"])
     calls = {"pthread_mutex_lock": "1,600 calls", "pthread_join": "4 calls"}
     if got[1:3] != [("threads", "worker (4 threads)"), ("component", "sc_hints")] or \
             len(got) != 4 or got[3][0] != "api" or got[3][1] not in calls:
@@ -156,11 +160,13 @@ def check_threads(t):
 
 def check_args(t):
     """sc_walk io recorded with --args: its 64-byte writes say so."""
-    d, text = walk(t, record(t, "io", "walk-io", "--args"))
+    # (the writes hold 20 % to 35 % of the time: the loop around them,
+    # counting and timing them, the rest)
+    d, text = walk(t, record(t, "io", "walk-io", "--args"), "--threshold", "5")
     bad = path_problems(d["path"], "path")
     if levels(d["path"])[1:] != [("component", "sc_walk"), ("api", "write")]:
         bad.append("path %r" % levels(d["path"]))
-    if not re.match(r"^[0-9.]+ % of the time \([^)]*\) is write\(\) from sc_walk, 200,000 calls "
+    if not re.match(r"^[0-9.]+ % of the on-CPU time \([^)]*\) is write\(\) from sc_walk, 200,000 calls "
                     r"of [^,]+, 64 bytes per call[,;]", text):
         bad.append("sentence %r" % text.split("\n")[0])
     d, text = walk(t, os.path.join(t.tmp, "walk-api"))
@@ -169,9 +175,10 @@ def check_args(t):
     return bad
 
 
-def kernel_walk(t, args):
-    """The walk (JSON, text) at a 1 % threshold of sc_offcpu ARGS recorded
-    with --kernel; None when kernel samples are not allowed here."""
+def kernel_walk(t, args, *opts):
+    """The walk (JSON, text; at a 1 % threshold unless OPTS say) of
+    sc_offcpu ARGS recorded with --kernel; None when kernel samples are not
+    allowed here."""
     prof = os.path.join(t.tmp, "walk-k" + args[0])
     rc, _, err = run([t.scaler, "record", "--kernel", "-o", prof, "--", t.exe("offcpu")] + args)
     err = err.decode(errors="replace")
@@ -179,7 +186,7 @@ def kernel_walk(t, args):
         raise RuntimeError("record --kernel sc_offcpu %s: exit %d %r" % (args[0], rc, err[-200:]))
     if "kernel stacks" in err and "not" in err:
         return None, err.strip().splitlines()[-1]
-    return walk(t, prof, "--threshold", "1")
+    return walk(t, prof, *(opts or ("--threshold", "1")))
 
 
 def check_kernel(t):
@@ -205,15 +212,45 @@ def check_kernel(t):
         elif not any(lv == "kernel" and any(b in n for b in below) for lv, n in got):
             bad.append("%s: no kernel step with %r in %r" % (mode, below, got))
         first = text.split("\n")[0]
-        if not re.search(r"[0-9.]+ %% of it on CPU in the kernel.*; in the kernel [0-9.]+ %% of "
+        if not re.search(r"[0-9.]+ %% of it in the kernel.*; in the kernel [0-9.]+ %% of "
                          r"it is in %s$" % re.escape(got[-1][1]), first):
             bad.append("%s: sentence %r does not end in the last kernel step" % (mode, first))
-    d, text = kernel_walk(t, ["sleep"])
+    d, text = kernel_walk(t, ["sleep"], "--threshold", "1", "--wall")
     if d is not None:
         got = levels(d["path"])
         if got[-1] not in (("api", "nanosleep"), ("api", "clock_nanosleep")) or \
                 not re.search(r"(9[0-9]|100) % of it blocked$", text.split("\n")[0]):
             bad.append("sleep: path %r, sentence %r" % (got, text.split("\n")[0]))
+    return bad
+
+
+def check_oncpu(t):
+    """sc_offcpu mixed: one thread sleeps 1 s while another makes 8
+    getrandom calls of 8 MB. The walk of on-CPU time (the default) takes
+    the randomizer's thread group and ends in getrandom's kernel path;
+    the --wall walk ends where the time is blocked (the sleeps, or the
+    main thread's joins)."""
+    d, text = kernel_walk(t, ["mixed"], "--threshold", "20")
+    if d is None:
+        return skip("walk-oncpu", text)
+    bad = path_problems(d["path"], "on-CPU")
+    got = levels(d["path"])
+    api = [i for i, (lv, _) in enumerate(got) if lv == "api"]
+    if d["time"] != "on-cpu" or ("threads", "randomizer (1 thread)") not in got or \
+            len(api) != 1 or got[api[0]] != ("api", "getrandom") or \
+            got[api[0] + 1] != ("syscall", "__x64_sys_getrandom") or got[-1][0] != "kernel" or \
+            not any(lv == "kernel" and ("chacha" in n or "get_random_bytes" in n) for lv, n in got):
+        bad.append("on-CPU walk: time %r, path %r" % (d["time"], got))
+    first = text.split("\n")[0]
+    if not re.match(r"^[0-9.]+ %% of the on-CPU time \([^)]*\) is getrandom\(\) from sc_offcpu, "
+                    r"8 calls of [0-9.]+ [mµ]?s on CPU, [0-9.]+ %% of it in the kernel.*; in the "
+                    r"kernel [0-9.]+ %% of it is in %s$" % re.escape(got[-1][1]), first):
+        bad.append("on-CPU sentence %r" % first)
+    d, text = walk(t, os.path.join(t.tmp, "walk-kmixed"), "--wall")
+    ends = {levels(p)[-1] for p in [d["path"]] + d["branches"]}
+    if d["time"] != "wall" or not ends & {("api", "nanosleep"), ("api", "pthread_join")} or \
+            not re.match(r"^[0-9.]+ % of the time \(", text):
+        bad.append("--wall walk: time %r, ends %r, %r" % (d["time"], ends, text.split("\n")[0]))
     return bad
 
 
@@ -263,8 +300,9 @@ def check_deeper(t):
             d["path"][-3]["share"] < 0.7:
         bad.append("walk of slow_cmp and weigh patched: path %r, qsort's share %r" % (
             got, d["path"][-3]["share"] if len(d["path"]) > 2 else None))
-    elif not re.match(r"^[0-9.]+ % of the time \([^)]*\) is weigh\(\) of sc_walk, [0-9,]+ calls of "
-                      r"[^,]+(, [0-9.]+ % of it [a-zA-Z ]+( \([^)]*\))?)*, inside slow_cmp\(\) of sc_walk", text):
+    elif not re.match(r"^[0-9.]+ % of the on-CPU time \([^)]*\) is weigh\(\) of sc_walk, [0-9,]+ calls of "
+                      r"[^,]+(, [0-9.]+ % of it [a-zA-Z ]+|, and [0-9.]+ [mµ]?s [a-z]+( \([^)]*\))? "
+                      r"besides)*, inside slow_cmp\(\) of sc_walk", text):
         bad.append("walk of slow_cmp and weigh patched: sentence %r" % text.split("\n")[0])
     # own_hot is the program's own, called from main: round 2 patches it
     # (its clone own_hot.constprop.0) and the walk ends there, named for
@@ -273,7 +311,7 @@ def check_deeper(t):
     rounds = re.findall(r"^round (\d+): (\S+?)(?:, --functions=(\S+))?$", out, re.M)
     if rc != 0 or len(rounds) != 2 or "sc_walk:own_hot" not in (rounds[1][2] or ""):
         bad.append("--deeper own: exit %d, rounds %r, %r" % (rc, rounds, err[-200:]))
-    elif not re.search(r"^round 2: .*\n[0-9.]+ % of the time \([^)]*\) is own_hot\(\) of sc_walk, "
+    elif not re.search(r"^round 2: .*\n[0-9.]+ % of the on-CPU time \([^)]*\) is own_hot\(\) of sc_walk, "
                        r"1 call of ", out, re.M) or \
             not re.search(r"^   [ 0-9.]+% +\S+ \S* +function +own_hot$", out, re.M) or \
             not re.search(r"^stopped after round 2: own_hot\(\) calls no function that is not "
@@ -337,6 +375,7 @@ def checks(t):
     guarded("walk-threads", t.variant, lambda: check_threads(t))
     guarded("walk-args", t.variant, lambda: check_args(t))
     guarded("walk-kernel", t.variant, lambda: check_kernel(t))
+    guarded("walk-oncpu", t.variant, lambda: check_oncpu(t))
     guarded("walk-deeper", t.variant, lambda: check_deeper(t))
     guarded("walk-json-doc", t.variant, lambda: check_json_doc(t))
     guarded("walk-errors", t.variant, lambda: check_errors(t))

@@ -12,6 +12,10 @@
  *               buffers for 300 ms: each runnable half the time
  *   tiny FILE   200000 writes of 16 bytes to FILE
  *   random      getrandom of 8 MB buffers, 16 times
+ *   mixed       two threads: sleeper sleeps 1 s (20 nanosleeps of 50 ms),
+ *               randomizer makes 8 getrandom calls of 8 MB meanwhile: most
+ *               of the wall time blocked, most of the CPU time in the
+ *               kernel's getrandom
  */
 #define _GNU_SOURCE
 #include <fcntl.h>
@@ -56,6 +60,24 @@ static void *busy(void *arg)
 	while (now_ns() < end)
 		memset(buf, i++, 64 << 20);
 	free(buf);
+	return arg;
+}
+
+static void *sleeper(void *arg)
+{
+	struct timespec ts = {0, 50000000};
+	for (int i = 0; i < 20; i++)
+		nanosleep(&ts, NULL);
+	return arg;
+}
+
+static char rbuf[8 << 20];
+
+static void *randomizer(void *arg)
+{
+	for (int i = 0; i < 8; i++)
+		if (getrandom(rbuf, sizeof(rbuf), 0) != (ssize_t)sizeof(rbuf))
+			return rbuf;
 	return arg;
 }
 
@@ -125,8 +147,20 @@ int main(int argc, char **argv)
 			if (getrandom(big, sizeof(big), 0) != (ssize_t)sizeof(big))
 				return 3;
 		t1 = now_ns();
+	} else if (!strcmp(mode, "mixed")) {
+		pthread_t a, b;
+		void *ra, *rb;
+		t0 = now_ns();
+		if (pthread_create(&a, NULL, sleeper, NULL) || pthread_create(&b, NULL, randomizer, NULL))
+			return 2;
+		pthread_join(a, &ra);
+		pthread_join(b, &rb);
+		t1 = now_ns();
+		if (ra || rb)
+			return 3;
 	} else {
-		fprintf(stderr, "usage: sc_offcpu read|pipe|fdatasync|sleep|preempt|tiny|random [FILE]\n");
+		fprintf(stderr, "usage: sc_offcpu read|pipe|fdatasync|sleep|preempt|tiny|random|mixed "
+			"[FILE]\n");
 		return 2;
 	}
 	printf("%s %lld\n", mode, t1 - t0);
