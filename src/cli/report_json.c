@@ -8,6 +8,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "json.h"
 #include "report.h"
@@ -154,6 +155,66 @@ static void json_kernel(struct sc_json *j, const struct sc_call *c)
 	sc_json_end_object(j);
 }
 
+#define KERNEL_SUM_FUNCS 32     /* kernel functions of a sum, the largest */
+
+static int cmp_kfunc_name(const void *a, const void *b)
+{
+	return strcmp(((const struct sc_call_kfunc *)a)->name, ((const struct sc_call_kfunc *)b)->name);
+}
+
+static int cmp_kfunc_ns(const void *a, const void *b)
+{
+	const struct sc_call_kfunc *x = a, *y = b;
+
+	if (x->ns != y->ns)
+		return x->ns > y->ns ? -1 : 1;
+	return strcmp(x->name, y->name);
+}
+
+/*
+ * The kernel object of a component or a process: the sums of json_kernel
+ * over a's call rows into component callee (NULL: all of them), each
+ * kernel function's inclusive time summed by name (a sample is booked to
+ * one row only, so the sums count nothing twice); nothing when no row
+ * was measured.
+ */
+static void json_kernel_sum(struct sc_json *j, const struct sc_agg *a, const char *callee)
+{
+	struct sc_call c = { .measured = 0 };
+	size_t n = 0, k = 0;
+
+	for (size_t i = 0; i < a->ncalls; i++) {
+		const struct sc_call *r = &a->calls[i];
+
+		if (!r->measured || (callee && strcmp(r->callee, callee)))
+			continue;
+		c.measured = r->measured > c.measured ? r->measured : c.measured;
+		c.kernel_ns = sc_add_sat(c.kernel_ns, r->measured > 1 ? r->kernel_ns : 0);
+		c.blocked_ns = sc_add_sat(c.blocked_ns, r->blocked_ns);
+		c.preempt_ns = sc_add_sat(c.preempt_ns, r->preempt_ns);
+		n += r->nkfuncs;
+	}
+	if (!c.measured)
+		return;
+	c.kfuncs = report_xcalloc(n ? n : 1, sizeof(*c.kfuncs));
+	for (size_t i = 0; i < a->ncalls; i++)
+		if (a->calls[i].measured && (!callee || !strcmp(a->calls[i].callee, callee)))
+			for (size_t f = 0; f < a->calls[i].nkfuncs; f++)
+				c.kfuncs[k++] = a->calls[i].kfuncs[f];
+	qsort(c.kfuncs, n, sizeof(*c.kfuncs), cmp_kfunc_name);
+	for (size_t i = 0; i < n; i++) {
+		if (c.nkfuncs && !strcmp(c.kfuncs[c.nkfuncs - 1].name, c.kfuncs[i].name))
+			c.kfuncs[c.nkfuncs - 1].ns = sc_add_sat(c.kfuncs[c.nkfuncs - 1].ns, c.kfuncs[i].ns);
+		else
+			c.kfuncs[c.nkfuncs++] = c.kfuncs[i];
+	}
+	qsort(c.kfuncs, c.nkfuncs, sizeof(*c.kfuncs), cmp_kfunc_ns);
+	if (c.nkfuncs > KERNEL_SUM_FUNCS)
+		c.nkfuncs = KERNEL_SUM_FUNCS;
+	json_kernel(j, &c);
+	free(c.kfuncs);
+}
+
 void report_json_call(struct sc_json *j, const struct sc_call *c)
 {
 	sc_json_begin_object(j);
@@ -201,7 +262,7 @@ void report_json_call(struct sc_json *j, const struct sc_call *c)
 	sc_json_end_object(j);
 }
 
-static void json_component(struct sc_json *j, const struct sc_component *c)
+static void json_component(struct sc_json *j, const struct sc_agg *a, const struct sc_component *c)
 {
 	sc_json_begin_object(j);
 	sc_json_key(j, "name");
@@ -226,6 +287,8 @@ static void json_component(struct sc_json *j, const struct sc_component *c)
 	sc_json_int(j, c->attr_total_ns);
 	sc_json_key(j, "attr_self_ns");
 	sc_json_int(j, report_clamp0(c->attr_self_ns));
+	/* below the calls into it (record --kernel) */
+	json_kernel_sum(j, a, c->name);
 	sc_json_end_object(j);
 }
 
@@ -239,11 +302,11 @@ static void json_agg(struct sc_json *j, const struct report *r, const struct sc_
 	sc_json_begin_array(j);
 	if (a == r->agg)
 		for (i = 0; i < r->ncomp; i++)
-			json_component(j, r->comp[i]);
+			json_component(j, a, r->comp[i]);
 	else
 		for (i = 0; i < a->ncomp; i++)
 			if (report_comp_shown(r, &a->comp[i]))
-				json_component(j, &a->comp[i]);
+				json_component(j, a, &a->comp[i]);
 	sc_json_end_array(j);
 	sc_json_key(j, "calls");
 	sc_json_begin_array(j);
@@ -435,6 +498,7 @@ void report_json(const struct report *r)
 		sc_json_key(&j, "wait_source");
 		sc_json_string(&j, report_wait_name(im->wait_source));
 		json_timing_cost(&j, im);
+		json_kernel_sum(&j, a, NULL);
 		json_agg(&j, r, a);
 		/* per thread: effective = wall - Wait (the paper's §3.5 view) */
 		json_threads(&j, p, im);

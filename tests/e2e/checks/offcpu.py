@@ -178,7 +178,47 @@ def kernel_random(t):
     top = kernel_top(k)
     if not any("chacha" in n or "random" in n for n in top[:6]):
         bad.append("getrandom's top kernel functions %r: no getrandom/chacha path" % top)
-    return bad
+    return bad + kernel_sums(d)
+
+
+def kernel_sums(d):
+    """Each component's and each process's kernel object is the sum of
+    its calls' (into it; of the process), functions summed by name."""
+    bad = []
+    keys = ("on_cpu_ns", "off_cpu_ns", "preempted_ns")
+
+    def summed(rows):
+        s = {k: sum(c["kernel"][k] or 0 for c in rows) for k in keys}
+        fn = {}
+        for c in rows:
+            for f in c["kernel"]["functions"]:
+                fn[f["name"]] = fn.get(f["name"], 0) + f["ns"]
+        return s, fn
+
+    for where, kern, rows in \
+            [("component " + c["name"], c.get("kernel"),
+              [r for r in d["calls"] if r["callee"] == c["name"] and "kernel" in r])
+             for c in d["components"]] + \
+            [("process %d" % p["pid"], p.get("kernel"), [r for r in p["calls"] if "kernel" in r])
+             for p in d["processes"]]:
+        if not rows:
+            if kern is not None:
+                bad.append("%s: kernel %r without measured calls" % (where, kern))
+            continue
+        s, fn = summed(rows)
+        if kern is None or any((kern[k] or 0) != s[k] for k in keys):
+            bad.append("%s: kernel %r, its calls' sum %r" % (where, kern and
+                                                             {k: kern[k] for k in keys}, s))
+            continue
+        for f in kern["functions"]:
+            if fn.get(f["name"]) != f["ns"]:
+                bad.append("%s: kernel function %r, its calls' sum %r" % (where, f, fn.get(f["name"])))
+        want = sorted(fn.values(), reverse=True)[:32]
+        if [f["ns"] for f in kern["functions"]] != want:
+            bad.append("%s: functions not the 32 largest sums, largest first" % where)
+    if not any(p.get("kernel") for p in d["processes"]):
+        bad.append("no process has kernel sums")
+    return bad[:4]
 
 
 def checks(t):
