@@ -10,7 +10,8 @@
 # must hold every process and the calls that served the client
 # (tests/apps/check_profile.py). Prints one line per application:
 #   name PASS|FAIL  client result without -> with scaler | profile summary
-# then "N passed, M failed"; exits 1 if any failed. redis-attach: redis
+# then "N passed, M failed"; exits 1 if any failed. redis and nginx are
+# recorded with --kernel (their walk must end in the kernel). redis-attach: redis
 # started without scaler, `scaler record -p` attached for DUR seconds
 # while redis-benchmark runs (check_attach). redis-live: redis under
 # `scaler record`, `scaler live -p` on it in tmux, its pane captured idle
@@ -53,6 +54,9 @@ unit() {
 check_server() {
 	local app=$1 d=$APPS_TMP/run-$1 r0= r1= p0= p1= st0= st1= why= res
 	srv_setup "$app" || { line "$app" FAIL "set-up failed" "$(tail -n 2 "$APPS_TMP/$app"/*.log 2>/dev/null | tr '\n' ' ')"; return; }
+	# the servers whose time is in the kernel: recorded with --kernel, so
+	# that check_profile.py can walk them down into it
+	case $app in redis | nginx) REC_OPTS=--kernel ;; *) REC_OPTS= ;; esac
 	for mode in base scaler; do
 		if ! srv_start "$app" "$mode" "$d/$mode" 2> "$d.err"; then
 			why="$why $(cat "$d.err")"
