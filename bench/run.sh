@@ -6,12 +6,14 @@
 #             runs each, alternating tools, one table with ratios
 #   servers   redis-server + redis-benchmark, nginx + wrk, memcached +
 #             memcslap, postgres + pgbench, a sqlite3 workload: REPS rounds
-#             of (no profiler, scaler record, perf record -g -F 4000) in
-#             turn (3 x REPS for sqlite3); median throughput (or time) and
+#             of (no profiler, scaler record, scaler record --kernel, perf
+#             record -g -F 4000) in turn (3 x REPS for sqlite3: no --kernel);
+#             median throughput (or time) and
 #             peak RSS; the loss is the median of each round's ratio to its
 #             own baseline run, in throughput (or time) and in the server's
 #             CPU time per request, beside the spread of the baseline runs
-#             (the host's noise)
+#             (the host's noise); what --kernel adds to scaler, in CPU
+#             time per request
 #   memory    bytes per (thread, caller, API) record, read from a profile's
 #             thread file header, and the RSS a profile adds to a program
 #             with many threads x many APIs
@@ -35,7 +37,7 @@
 # latest). Environment: PARTS, REPS (5 rounds of servers), CALL_REPS (5),
 # N (20000000 calls), SERVERS, DUR (seconds of wrk/pgbench load, 3),
 # MEMC_N (sets per memcslap thread, 40000), MODES (of part b: base scaler
-# perf), THREADS (64).
+# kernel perf), THREADS (64).
 set -eu
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 . "$ROOT/tests/apps/lib.sh"
@@ -183,14 +185,14 @@ fi
 
 # ---- (b) real servers ---------------------------------------------------------
 if [[ " $PARTS " == *" servers "* ]]; then
-	modes=${MODES:-base scaler perf}     # MODES="base scaler": no perf rounds
+	modes=${MODES:-base scaler kernel perf}     # MODES="base scaler": no perf rounds
 	# calls_of PROFILE REQUESTS: intercepted calls per request in a profile
 	calls_of() {
 		"$SCALER" report -i "$1" --format json | python3 -c 'import json, sys
 print(sum(c["count"] for c in json.load(sys.stdin)["calls"]) / int(sys.argv[1]))' "$2"
 	}
 	for app in $SERVERS; do
-		for m in base scaler perf bare; do  # all: a mode left out prints nan, not an old run
+		for m in base scaler kernel perf bare; do  # all: a mode left out prints nan, not an old run
 			: > "$out/sv-$app-$m.tput"; : > "$out/sv-$app-$m.rss"; : > "$out/sv-$app-$m.anon"
 			: > "$out/sv-$app-$m.cpu"
 		done
@@ -204,7 +206,9 @@ print(sum(c["count"] for c in json.load(sys.stdin)["calls"]) / int(sys.argv[1]))
 		# sqlite3's run is short (0.3 s): three times the rounds
 		# and, for sqlite3, a run whose entries only jump on (bare)
 		reps=$REPS amodes=$modes
-		[ "$app" = sqlite3 ] && reps=$((REPS * 3)) && amodes="$modes bare"
+		# (--kernel is for servers: sqlite3's figure would be its start-up)
+		[ "$app" = sqlite3 ] && reps=$((REPS * 3)) && amodes="$(echo "$modes" |
+			sed 's/\bkernel\b//') bare"
 		for i in $(seq "$reps"); do
 			for m in $amodes; do
 				d=$APPS_TMP/b-$app-$m-$i
@@ -292,6 +296,27 @@ print(sum(c["count"] for c in json.load(sys.stdin)["calls"]) / int(sys.argv[1]))
 				w, u, b, s, 100 * ls, 100 * cs, p, 100 * lp, 100 * cp, sp, rb / 1024, rs / 1024, rs / rb,
 				rp / 1024, rp / rb, an }'
 	done
+	if [[ " $modes " == *" kernel "* ]]; then
+		echo
+		echo "What \`scaler record --kernel\` adds (kernel stacks sampled at 4 kHz of each thread's"
+		echo "CPU time, with their callchains): the median over rounds of each round's --kernel run"
+		echo "against its scaler run without it, in the server's CPU time per request and in"
+		echo "throughput:"
+		echo
+		echo "| workload | scaler CPU µs per request | --kernel CPU µs per request | --kernel CPU added | --kernel throughput lost |"
+		echo "|---|---:|---:|---:|---:|"
+		for app in $SERVERS; do
+			[ "$app" = sqlite3 ] && continue
+			cs=$(grep -v nan "$out/sv-$app-scaler.cpu" | median)
+			ck=$(grep -v nan "$out/sv-$app-kernel.cpu" | median)
+			ka=$(paste "$out/sv-$app-scaler.cpu" "$out/sv-$app-kernel.cpu" | awk '
+				$1 != "nan" && $2 != "nan" && $1 > 0 && $2 > 0 { print $2 / $1 - 1 }' | median)
+			kt=$(paste "$out/sv-$app-scaler.tput" "$out/sv-$app-kernel.tput" | awk '
+				$1 != "nan" && $2 != "nan" && $1 > 0 && $2 > 0 { print 1 - $2 / $1 }' | median)
+			awk -v w="$app" -v cs="$cs" -v ck="$ck" -v ka="$ka" -v kt="$kt" 'BEGIN {
+				printf "| %s | %.2f | %.2f | %+.1f%% | %+.1f%% |\n", w, cs, ck, 100 * ka, 100 * kt }'
+		done
+	fi
 	if [[ " $SERVERS " == *" sqlite3 "* ]]; then
 		app=sqlite3 u=seconds
 		echo

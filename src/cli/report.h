@@ -30,6 +30,8 @@ struct report_group {
 	uint64_t threads;
 	int64_t wall_ns, wait_ns, attr_ns;
 	int64_t preempt_ns;     /* measured runnable, off-CPU, in calls */
+	int64_t cpu_ns;         /* its threads' CPU time, -1 if one's is
+				   not known */
 	/* where its threads ran: one image and one object holding their
 	 * start routine, else NULL / UINT32_MAX; when they started (the
 	 * first and the last one, ns on the image's clock) */

@@ -22,7 +22,7 @@ static int glue(const char *name)
 {
 	static const char *const names[] = {
 		"do_syscall_64", "x64_sys_call", "__x64_sys_call", "syscall_exit_to_user_mode",
-		"exit_to_user_mode_prepare", "__irq_exit_rcu", "irq_exit_rcu", "handle_softirqs",
+		"exit_to_user_mode_prepare", "exit_to_user_mode_loop", "__irq_exit_rcu", "irq_exit_rcu", "handle_softirqs",
 		"__do_softirq", "do_softirq", "common_interrupt", "rcu_core", "rcu_core_si",
 		"__sysvec_apic_timer_interrupt", "hrtimer_interrupt", "__hrtimer_run_queues",
 	};
@@ -44,13 +44,32 @@ int report_kernel_syscall(const char *name)
 	       !strncmp(name, "ksys_", 5);
 }
 
+/* Is kernel function name the system call of API api: "do_writev",
+ * "__x64_sys_sendfile64" for writev, sendfile64? */
+static int named_after(const char *name, const char *api)
+{
+	static const char *const prefixes[] = { "__x64_sys_", "__do_sys_", "ksys_", "do_" };
+
+	for (size_t i = 0; i < sizeof(prefixes) / sizeof(prefixes[0]); i++)
+		if (!strncmp(name, prefixes[i], strlen(prefixes[i])) &&
+		    !strcmp(name + strlen(prefixes[i]), api))
+			return 1;
+	return 0;
+}
+
 size_t report_kernel_chain(const struct sc_call *c, size_t *idx, size_t max)
 {
 	size_t n = 0, i = 0, sys;
 
-	/* the system call: its own function, else the first below the glue */
-	for (sys = 0; sys < c->nkfuncs && !report_kernel_syscall(c->kfuncs[sys].name); sys++)
+	/* the system call: the function named after the API (where a
+	 * preemption on the way out, its schedule sampled on CPU, holds more
+	 * time than the call's own work), else one named like a system
+	 * call, else the first below the glue */
+	for (sys = 0; sys < c->nkfuncs && !named_after(c->kfuncs[sys].name, c->api); sys++)
 		;
+	if (sys == c->nkfuncs)
+		for (sys = 0; sys < c->nkfuncs && !report_kernel_syscall(c->kfuncs[sys].name); sys++)
+			;
 	if (sys == c->nkfuncs)
 		for (sys = 0; sys < c->nkfuncs && glue(c->kfuncs[sys].name); sys++)
 			;

@@ -213,6 +213,12 @@ size_t report_groups(const struct sc_model *m, const struct sc_image *only,
 			g[ng].seq_lo = g[ng].seq_hi = t->seq;
 			ng++;
 		}
+		if (g[x].cpu_ns >= 0) {
+			if (!t->has_cpu)
+				g[x].cpu_ns = -1;
+			else
+				g[x].cpu_ns = sc_add_sat(g[x].cpu_ns, t->cpu_ns);
+		}
 		if (g[x].image != im)
 			g[x].image = NULL;
 		if (g[x].routine_obj != t->routine_obj)

@@ -104,19 +104,30 @@ static const char *node_component(const struct stack_node *n)
 	return n->kind == STACK_COMPONENT ? n->name : n->component;
 }
 
-/* The blocked and preempted parts of ns of call row c's time (its
- * measured parts, else its Wait), each at most what is left of ns. */
+/*
+ * The blocked and preempted parts of ns of call row c's time (its
+ * measured parts, else its Wait), each at most what is left of ns. A
+ * blocking API (epoll_wait, sigsuspend: SC_ENT_WAIT) runs no code of its
+ * own but its kernel's: all its time but its kernel samples' (none
+ * without record --kernel) and its preempted time is blocked, whatever
+ * the switches measured (a switch record lost from a thread's full ring
+ * would leave a long sleep counted as on CPU).
+ */
 static void call_off(const struct sc_call *c, int64_t ns, int64_t *blocked, int64_t *preempted)
 {
 	struct report_ksplit k;
 	long double f;
+	int64_t b;
 
 	*blocked = *preempted = 0;
 	if (!c || c->total_ns <= 0 || ns <= 0)
 		return;
 	report_kernel_split(c, &k);
 	f = (long double)ns / (long double)c->total_ns;
-	*blocked = (int64_t)((long double)(c->measured ? k.blocked : c->wait_ns) * f);
+	b = c->measured ? k.blocked : c->wait_ns;
+	if (c->wait && c->total_ns - k.preempted - k.kernel > b)
+		b = c->total_ns - k.preempted - k.kernel;
+	*blocked = (int64_t)((long double)b * f);
 	*preempted = (int64_t)((long double)k.preempted * f);
 	if (*blocked > ns)
 		*blocked = ns;
@@ -134,6 +145,25 @@ static int64_t call_walked(const struct ctx *x, const struct sc_call *c, int64_t
 		return ns;
 	call_off(c, ns, &b, &p);
 	return ns - b - p;
+}
+
+/* The CPU time of the threads of image im that run component comp's
+ * code, as the kernel counted it; -1 if one of them has none. */
+static int64_t threads_cpu(const struct sc_image *im, const char *comp)
+{
+	int64_t sum = 0;
+
+	for (size_t i = 0; i < im->nthreads; i++) {
+		const struct sc_thread *t = &im->threads[i];
+		const struct sc_object *o = sc_image_object(im, t->obj);
+
+		if (!o || !o->name || strcmp(o->name, comp))
+			continue;
+		if (!t->has_cpu)
+			return -1;
+		sum += t->cpu_ns;
+	}
+	return sum;
 }
 
 /*
@@ -173,6 +203,18 @@ static int node_weights(struct ctx *x)
 		x->blocked_ns[i] = b < ns ? b : ns;
 		x->preempt_ns[i] = p < ns - x->blocked_ns[i] ? p : ns - x->blocked_ns[i];
 		x->ns[i] = x->w->wall ? ns : ns - x->blocked_ns[i] - x->preempt_ns[i];
+		/* a component's threads: their own code's time off the CPU
+		 * (preempted, faults) is in no call; the kernel's count of
+		 * their CPU time tells it */
+		if (!x->w->wall && nd->kind == STACK_COMPONENT && nd->depth == 1) {
+			int64_t cpu = threads_cpu(nd->image, nd->name);
+
+			if (cpu >= 0)
+				x->ns[i] = cpu > ns ? ns : cpu > kids ? cpu : kids;
+		}
+		/* a process is its components' threads */
+		if (!x->w->wall && nd->kind == STACK_PROCESS)
+			x->ns[i] = kids < ns ? kids : ns;
 		x->self_ns[i] = x->ns[i] > kids ? x->ns[i] - kids : 0;
 		if (nd->parent != STACK_NONE) {
 			x->blocked_ns[nd->parent] += x->blocked_ns[i];
@@ -562,11 +604,16 @@ static void push(const struct ctx *x, struct walk_path *p, const struct cand *c)
 		thread_root(s, c->image);
 }
 
-/* A thread group's time walked: its threads' time, on-CPU less their
- * Wait (blocked: measured where its threads were) and preempted time. */
+/* A thread group's time walked: its threads' time, on-CPU their CPU time
+ * as the kernel counted it, else their time less their Wait (blocked:
+ * measured where its threads were) and preempted time. */
 static int64_t group_walked(const struct ctx *x, const struct report_group *g)
 {
-	return x->w->wall ? g->wall_ns : g->wall_ns - g->wait_ns - g->preempt_ns;
+	if (x->w->wall)
+		return g->wall_ns;
+	if (g->cpu_ns >= 0)
+		return g->cpu_ns < g->wall_ns ? g->cpu_ns : g->wall_ns;
+	return g->wall_ns - g->wait_ns - g->preempt_ns;
 }
 
 /* The thread group with the most time, as a step, when the process has

@@ -292,6 +292,12 @@ struct sc_thr_header {
 	 * thread was off-CPU and blocked outside Waits, which its calls'
 	 * wpticks leave out too: a blocked thread does not run. */
 	uint64_t off_p;         /* 176 */
+	/* The thread's CPU time (user and system, the kernel's
+	 * CLOCK_THREAD_CPUTIME_ID) at its start and at its end or the
+	 * image's; cpu_end_ns 0: not known (killed, or an older runtime's
+	 * file: these were zero padding) */
+	uint64_t cpu_start_ns;  /* 184 */
+	uint64_t cpu_end_ns;    /* 192 */
 };
 
 /* How a thread's time off-CPU and in the kernel was measured (perf.c). */

@@ -1092,6 +1092,10 @@ static int load_thr(struct sc_image *im, int dirfd, uid_t dir_uid, const struct 
 	t->end_p = h.end_p;
 	t->paused_ticks = h.paused_ticks;
 	t->paused_p = h.paused_p;
+	/* of its whole life: not once counting was paused or reset */
+	t->has_cpu = h.cpu_end_ns && h.cpu_end_ns >= h.cpu_start_ns && !h.paused_ticks &&
+		     !h.ctl_seq && !h.ctl_want;
+	t->cpu_ns = t->has_cpu ? (int64_t)(h.cpu_end_ns - h.cpu_start_ns) : 0;
 	if (h.ctl_want > h.ctl_seq && !h.end_tsc) {
 		/* a reset asked while it slept and not carried out yet: it has
 		 * counted nothing since (format.h) */

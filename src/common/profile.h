@@ -84,6 +84,10 @@ struct sc_thread {
 	/* measured off-CPU but runnable in its timed calls (perf_kind) */
 	long double preempt_ticks;
 	int64_t preempt_ns;
+	/* its CPU time (user and system) as the kernel counted it, if
+	 * has_cpu (not: killed, counting paused or reset, an older file) */
+	int has_cpu;
+	int64_t cpu_ns;
 	uint64_t start_p, end_p;    /* parallel clock (format.h) */
 	long double calls_ticks, calls_attr; /* its timed calls, raw and 1/k */
 	long double wait_p;         /* parallel clock spent in Wait APIs */

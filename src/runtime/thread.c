@@ -28,6 +28,7 @@
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "args.h"
@@ -111,6 +112,20 @@ void sc_thread_set_current(struct sc_thread *t)
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	sc_tls_thread = t;
 	sc_thread_publish();
+}
+
+/* The CPU time of thread tid of this process (0: the calling one), 0 if
+ * it cannot be had. */
+static uint64_t thread_cpu_ns(uint32_t tid)
+{
+	/* the kernel's per-thread CPU clock of a tid: MAKE_THREAD_CPUCLOCK
+	 * (tid, CPUCLOCK_SCHED) */
+	clockid_t c = tid ? (clockid_t)((~(uint32_t)tid << 3) | 6u) : CLOCK_THREAD_CPUTIME_ID;
+	struct timespec ts;
+
+	if (clock_gettime(c, &ts) != 0)
+		return 0;
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
 static void on_thread_exit(void *p)
@@ -221,6 +236,7 @@ static struct sc_thread *thread_new(void *at)
 	t->hdr->seq = seq;
 	t->hdr->tid = t->tid;
 	t->hdr->rec_size = sizeof(struct sc_rec);
+	t->hdr->cpu_start_ns = thread_cpu_ns(0);
 	t->hdr->start_tsc = sc_rdtsc();
 	t->hdr->block_ticks = sc_block_ticks;
 	/* one more thread running, until sc_thread_finish */
@@ -341,6 +357,7 @@ void sc_thread_idle(struct sc_thread *t)
 void sc_thread_finish(struct sc_thread *t, uint64_t tsc)
 {
 	if (t && t->hdr && !t->hdr->end_tsc) {
+		t->hdr->cpu_end_ns = t == sc_tls_thread ? thread_cpu_ns(0) : thread_cpu_ns(t->tid);
 		t->hdr->end_p = sc_pclock_step(-1, tsc);
 		t->hdr->end_tsc = tsc;
 	}
@@ -462,6 +479,9 @@ void sc_threads_finish_all(uint64_t tsc)
 			credit_in_flight(t, tsc, pnow);
 			t->sp = t->sp_base;     /* booked: a late return finds nothing */
 		}
+		/* running on to the image's end: its CPU time so far */
+		if (t && t->hdr && !t->hdr->end_tsc && t != sc_tls_thread)
+			t->hdr->cpu_end_ns = thread_cpu_ns(t->tid);
 	}
 	struct sc_thread *t = sc_tls_thread;
 	if (t && t != &sc_idle_thread)

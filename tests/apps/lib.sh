@@ -13,7 +13,8 @@
 #                             policy-rc.d refuses them)
 #   srv_start APP MODE DIR    starts server APP (redis nginx memcached
 #                             postgres) plain (MODE=base), under `scaler
-#                             record $REC_OPTS -o DIR/prof` (scaler) or under `perf
+#                             record $REC_OPTS -o DIR/prof` (scaler; kernel:
+#                             with --kernel) or under `perf
 #                             record -g -F 4000` (perf); waits until its port
 #                             answers. Sets SRV_LAUNCH (the pid started),
 #                             SRV_PROG (the server's own root pid)
@@ -210,6 +211,7 @@ srv_start() {
 	case $mode in
 	base) cmd=("${user[@]}" "${SRV_ARGV[@]}") ;;
 	scaler) cmd=("${user[@]}" "$SCALER" record $REC_OPTS -o "$dir/prof" -- "${SRV_ARGV[@]}") ;;
+	kernel) cmd=("${user[@]}" "$SCALER" record --kernel $REC_OPTS -o "$dir/prof" -- "${SRV_ARGV[@]}") ;;
 	perf) cmd=(perf record -q -g -F 4000 -o "$dir/perf.data" -- "${user[@]}" "${SRV_ARGV[@]}") ;;
 	esac
 	"${cmd[@]}" > "$dir/server.log" 2>&1 &
