@@ -53,6 +53,9 @@
 #define KST_PROBES 64u
 
 static bool want_kernel;        /* SCALER_KERNEL=1 (record --kernel) */
+/* SCALER_KERNEL_PERIOD_NS: another period, for measuring what the rate
+ * costs (bench); 10 us to 1 s */
+static uint32_t kernel_period_ns = KERNEL_PERIOD_NS;
 static bool perf_off;           /* SCALER_PERF=off: tests of the fallback */
 static uint64_t tsc_hz;
 
@@ -60,6 +63,10 @@ void sc_perf_init(uint64_t hz)
 {
 	const char *k = getenv("SCALER_KERNEL"), *p = getenv("SCALER_PERF");
 	want_kernel = k && k[0] == '1';
+	const char *kp = getenv("SCALER_KERNEL_PERIOD_NS");
+	unsigned long v = kp ? strtoul(kp, NULL, 10) : 0;
+	if (v >= 10000 && v <= 1000000000)
+		kernel_period_ns = (uint32_t)v;
 	perf_off = p && !strcmp(p, "off");
 	tsc_hz = hz;
 }
@@ -72,7 +79,7 @@ static int event_open(bool kernel)
 	a.type = PERF_TYPE_SOFTWARE;
 	if (kernel) {
 		a.config = PERF_COUNT_SW_CPU_CLOCK;
-		a.sample_period = KERNEL_PERIOD_NS;
+		a.sample_period = kernel_period_ns;
 		a.exclude_user = 1;
 		a.exclude_callchain_user = 1;
 		a.sample_type = PERF_SAMPLE_TIME | PERF_SAMPLE_CALLCHAIN;
@@ -104,7 +111,7 @@ static void kst_open(struct sc_thread *t)
 	h->version = SC_FORMAT_VERSION;
 	h->nslots = KST_SLOTS;
 	h->slot_size = sizeof(struct sc_kst_slot);
-	h->period_ns = KERNEL_PERIOD_NS;
+	h->period_ns = kernel_period_ns;
 	memcpy(h->magic, SC_KST_MAGIC, 8);
 	t->perf.kst = h;
 	t->perf.kst_len = len;
@@ -319,7 +326,7 @@ static void take(struct sc_thread *t, const struct perf_event_header *h, const s
 			return;
 		struct sc_frame *g = frame_at(t, ns_to_tsc(body[0], a));
 		if (g)
-			give(g, 0, 0, ns_ticks(KERNEL_PERIOD_NS));
+			give(g, 0, 0, ns_ticks(kernel_period_ns));
 		if (pf->kst) {
 			uint64_t ip[SC_KST_DEPTH];
 			uint32_t n = kernel_frames(body + 2, body[1], ip);
