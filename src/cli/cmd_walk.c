@@ -1,9 +1,10 @@
 /*
- * cmd_walk.c - `scaler walk [-i DIR] [--threshold P] [--format text|json]`:
- * CrossWalk's descent on one profile (walk.c), as a sentence and its
- * steps or as JSON ("format": "scaler-walk", version 1); with --deeper
- * and a command, the rounds that record it again with the hot place's
- * callees patched (walk_deeper.c).
+ * cmd_walk.c - `scaler walk [-i DIR] [--threshold P] [--wall]
+ * [--format text|json]`: CrossWalk's descent on one profile (walk.c), of
+ * on-CPU time or with --wall of wall time, as a sentence and its steps or
+ * as JSON ("format": "scaler-walk", version 1); with --deeper and a
+ * command, the rounds that record it again with the hot place's callees
+ * patched (walk_deeper.c).
  */
 #include <errno.h>
 #include <getopt.h>
@@ -49,7 +50,8 @@ static const struct cli_opt walk_opts[] = {
 
 static const struct cli_cmd walk_cmd = {
 	.name = "walk",
-	.synopsis = "[-i DIR] [--threshold P] [--wall] [--format FMT] [--deeper -- CMD...]",
+	.synopsis = "[-i DIR] [--threshold P] [--wall] [--format FMT]\n"
+		    "       scaler walk --deeper [-i DIR] [--rounds N] [options] -- CMD [ARG...]",
 	.about = "Walks a profile down to where its time goes, as CrossWalk does: from the "
 		 "process with the most time to the component, the API or patched function it "
 		 "calls, and below a system call into the kernel (with kernel data: record "
