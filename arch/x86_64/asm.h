@@ -76,6 +76,34 @@
 .endm
 
 /*
+ * RESERVE_FRAME slot: pushes the frame %rcx, the top of thread %r10's
+ * shadow stack, for a call whose return address is at \slot (an lea
+ * operand), with its FR_SLOT filled; the other fields are filled after.
+ * A signal handler that calls through the interceptor in the meantime
+ * must find either the frame below (not yet reserved: it pushes onto
+ * this one and pops it again) or this one with its own slot, never the
+ * slot of whatever call used the frame before: its stale-frame test
+ * would take that for a frame a longjmp abandoned (a handler's call on
+ * a sigaltstack often has that very slot) and drop it, and this call's
+ * return would then find no frame. So the slot is written before the
+ * frame is reserved and checked after; a handler that ran in between
+ * left its own there, and the reservation is undone and made again.
+ * Clobbers rdx and the flags.
+ */
+.macro RESERVE_FRAME slot
+95:	leaq	\slot, %rdx
+	movq	%rdx, FR_SLOT(%rcx)
+	leaq	FR_SIZE(%rcx), %rdx
+	movq	%rdx, TH_SP(%r10)
+	leaq	\slot, %rdx
+	cmpq	%rdx, FR_SLOT(%rcx)
+	je	96f
+	movq	%rcx, TH_SP(%r10)
+	jmp	95b
+96:
+.endm
+
+/*
  * TIMED_START rec: the start of a timed call whose frame is %rcx (thread
  * %r10, record \rec, not %rdx): FR_TSC = the TSC moved on by the thread's
  * hot figure, or its cold one (the TSC then read after an lfence) for a

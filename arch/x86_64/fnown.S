@@ -90,11 +90,9 @@ ENTRY(sc_fn_own)
 	je	1f
 	cmpq	%rsp, (FR_SLOT - FR_SIZE)(%rcx)
 	jbe	.Lown_stale			/* a frame left by a longjmp */
-1:	leaq	FR_SIZE(%rcx), %rdx		/* reserved before it is filled */
-	movq	%rdx, TH_SP(%r10)
+1:	RESERVE_FRAME (%rsp)			/* reserved before it is filled */
 	movq	(%rsp), %rdx
 	movq	%rdx, FR_RET(%rcx)
-	movq	%rsp, FR_SLOT(%rcx)
 	movq	%r11, FR_REC(%rcx)
 	xorl	%edx, %edx
 	movq	%rdx, FR_CHILD(%rcx)

@@ -126,12 +126,9 @@ ENTRY(sc_shadow_common)
 1:
 	/* Reserve the frame before filling it, so that a signal handler
 	 * calling through here meanwhile pushes above it, not onto it. */
-	leaq	FR_SIZE(%rcx), %rdx
-	movq	%rdx, TH_SP(%r10)
+	RESERVE_FRAME RA(%rsp)
 	movq	RA(%rsp), %rdx
 	movq	%rdx, FR_RET(%rcx)
-	leaq	RA(%rsp), %rdx
-	movq	%rdx, FR_SLOT(%rcx)
 	movq	%r11, FR_REC(%rcx)
 	xorl	%edx, %edx
 	movq	%rdx, FR_CHILD(%rcx)
