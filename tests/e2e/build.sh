@@ -71,6 +71,7 @@ exe $CC sc_dlrace dlrace/main.c -ldl -pthread -Wl,--no-as-needed -lsc_dlrh
 
 lib $CC libsc_lj.so longjmp/sc_lj.c
 exe $CC sc_longjmp longjmp/main.c -lsc_lj
+exe $CC sc_sigstep sigstep/main.c -lsc_lj
 exe $CXX sc_cppcb cppcb/main.cc -lsc_lj
 exe $CC sc_coro coro/main.c -lsc_lj
 exe $CC sc_imbalance imbalance/main.c -lsc_lj -pthread
