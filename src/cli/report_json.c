@@ -81,7 +81,7 @@ static void json_args(struct sc_json *j, const struct sc_call *c)
 		sc_json_key(j, "max");
 		json_argval(j, d, d->max);
 		sc_json_key(j, "mean");
-		sc_json_thousandths(j, (int64_t)llroundl(sc_argdist_mean(d) * 1000));
+		sc_json_amount(j, sc_argdist_mean(d));
 		sc_json_key(j, "negative");
 		sc_json_uint(j, (uint64_t)llroundl(d->neg));
 		sc_json_key(j, "hist");

@@ -125,8 +125,23 @@ void sc_argdist_merge(struct sc_argdist **d, uint32_t *nd, const struct sc_argdi
 
 long double sc_argdist_mean(const struct sc_argdist *d)
 {
-	long double n = d->calls - d->neg;
-	return n > 0 ? d->sum / n : 0;
+	long double n = d->calls - d->neg, m, lo, hi;
+	if (!(n > 0))
+		return 0;
+	m = d->sum / n;
+	/* The runtime's sum saturates (values near SIZE_MAX): the mean is
+	 * then known only to lie within the exact min and max of the
+	 * values it is over (the non-negative ones, when signed). */
+	if (d->flags & SC_ARGV_SIGNED) {
+		lo = (int64_t)d->min < 0 ? 0 : (long double)(int64_t)d->min;
+		hi = (int64_t)d->max < 0 ? 0 : (long double)(int64_t)d->max;
+	} else {
+		lo = (long double)d->min;
+		hi = (long double)d->max;
+	}
+	if (d->seen && lo <= hi)
+		m = m < lo ? lo : m > hi ? hi : m;
+	return m;
 }
 
 uint64_t sc_argdist_lo(int b)

@@ -4,6 +4,7 @@
 #include "json.h"
 
 #include <inttypes.h>
+#include <math.h>
 #include <string.h>
 
 void sc_json_init(struct sc_json *j, FILE *f)
@@ -79,6 +80,18 @@ void sc_json_thousandths(struct sc_json *j, int64_t v)
 
 	before_value(j);
 	fprintf(j->f, "%s%" PRIu64 ".%03u", v < 0 ? "-" : "", a / 1000, (unsigned)(a % 1000));
+}
+
+void sc_json_amount(struct sc_json *j, long double v)
+{
+	if (!(v > 0))
+		v = 0;          /* and NaN */
+	if (v < 9.2e15L) {
+		sc_json_thousandths(j, (int64_t)llroundl(v * 1000));
+		return;
+	}
+	before_value(j);
+	fprintf(j->f, "%.0Lf", v < (long double)UINT64_MAX ? v : (long double)UINT64_MAX);
 }
 
 void sc_json_share(struct sc_json *j, double v)

@@ -36,6 +36,10 @@ void sc_json_bool(struct sc_json *j, int v);
 void sc_json_null(struct sc_json *j);
 /* v / 1000 as a decimal number with three places ("-1.005"): ns as µs. */
 void sc_json_thousandths(struct sc_json *j, int64_t v);
+/* A non-negative amount with three places while they fit an int64 in
+ * thousandths (below 9.2e15), else as a whole number: a mean of sizes
+ * near SIZE_MAX is still a positive number. */
+void sc_json_amount(struct sc_json *j, long double v);
 
 /*
  * Write `s` as a quoted JSON string: '"' and '\\' escaped, control

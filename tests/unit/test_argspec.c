@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "argdist.h"
+#include "json.h"
 #include "argspec.h"
 #include "check.h"
 
@@ -116,6 +117,30 @@ int main(void)
 	CHECK_EQ(sc_argdist_lo(0), 0, "bucket 0 from 0");
 	CHECK_EQ(sc_argdist_lo(7), 64, "bucket 7 from 64");
 	free(d);
+
+	/* malloc(SIZE_MAX) three times: the runtime's sum saturated; the
+	 * mean stays within the values' exact min and max, and JSON writes
+	 * it as the positive number it is */
+	struct sc_argdist big = { .name = "size", .seen = 3, .min = UINT64_MAX,
+				  .max = UINT64_MAX, .calls = 3,
+				  .sum = (long double)UINT64_MAX };
+	CHECK(sc_argdist_mean(&big) == (long double)UINT64_MAX, "saturated sum: mean = max");
+	char *out = NULL;
+	size_t outn = 0;
+	FILE *f = open_memstream(&out, &outn);
+	struct sc_json j;
+	sc_json_init(&j, f);
+	sc_json_begin_array(&j);
+	sc_json_amount(&j, sc_argdist_mean(&big));
+	sc_json_amount(&j, 64);
+	sc_json_amount(&j, 2.5L);
+	sc_json_end_array(&j);
+	fclose(f);
+	CHECK(out && strcmp(out, "[18446744073709551615,64.000,2.500]") == 0,
+	      "JSON amounts: huge whole, small with three places");
+	if (out && strcmp(out, "[18446744073709551615,64.000,2.500]"))
+		fprintf(stderr, "  got %s\n", out);
+	free(out);
 
 	/* distinct values: exact sets merged while they fit, then the
 	 * HyperLogLog; a register of rank r stands for 2^r values */
