@@ -59,13 +59,14 @@
 #define RC_MAX      56
 #define RC_WPTICKS  64
 #define RC_WBLOCK   72
-#define RC_SPAN     80
 #define RC_MAXTSC   88
 #define RC_WBLOCKED 96
 #define RC_WPREEMPT 104
 #define RC_WKERNEL  112
 #define RC_HIST     128 /* uint32_t[RC_NHIST] */
-#define RC_NHIST    32
+#define RC_NHIST    29
+#define RC_HIST_LOG2_MIN 6  /* bucket floor(log2(ticks >> this)) */
+#define RC_SPAN     244
 #define RC_SHIFT    8   /* sizeof(struct sc_rec) == 1 << RC_SHIFT */
 
 /* struct sc_entry: global table indexed by shadow entry index */

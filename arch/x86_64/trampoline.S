@@ -155,10 +155,11 @@ sc_return_point:			/* the API's return address */
 	movq	%rdx, RC_MAX(%r11)
 	movq	FR_TSC(%rcx), %rax		/* where the longest call began */
 	movq	%rax, RC_MAXTSC(%r11)
-1:	/* histogram: bucket floor(log2(ticks / 8)), 0..RC_NHIST-1, += w
-	 * saturating (a wrapped counter would lie; a full one only stops) */
+1:	/* histogram: bucket floor(log2(ticks / 2^RC_HIST_LOG2_MIN)),
+	 * 0..RC_NHIST-1, += w saturating (a wrapped counter would lie; a
+	 * full one only stops) */
 	movq	%rdx, %rax
-	shrq	$3, %rax
+	shrq	$RC_HIST_LOG2_MIN, %rax
 	orq	$1, %rax
 	bsrq	%rax, %rax
 	cmpl	$(RC_NHIST - 1), %eax

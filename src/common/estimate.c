@@ -120,7 +120,7 @@ int64_t sc_round_ns(long double ns)
 }
 
 /*
- * Tick bucket b of a record's histogram ([2^(b+3), 2^(b+4)) ticks, format.h)
+ * Tick bucket b of a record's histogram ([2^(b+6), 2^(b+7)) ticks, format.h)
  * goes to the report's ns bucket (sc_hist_lo_ns) holding its geometric
  * middle: both scales are powers of two, so this moves each count by less
  * than one bucket.
@@ -136,7 +136,7 @@ void sc_hist_to_ns(long double tsc_hz, const long double *ticks, long double *ns
 
 		if (ticks[b] <= 0)
 			continue;
-		mid = b == 0 ? 8.0L : powl(2.0L, (long double)b + 3.5L);
+		mid = powl(2.0L, (long double)(b + SC_REC_HIST_LOG2_MIN) + (b == 0 ? 0 : 0.5L));
 		v = mid * 1e9L / tsc_hz;
 		i = v < 1 ? 0 : (int)floorl(log2l(v));
 		if (i >= SC_HIST_BUCKETS)

@@ -45,7 +45,7 @@
 #include <stdint.h>
 #endif
 
-#define SC_FORMAT_VERSION 6u   /* 2: 256-byte records (histogram, 1/k clock)
+#define SC_FORMAT_VERSION 7u   /* 2: 256-byte records (histogram, 1/k clock)
 				  3: entries numbered at first call
 				     (SC_M_BIND), 256-byte thread header
 				  4: the interceptor's cost taken off each
@@ -55,7 +55,10 @@
 				     longest timed call
 				  6: off-CPU and kernel time per call
 				     (sc_rec.wblocked..., sc_thr_header.perf,
-				     the .kst files) */
+				     the .kst files)
+				  7: 29 histogram buckets from 64 ticks
+				     (32 from 8 before), sc_rec.span at
+				     244, two spare words (80, 248) */
 /* The oldest version the reader still reads: a version 3 profile lacks the
  * threads' ovh_* figures (its cost of timing a call is unknown; the reader
  * takes the header's overhead_ticks off every call, as it then did).
@@ -329,11 +332,18 @@ _Static_assert(sizeof(struct sc_thr_header) <= SC_THR_HEADER_SIZE, "thread heade
  * API), and not at all while none is. A call's P interval is its share of
  * the process's critical time (the paper's serial vs parallel attribution).
  *
- * hist[b] counts (weighted) timed calls of [2^(b+3), 2^(b+4)) ticks
- * (b = 0 also holds shorter calls, the last bucket longer ones); it
- * saturates at UINT32_MAX instead of wrapping.
+ * hist[b] counts (weighted) timed calls of [2^(b+6), 2^(b+7)) ticks
+ * (b = 0 also holds shorter calls, the last bucket longer ones: 2^34 ticks
+ * and over, as before); it saturates at UINT32_MAX instead of wrapping.
+ * Up to version 6 there were 32 buckets of [2^(b+3), 2^(b+4)) ticks at
+ * offset 128 (span at 80): the reader adds old bucket b into new bucket
+ * max(b - 3, 0), which is exact (SC_REC_HIST_V6, SC_REC_HIST_SHIFT_V6).
  */
-#define SC_REC_HIST 32
+#define SC_REC_HIST 29
+#define SC_REC_HIST_LOG2_MIN 6  /* bucket 0 ends at 2^(this + 1) ticks */
+#define SC_REC_HIST_V6 32       /* buckets up to version 6 */
+#define SC_REC_HIST_V6_OFF 128  /* their offset in the record */
+#define SC_REC_HIST_SHIFT_V6 3  /* old bucket b is new max(b - this, 0) */
 struct sc_rec {
 	uint64_t count;         /*  0: calls, exact */
 	uint64_t timed;         /*  8: calls that were timed */
@@ -353,10 +363,7 @@ struct sc_rec {
 	uint64_t wpticks;       /* 64: sum of P interval * w */
 	uint64_t wblock;        /* 72: sum of ticks * w of timed calls
 				       over the blocking threshold */
-	uint32_t span;          /* 80: calls until the next timed one,
-				       itself included (drawn from the
-				       geometric law of mean period) */
-	uint32_t reserved0;     /* 84 */
+	uint64_t spare80;       /* 80: 0 (version 7; span before) */
 	uint64_t max_tsc;       /* 88: TSC at the start of the longest timed
 				       call (version 5; 0 = unknown) */
 	/* Version 6: of the timed calls, the ticks * period their thread was
@@ -370,7 +377,12 @@ struct sc_rec {
 	uint64_t rblocked;      /* 120: the same blocked ticks unweighted
 				   (with SC_PERF_F_UNTIMED; 0 before) */
 	uint32_t hist[SC_REC_HIST]; /* 128: log2 latency histogram */
+	uint32_t span;          /* 244: calls until the next timed one,
+				       itself included (drawn from the
+				       geometric law of mean period) */
+	uint64_t spare248;      /* 248: 0 (version 7) */
 };
+_Static_assert(sizeof(struct sc_rec) == 256, "sc_rec is 256 bytes");
 
 /* ---- p<pid>-<gen>-t<seq>.args: argument values (scaler record --args) -- */
 

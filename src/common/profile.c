@@ -53,6 +53,8 @@
 #define FORMAT_MAX_TSC 5u
 /* the first with off-CPU and kernel time (sc_rec.wblocked..., perf_kind) */
 #define FORMAT_PERF 6u
+/* the first with 29 histogram buckets from 64 ticks (32 from 8 before) */
+#define FORMAT_HIST29 7u
 
 /* The largest .meta read (bytes): some 10 M imports. A larger one is made
  * up, and reading it would only exhaust memory. */
@@ -816,6 +818,28 @@ static struct sc_thread *thread_by_seq(struct sc_image *im, size_t nmeta, uint32
 }
 
 /* A sampled record: its times are estimates, not sums of every call. */
+/* A record of a version before FORMAT_HIST29, read as it is into rec from
+ * raw: its 32 buckets (at SC_REC_HIST_V6_OFF) go to today's, old bucket b
+ * into max(b - SC_REC_HIST_SHIFT_V6, 0), which holds exactly its calls
+ * (format.h); the words that held span and its padding, and now the
+ * histogram's tail, the span and a spare word, are the runtime's state or
+ * unused: zero. */
+static void rec_from_v6(struct sc_rec *rec, const unsigned char *raw)
+{
+	uint32_t old[SC_REC_HIST_V6];
+
+	memcpy(old, raw + SC_REC_HIST_V6_OFF, sizeof(old));
+	memset(rec->hist, 0, sizeof(rec->hist));
+	for (int b = 0; b < SC_REC_HIST_V6; b++) {
+		int to = b < SC_REC_HIST_SHIFT_V6 ? 0 : b - SC_REC_HIST_SHIFT_V6;
+		uint32_t *h = &rec->hist[to];
+
+		*h = *h + old[b] < *h ? UINT32_MAX : *h + old[b];
+	}
+	rec->spare80 = rec->spare248 = 0;
+	rec->span = 0;
+}
+
 static int rec_sampled(const struct sc_rec *rec)
 {
 	return rec->timed < rec->count;
@@ -1164,9 +1188,13 @@ static int load_thr(struct sc_image *im, int dirfd, uid_t dir_uid, const struct 
 		for (; ei < im->nentries && im->entries[ei].idx < first + n; ei++) {
 			struct sc_rec rec;
 
-			memcpy(&rec, chunk + (im->entries[ei].idx - first) * h.rec_size, sizeof(rec));
+			const unsigned char *raw = chunk + (im->entries[ei].idx - first) * h.rec_size;
+
+			memcpy(&rec, raw, sizeof(rec));
 			if (!rec.count)
 				continue;
+			if (h.version < FORMAT_HIST29)
+				rec_from_v6(&rec, raw);
 			if (nread == readcap) {
 				readcap = readcap ? 2 * readcap : 64;
 				recs = sc_xrealloc(recs, readcap * sizeof(*recs));

@@ -95,6 +95,7 @@ _Static_assert(offsetof(struct sc_rec, span) == RC_SPAN, "RC_SPAN");
 _Static_assert(offsetof(struct sc_rec, max_tsc) == RC_MAXTSC, "RC_MAXTSC");
 _Static_assert(offsetof(struct sc_rec, hist) == RC_HIST, "RC_HIST");
 _Static_assert(SC_REC_HIST == RC_NHIST, "RC_NHIST");
+_Static_assert(SC_REC_HIST_LOG2_MIN == RC_HIST_LOG2_MIN, "RC_HIST_LOG2_MIN");
 _Static_assert(sizeof(struct sc_rec) == (1u << RC_SHIFT), "RC_SHIFT");
 _Static_assert(sizeof(struct sc_entry) == (1u << EN_SHIFT), "EN_SHIFT");
 _Static_assert(offsetof(struct sc_entry, target) == EN_TARGET, "EN_TARGET");

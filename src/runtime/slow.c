@@ -184,7 +184,7 @@ void sc_rec_book(struct sc_rec *r, uint64_t start, uint64_t t, uint64_t self, ui
 	if (t >= sc_block_ticks)
 		r->wblock += t * w;
 	r->wpticks += pticks * w;
-	int b = 63 - __builtin_clzll((t >> 3) | 1);
+	int b = 63 - __builtin_clzll((t >> SC_REC_HIST_LOG2_MIN) | 1);
 	if (b >= SC_REC_HIST)
 		b = SC_REC_HIST - 1;
 	r->hist[b] = r->hist[b] + w < r->hist[b] ? UINT32_MAX : r->hist[b] + (uint32_t)w;

@@ -590,7 +590,7 @@ static void mutate_thr(struct file *f)
 		{ offsetof(struct sc_rec, wblocked), 8 }, { offsetof(struct sc_rec, wpreempt), 8 },
 		{ offsetof(struct sc_rec, wkernel), 8 },
 		{ offsetof(struct sc_rec, hist), 4 }, { offsetof(struct sc_rec, hist) + 60, 4 },
-		{ offsetof(struct sc_rec, hist) + 124, 4 },
+		{ offsetof(struct sc_rec, hist) + 4 * (SC_REC_HIST - 1), 4 },
 	};
 	size_t rs = sizeof(struct sc_rec);
 	size_t nrec = f->n > SC_THR_HEADER_SIZE ? (f->n - SC_THR_HEADER_SIZE) / rs : 0;

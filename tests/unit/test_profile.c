@@ -656,14 +656,14 @@ static void test_errors(void)
 
 	dir = mkdir_t("version");
 	basic_meta(&b);
-	((struct sc_meta_header *)(void *)b.b)->version = 7;
+	((struct sc_meta_header *)(void *)b.b)->version = SC_FORMAT_VERSION + 1;
 	write_meta(dir, 5, 0, &b);
 	{
 		char want[100];
 
 		snprintf(want, sizeof(want),
-			 "p5-0.meta: format version 7, this scaler reads versions %u to %u",
-			 SC_FORMAT_MIN_VERSION, SC_FORMAT_VERSION);
+			 "p5-0.meta: format version %u, this scaler reads versions %u to %u",
+			 SC_FORMAT_VERSION + 1, SC_FORMAT_MIN_VERSION, SC_FORMAT_VERSION);
 		expect_error(dir, want, "bad version");
 	}
 
@@ -733,6 +733,81 @@ static const char *versioned(const char *name, uint32_t meta_version, uint32_t t
 	thr_version = 0;
 	memset(&thr_ovh, 0, sizeof(thr_ovh));
 	return dir;
+}
+
+/* strlen's histogram in a profile whose .thr file is of version v, its
+ * first record's bytes from SC_REC_HIST_V6_OFF on being `tail` */
+static int hist_of(const char *name, uint32_t v, const unsigned char *tail, size_t ntail,
+		   long double *out)
+{
+	const char *dir = mkdir_t(name);
+	struct buf b = { 0 };
+	struct sc_profile p;
+	struct sc_rec r[2];
+	char err[512];
+	int rc, found = 0;
+
+	basic_meta(&b);
+	((struct sc_meta_header *)(void *)b.b)->version = v;
+	write_meta(dir, 100, 0, &b);
+	free(b.b);
+	r[0] = rec(10, 10, 1000, 1000, 10, 400);
+	r[1] = rec(1000, 10, 1000, 10 * 100 * 8, 80, 500);
+	r[0].spare80 = 5;       /* a version 6 runtime's span */
+	memcpy((unsigned char *)&r[0] + SC_REC_HIST_V6_OFF, tail, ntail);
+	thr_version = v;
+	write_thr(dir, 100, 0, 0, S0, S0 + 1000000, r, 2, 0);
+	thr_version = 0;
+	rc = load(dir, &p, err, sizeof(err));
+	CHECK(rc == 0, "%s loads (%s)", name, rc ? err : "ok");
+	if (rc == 0 && p.nimages == 1) {
+		const struct sc_image *im = &p.images[0];
+
+		for (size_t i = 0; i < im->nentries; i++)
+			if (!strcmp(im->entries[i].api, "strlen")) {
+				memcpy(out, im->entries[i].hist, SC_REC_HIST * sizeof(*out));
+				found = 1;
+			}
+		unload(&p);
+	}
+	return found;
+}
+
+/*
+ * The latency histogram's buckets: up to version 6, 32 of [2^(b+3),
+ * 2^(b+4)) ticks; since 7, 29 of [2^(b+6), 2^(b+7)). An old profile's
+ * bucket b is read into max(b - 3, 0), each call where a version 7
+ * runtime would have put it (the top bucket is 2^34 ticks and over in
+ * both), saturating; a current profile's histogram is read as it is.
+ */
+static void test_hist_versions(void)
+{
+	uint32_t old[SC_REC_HIST_V6], cur[SC_REC_HIST];
+	long double h[SC_REC_HIST];
+	int b, ok;
+
+	printf("-- histogram versions\n");
+	CHECK_EQ(SC_REC_HIST_V6_OFF, offsetof(struct sc_rec, hist), "histogram stays at 128");
+	for (b = 0; b < SC_REC_HIST_V6; b++)
+		old[b] = 100u * (uint32_t)b + 1;
+	old[1] = UINT32_MAX - 2;        /* buckets 0..3 sum past UINT32_MAX */
+	memset(h, 0, sizeof(h));
+	ok = hist_of("hist6", 6, (const unsigned char *)old, sizeof(old), h);
+	CHECK(ok, "v6: strlen found");
+	CHECK(h[0] == (long double)UINT32_MAX, "v6: buckets 0..3 into 0, saturated (%Lg)", h[0]);
+	for (ok = 1, b = 1; b < SC_REC_HIST; b++)
+		ok &= h[b] == (long double)old[b + SC_REC_HIST_SHIFT_V6];
+	CHECK(ok, "v6: bucket b + 3 into b, the last (31) into the last (28)");
+
+	/* the same bytes in a current profile are its own buckets */
+	for (b = 0; b < SC_REC_HIST; b++)
+		cur[b] = 7u * (uint32_t)b + 3;
+	memset(h, 0, sizeof(h));
+	ok = hist_of("hist7", SC_FORMAT_VERSION, (const unsigned char *)cur, sizeof(cur), h);
+	CHECK(ok, "current: strlen found");
+	for (ok = 1, b = 0; b < SC_REC_HIST; b++)
+		ok &= h[b] == (long double)cur[b];
+	CHECK(ok, "current: histogram read as written");
 }
 
 /*
@@ -1504,6 +1579,7 @@ int main(void)
 	test_torn();
 	test_errors();
 	test_versions();
+	test_hist_versions();
 	test_untrusted();
 	test_unload();
 	test_huge();
