@@ -59,6 +59,7 @@
 #define RC_MAX      56
 #define RC_WPTICKS  64
 #define RC_WBLOCK   72
+#define RC_DUP      80
 #define RC_MAXTSC   88
 #define RC_WBLOCKED 96
 #define RC_WPREEMPT 104
@@ -73,6 +74,7 @@
 #define EN_TARGET   0   /* where the call really goes */
 #define EN_FLAGS    8   /* SC_ENT_* from format.h */
 #define EN_SHIFT    4   /* sizeof(struct sc_entry) == 1 << EN_SHIFT */
+#define EN_MAX      (1 << 20) /* SC_MAX_ENTRIES: sc_entry_edge's length */
 
 /* struct sc_import: global table indexed by import number */
 #define HK_BOUND    12  /* uint32_t: low HK_IDX_BITS its entry index + 1,

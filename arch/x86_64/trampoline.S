@@ -44,6 +44,60 @@
  * dead ones above it.
  */
 
+/*
+ * sc_same_edge: the call of frame rcx (record r11, thread r10) returned,
+ * standing for rax ticks (elapsed * w) in the calls it is nested in. The
+ * nearest frame below whose entry is on the same edge (sc_entry_edge: the
+ * same caller and callee objects, nonzero) adds them to its record's
+ * dup_ticks: that call's time holds this one's, and an edge's time counts
+ * it once (a comparator's strcmp inside qsort, a signal handler's calls
+ * inside a blocking one). Called with at least one frame below rcx; keeps
+ * every register but the flags. A frame whose record is no entry of this
+ * thread's (a fork child's inherited calls) is on no edge.
+ */
+	.type sc_same_edge,@function; .p2align 4
+sc_same_edge:
+	.cfi_startproc
+	pushq	%rdi
+	.cfi_adjust_cfa_offset 8
+	pushq	%rsi
+	.cfi_adjust_cfa_offset 8
+	pushq	%rdx
+	.cfi_adjust_cfa_offset 8
+	movq	%r11, %rdi
+	subq	TH_RECS(%r10), %rdi
+	shrq	$RC_SHIFT, %rdi
+	cmpq	$EN_MAX, %rdi
+	jae	3f
+	movq	sc_entry_edge(%rip), %rsi
+	movl	(%rsi,%rdi,4), %edx		/* edx = this call's edge */
+	testl	%edx, %edx
+	jz	3f
+	movq	%rcx, %rdi
+1:	subq	$FR_SIZE, %rdi			/* the next frame below */
+	cmpq	TH_SPBASE(%r10), %rdi
+	jb	3f
+	movq	FR_REC(%rdi), %rsi
+	subq	TH_RECS(%r10), %rsi
+	shrq	$RC_SHIFT, %rsi
+	cmpq	$EN_MAX, %rsi
+	jae	1b
+	shlq	$2, %rsi
+	addq	sc_entry_edge(%rip), %rsi
+	cmpl	%edx, (%rsi)
+	jne	1b
+	movq	FR_REC(%rdi), %rsi
+	addq	%rax, RC_DUP(%rsi)
+3:	popq	%rdx
+	.cfi_adjust_cfa_offset -8
+	popq	%rsi
+	.cfi_adjust_cfa_offset -8
+	popq	%rdi
+	.cfi_adjust_cfa_offset -8
+	ret
+	.cfi_endproc
+	.size sc_same_edge, .-sc_same_edge
+
 	.globl sc_return_trampoline; .hidden sc_return_trampoline
 	.globl sc_return_point; .hidden sc_return_point
 	.type sc_return_trampoline,@function; .p2align 4
@@ -143,6 +197,7 @@ sc_return_point:			/* the API's return address */
 	cmpq	TH_SPBASE(%r10), %rcx
 	jbe	2f
 	addq	%rax, (FR_CHILD - FR_SIZE)(%rcx)
+	call	sc_same_edge			/* and one on its edge, once */
 	/* and the interceptor's cost of timing this call is not its time:
 	 * its start moves on by that much */
 	movq	TH_NESTED(%r10), %rax

@@ -23,7 +23,7 @@
 struct call_in {
 	const char *caller, *callee, *api;
 	uint64_t count, timed;
-	long double total_ns, self_ns;
+	long double total_ns, self_ns, dup_ns;
 	long double attr_ns, wait_ns;
 	long double blocked_ns, preempt_ns, kernel_ns;
 	size_t nkfuncs;
@@ -157,6 +157,24 @@ static size_t comp_get(struct sc_agg *a, size_t *cap, const char *name,
 	return a->ncomp++;
 }
 
+/* A call's nested time less that of the calls on its own edge: what its
+ * callee called out, or others called inside it, as measured. */
+static int64_t other_nested(const struct sc_call *x)
+{
+	int64_t n = x->edge_ns - x->self_ns;
+
+	return n > 0 ? n : 0;
+}
+
+/* ns (a part of call k's total) as it counts in k's edge: in proportion
+ * to the edge's share of the call's time. */
+static int64_t on_edge(const struct sc_call *k, int64_t ns)
+{
+	if (k->edge_ns >= k->total_ns || k->total_ns <= 0)
+		return ns;
+	return sc_round_ns((long double)ns * (long double)k->edge_ns / (long double)k->total_ns);
+}
+
 /*
  * Exclusive times of the APIs of a component, made to agree with what the
  * component is known to spend in other components. Per API, nested time
@@ -167,6 +185,8 @@ static size_t comp_get(struct sc_agg *a, size_t *cap, const char *name,
  * its APIs' nested times are scaled to add up to out_ns: the sampling only
  * decides how it is split among them. What it called out while entered
  * unseen (unseen_in_ns) happened inside no call into it and is left out.
+ * The calls on an API's own edge nested in it (a comparator's strcmp in
+ * qsort) are no calls out: their time is theirs, taken off as measured.
  */
 static void calibrate_nesting(struct sc_agg *a)
 {
@@ -182,7 +202,7 @@ static void calibrate_nesting(struct sc_agg *a)
 		for (k = 0; k < a->ncalls; k++)
 			if (strcmp(a->calls[k].callee, c->name) == 0 &&
 			    strcmp(a->calls[k].caller, c->name) != 0)
-				raw += (long double)(a->calls[k].total_ns - a->calls[k].self_ns);
+				raw += (long double)other_nested(&a->calls[k]);
 		if (raw <= 0)
 			continue;
 		f = (long double)nested_all / raw;
@@ -192,7 +212,8 @@ static void calibrate_nesting(struct sc_agg *a)
 
 			if (strcmp(x->callee, c->name) != 0 || strcmp(x->caller, c->name) == 0)
 				continue;
-			nested = sc_round_ns((long double)(x->total_ns - x->self_ns) * f);
+			nested = sc_round_ns((long double)other_nested(x) * f) +
+				 (x->total_ns - x->edge_ns);
 			if (nested > x->total_ns)
 				nested = x->total_ns;
 			x->self_ns = x->total_ns - nested;
@@ -417,6 +438,38 @@ static void find_reentry(struct sc_agg *a)
 }
 
 /*
+ * An API's calls nested in calls of the same API on the same edge (a
+ * signal handler's read inside the read it interrupted, a comparator's
+ * qsort inside qsort) are all in its total, and only once in its edge's
+ * time, which holds all of that API's: so its total is at most its
+ * edge's time, and held to it (each part of it with it).
+ */
+static void clamp_to_edges(struct sc_agg *a, size_t *capcomp, const struct thr_in *thr,
+			   size_t nthr)
+{
+	for (size_t i = 0; i < a->ncalls; i++) {
+		struct sc_call *k = &a->calls[i];
+		const struct sc_component *from = &a->comp[comp_get(a, capcomp, k->caller, thr, nthr)];
+		int64_t lim = -1;
+
+		for (size_t e = 0; e < from->nout; e++)
+			if (!from->out[e].unseen && strcmp(from->out[e].callee, k->callee) == 0)
+				lim = from->out[e].ns;
+		if (lim < 0 || k->total_ns <= lim)
+			continue;
+		k->total_ns = lim;
+		if (k->edge_ns > lim)
+			k->edge_ns = lim;
+		if (k->self_ns > lim)
+			k->self_ns = lim;
+		if (k->attr_ns > lim)
+			k->attr_ns = lim;
+		if (k->wait_ns > lim)
+			k->wait_ns = lim;
+	}
+}
+
+/*
  * Build an aggregate from call contributions (sorted and merged here; the
  * array is reordered) and thread contributions.
  *
@@ -450,7 +503,7 @@ static void agg_build(struct sc_agg *a, struct call_in *in, size_t nin,
 	a->calls = sc_xcalloc(nin, sizeof(*a->calls));
 	for (i = 0; i < nin; i = j) {
 		struct sc_call *c;
-		long double tot = 0, self = 0, attr = 0, waitns = 0;
+		long double tot = 0, self = 0, dup = 0, attr = 0, waitns = 0;
 		long double blocked = 0, preempt = 0, kernel = 0;
 		long double hist[SC_HIST_BUCKETS] = {0};
 		uint64_t count = 0, timed = 0;
@@ -467,6 +520,7 @@ static void agg_build(struct sc_agg *a, struct call_in *in, size_t nin,
 			function |= in[j].function;
 			tot += in[j].total_ns;
 			self += in[j].self_ns;
+			dup += in[j].dup_ns;
 			attr += in[j].attr_ns;
 			waitns += in[j].wait_ns;
 			count = sc_addu_sat(count, in[j].count);
@@ -492,6 +546,9 @@ static void agg_build(struct sc_agg *a, struct call_in *in, size_t nin,
 		c->self_ns = sc_round_ns(self);
 		if (c->self_ns > c->total_ns)
 			c->self_ns = c->total_ns;
+		c->edge_ns = sc_sub_sat(c->total_ns, sc_round_ns(dup));
+		if (c->edge_ns < 0)
+			c->edge_ns = 0;
 		c->attr_ns = sc_round_ns(attr);
 		if (c->attr_ns > c->total_ns)
 			c->attr_ns = c->total_ns;
@@ -540,17 +597,19 @@ static void agg_build(struct sc_agg *a, struct call_in *in, size_t nin,
 		to = &a->comp[ti];
 		if (from == to)
 			continue;       /* calls within a component are not edges */
-		to->in_ns = sc_add_sat(to->in_ns, k->total_ns);
+		/* each call's part of the edge (edge_ns): a call nested in one
+		 * on the same edge is in once */
+		to->in_ns = sc_add_sat(to->in_ns, k->edge_ns);
 		to->in_calls = sc_addu_sat(to->in_calls, k->count);
-		from->out_ns = sc_add_sat(from->out_ns, k->total_ns);
+		from->out_ns = sc_add_sat(from->out_ns, k->edge_ns);
 		from->out_calls = sc_addu_sat(from->out_calls, k->count);
-		from->wait_ns = sc_add_sat(from->wait_ns, k->wait_ns);
-		from->preempt_ns = sc_add_sat(from->preempt_ns, k->preempt_ns);
+		from->wait_ns = sc_add_sat(from->wait_ns, on_edge(k, k->wait_ns));
+		from->preempt_ns = sc_add_sat(from->preempt_ns, on_edge(k, k->preempt_ns));
 		/* the same arithmetic on the 1/k-weighted times; a Wait is no
 		 * part of the critical time (its thread was not running) */
 		if (!k->wait) {
-			to->attr_total_ns = sc_add_sat(to->attr_total_ns, k->attr_ns);
-			from->attr_self_ns = sc_sub_sat(from->attr_self_ns, k->attr_ns);
+			to->attr_total_ns = sc_add_sat(to->attr_total_ns, on_edge(k, k->attr_ns));
+			from->attr_self_ns = sc_sub_sat(from->attr_self_ns, on_edge(k, k->attr_ns));
 		}
 		for (e = 0; e < from->nout; e++)
 			if (strcmp(from->out[e].callee, k->callee) == 0)
@@ -561,11 +620,12 @@ static void agg_build(struct sc_agg *a, struct call_in *in, size_t nin,
 			from->out[e].callee = k->callee;
 			from->nout++;
 		}
-		from->out[e].ns = sc_add_sat(from->out[e].ns, k->total_ns);
+		from->out[e].ns = sc_add_sat(from->out[e].ns, k->edge_ns);
 		from->out[e].calls = sc_addu_sat(from->out[e].calls, k->count);
-		from->out[e].attr_ns = sc_add_sat(from->out[e].attr_ns, k->attr_ns);
-		from->out[e].wait_ns = sc_add_sat(from->out[e].wait_ns, k->wait_ns);
+		from->out[e].attr_ns = sc_add_sat(from->out[e].attr_ns, on_edge(k, k->attr_ns));
+		from->out[e].wait_ns = sc_add_sat(from->out[e].wait_ns, on_edge(k, k->wait_ns));
 	}
+	clamp_to_edges(a, &capcomp, thr, nthr);
 	if (find) {
 		find_reentry(a);
 		find_unseen(a);
@@ -678,6 +738,7 @@ static void image_agg(struct sc_agg *a, struct sc_profile *p, const struct sc_im
 		in[nin].timed = im->timing_mode == SC_TIMING_NONE ? 0 : e->timed;
 		in[nin].total_ns = e->total_ns;
 		in[nin].self_ns = e->self_ns;
+		in[nin].dup_ns = e->dup_ns;
 		in[nin].wait = (e->flags & SC_ENT_WAIT) != 0;
 		in[nin].function = (e->flags & SC_ENT_FUNC) != 0;
 		in[nin].nargs = e->nargs;
@@ -724,6 +785,7 @@ static void profile_agg(struct sc_agg *a, const struct sc_agg *img, size_t nimg)
 			in[nin].timed = c->timed;
 			in[nin].total_ns = (long double)c->total_ns;
 			in[nin].self_ns = (long double)c->self_ns;
+			in[nin].dup_ns = (long double)(c->total_ns - c->edge_ns);
 			in[nin].wait = c->wait;
 			in[nin].function = c->function;
 			in[nin].attr_ns = (long double)c->attr_ns;

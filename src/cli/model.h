@@ -91,6 +91,10 @@ struct sc_call {
 				   them (all of count in timing "all") */
 	int64_t total_ns;       /* estimated inclusive time */
 	int64_t self_ns;        /* estimated exclusive time, >= 0 */
+	int64_t edge_ns;        /* its part of its edge's time: total_ns less
+				   the calls on the same edge nested in these
+				   (theirs already), so that the edge's time
+				   (sc_edge.ns) counts no time twice */
 	int wait;               /* a blocking API (SC_ENT_WAIT): time is Wait */
 	int function;           /* a function patched at its entry (SC_ENT_FUNC),
 				   not an import */

@@ -242,6 +242,8 @@ void report_json_call(struct sc_json *j, const struct sc_call *c)
 	sc_json_int(j, c->total_ns);
 	sc_json_key(j, "self_ns");
 	sc_json_int(j, c->self_ns);
+	sc_json_key(j, "edge_ns");
+	sc_json_int(j, c->edge_ns);
 	sc_json_key(j, "wait");
 	sc_json_bool(j, c->wait);
 	sc_json_key(j, "wait_ns");

@@ -85,6 +85,16 @@ void sc_estimate(const struct sc_rec *r, uint64_t overhead_ticks, long double *i
 	}
 }
 
+long double sc_estimate_dup(const struct sc_rec *r, long double incl)
+{
+	long double d;
+
+	if (r->ticks == 0 || r->dup_ticks == 0 || incl <= 0)
+		return 0;
+	d = incl * (long double)r->dup_ticks / (long double)r->ticks;
+	return d > incl ? incl : d;
+}
+
 static long double share(uint64_t part, const struct sc_rec *r, long double incl)
 {
 	long double v = incl * (long double)part / (long double)r->wticks;

@@ -71,6 +71,15 @@ void sc_estimate(const struct sc_rec *r, uint64_t overhead_ticks, long double *i
 void sc_estimate_perf(const struct sc_rec *r, long double incl, long double *blocked,
 		      long double *preempt, long double *kernel);
 
+/*
+ * Of a record's estimated inclusive ticks `incl`, the part that calls on
+ * its own edge nested inside its calls spent (sc_rec.dup_ticks, booked
+ * like self_ticks: unweighted by the outer call's w), which the edge's
+ * time already holds in their records: incl scaled by dup_ticks/ticks,
+ * in [0, incl].
+ */
+long double sc_estimate_dup(const struct sc_rec *r, long double incl);
+
 /* ticks at tsc_hz as ns; 0 without a clock rate (tsc_hz <= 0) */
 long double sc_ticks_to_ns(long double tsc_hz, long double ticks);
 

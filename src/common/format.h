@@ -363,7 +363,14 @@ struct sc_rec {
 	uint64_t wpticks;       /* 64: sum of P interval * w */
 	uint64_t wblock;        /* 72: sum of ticks * w of timed calls
 				       over the blocking threshold */
-	uint64_t spare80;       /* 80: 0 (version 7; span before) */
+	/* 80 (version 7; span before): of this record's timed calls, the
+	 * ticks of the calls on the same edge (caller object -> callee
+	 * object) nested inside them, each as its estimate (ticks * its w)
+	 * and booked in the nearest enclosing timed call on that edge only:
+	 * a comparator's strcmp inside qsort, a signal handler's write
+	 * inside select. The edge's time counts them once (their own
+	 * records hold them). 0 in profiles of earlier runtimes. */
+	uint64_t dup_ticks;
 	uint64_t max_tsc;       /* 88: TSC at the start of the longest timed
 				       call (version 5; 0 = unknown) */
 	/* Version 6: of the timed calls, the ticks * period their thread was

@@ -821,9 +821,8 @@ static struct sc_thread *thread_by_seq(struct sc_image *im, size_t nmeta, uint32
 /* A record of a version before FORMAT_HIST29, read as it is into rec from
  * raw: its 32 buckets (at SC_REC_HIST_V6_OFF) go to today's, old bucket b
  * into max(b - SC_REC_HIST_SHIFT_V6, 0), which holds exactly its calls
- * (format.h); the words that held span and its padding, and now the
- * histogram's tail, the span and a spare word, are the runtime's state or
- * unused: zero. */
+ * (format.h); the words that held span and its padding (now dup_ticks),
+ * and the histogram's tail (now span and a spare word), are zero. */
 static void rec_from_v6(struct sc_rec *rec, const unsigned char *raw)
 {
 	uint32_t old[SC_REC_HIST_V6];
@@ -836,7 +835,7 @@ static void rec_from_v6(struct sc_rec *rec, const unsigned char *raw)
 
 		*h = *h + old[b] < *h ? UINT32_MAX : *h + old[b];
 	}
-	rec->spare80 = rec->spare248 = 0;
+	rec->dup_ticks = rec->spare248 = 0;
 	rec->span = 0;
 }
 
@@ -972,6 +971,7 @@ static void fold_record(struct sc_image *im, struct sc_thread *t, size_t ei,
 		t->barrier_calls = sc_addu_sat(t->barrier_calls, rec->count);
 	e->est_ticks += incl;
 	e->self_ticks += self;
+	e->dup_ticks += sc_estimate_dup(rec, incl);
 	e->attr_ticks += attr;
 	if (!(e->flags & SC_ENT_WAIT)) {
 		t->calls_ticks += incl;
@@ -1376,10 +1376,11 @@ static void finish_image(struct sc_image *im)
 		struct sc_entry *e = &im->entries[i];
 
 		if (im->timing_mode == SC_TIMING_NONE) {
-			e->total_ns = e->self_ns = 0;
+			e->total_ns = e->self_ns = e->dup_ns = 0;
 		} else {
 			e->total_ns = sc_ticks_to_ns(im->tsc_hz, e->est_ticks);
 			e->self_ns = sc_ticks_to_ns(im->tsc_hz, e->self_ticks);
+			e->dup_ns = sc_ticks_to_ns(im->tsc_hz, e->dup_ticks);
 		}
 	}
 }

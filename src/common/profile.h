@@ -45,6 +45,8 @@ struct sc_entry {
 	uint64_t timed;
 	long double est_ticks;      /* estimated inclusive ticks, overhead removed */
 	long double self_ticks;     /* estimated exclusive ticks */
+	long double dup_ticks;      /* of est_ticks, calls on the same edge
+				       nested inside (sc_estimate_dup) */
 	long double attr_ticks;     /* est_ticks weighted by 1/k (parallel clock) */
 	long double block_ticks;    /* part of est_ticks that blocked (Wait):
 				       measured where its threads were
@@ -60,6 +62,7 @@ struct sc_entry {
 	uint64_t max_ticks;
 	long double total_ns;
 	long double self_ns;
+	long double dup_ns;         /* dup_ticks */
 	uint32_t nargs;             /* values kept (--args: the .args files) */
 	struct sc_argdist *args;
 };

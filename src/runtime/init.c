@@ -94,6 +94,8 @@ _Static_assert(offsetof(struct sc_rec, wblock) == RC_WBLOCK, "RC_WBLOCK");
 _Static_assert(offsetof(struct sc_rec, span) == RC_SPAN, "RC_SPAN");
 _Static_assert(offsetof(struct sc_rec, max_tsc) == RC_MAXTSC, "RC_MAXTSC");
 _Static_assert(offsetof(struct sc_rec, hist) == RC_HIST, "RC_HIST");
+_Static_assert(offsetof(struct sc_rec, dup_ticks) == RC_DUP, "RC_DUP");
+_Static_assert(SC_MAX_ENTRIES == EN_MAX, "EN_MAX");
 _Static_assert(SC_REC_HIST == RC_NHIST, "RC_NHIST");
 _Static_assert(SC_REC_HIST_LOG2_MIN == RC_HIST_LOG2_MIN, "RC_HIST_LOG2_MIN");
 _Static_assert(sizeof(struct sc_rec) == (1u << RC_SHIFT), "RC_SHIFT");

@@ -206,6 +206,7 @@ extern SC_HIDDEN __thread uint64_t sc_tls_lim;          /* entries' code (thread
 extern SC_HIDDEN __thread struct sc_rec *sc_tls_recs;   /* entries' code (thread.c) */
 extern SC_HIDDEN struct sc_entry *sc_entry_table;     /* intercept.S */
 extern SC_HIDDEN struct sc_hook *sc_hook_table;   /* intercept.S */
+extern SC_HIDDEN uint32_t *sc_entry_edge;          /* shadow.c, trampoline.S */
 extern SC_HIDDEN uint32_t sc_period_min, sc_period_max; /* trampoline.S */
 extern SC_HIDDEN uint64_t sc_slow_ticks;               /* trampoline.S */
 extern SC_HIDDEN uint64_t sc_period_budget;            /* trampoline.S */
@@ -415,6 +416,11 @@ extern SC_HIDDEN struct sc_calib sc_cal0;
 /* slow.c */
 void sc_unwind_prepare(struct sc_thread *t, uintptr_t rsp) SC_HIDDEN;
 void sc_tail_credit(struct sc_frame *f, uint64_t now) SC_HIDDEN;
+/* The call of record r, estimated at `ticks`, returned above frame `above`
+ * (exclusive): the nearest frame below on the same edge books it as
+ * nested (sc_rec.dup_ticks), as trampoline.S's sc_same_edge does. */
+void sc_same_edge_credit(struct sc_thread *t, struct sc_frame *above, const struct sc_rec *r,
+			 uint64_t ticks) SC_HIDDEN;
 void sc_rec_book(struct sc_rec *r, uint64_t start, uint64_t t, uint64_t self, uint64_t w,
 		 uint64_t pticks) SC_HIDDEN;
 

@@ -75,6 +75,20 @@ static bool bare;                       /* SCALER_BARE=1: entries only jump on *
 
 SC_HIDDEN struct sc_entry *sc_entry_table;
 SC_HIDDEN struct sc_hook *sc_hook_table;
+/*
+ * The edge of each entry (trampoline.S's sc_same_edge reads it by entry
+ * index) and of each import, set when it is made: caller << 16 | callee
+ * (object ids, 16 bits as in sc_hook), or 0 for a call within one object,
+ * which is on no edge. Equal keys mean the same edge, so a call nested in
+ * a call on its own edge is counted once in the edge's time.
+ */
+SC_HIDDEN uint32_t *sc_entry_edge;
+static uint32_t *import_edge;
+
+static uint32_t edge_key(uint32_t caller, uint32_t callee)
+{
+	return caller == callee ? 0 : (caller & 0xffffu) << 16 | (callee & 0xffffu);
+}
 
 static void *reserve(size_t bytes, int prot)
 {
@@ -89,7 +103,11 @@ int sc_shadow_init(void)
 	uint8_t *m = reserve(TABLE_BYTES + (size_t)ENTRY_CHUNKS * CHUNK_BYTES, PROT_NONE);
 	sc_hook_table = reserve((size_t)SC_MAX_ENTRIES * sizeof(struct sc_hook),
 				PROT_READ | PROT_WRITE);
-	if (!m || !sc_hook_table || mprotect(m, TABLE_BYTES, PROT_READ | PROT_WRITE) != 0) {
+	sc_entry_edge = reserve((size_t)SC_MAX_ENTRIES * sizeof(*sc_entry_edge),
+				PROT_READ | PROT_WRITE);
+	import_edge = reserve((size_t)SC_MAX_ENTRIES * sizeof(*import_edge), PROT_READ | PROT_WRITE);
+	if (!m || !sc_hook_table || !sc_entry_edge || !import_edge ||
+	    mprotect(m, TABLE_BYTES, PROT_READ | PROT_WRITE) != 0) {
 		sc_warn("cannot reserve the shadow table: %s", strerror(errno));
 		return -1;
 	}
@@ -274,6 +292,7 @@ long sc_hook_new(void *target, struct sc_object *to, uint32_t flags, uint32_t ca
 	h->caller = (uint16_t)caller;
 	h->slot_off = slot ? (uint32_t)(slot - cbase) : 0;
 	h->bound = flags << HK_IDX_BITS;
+	import_edge[n] = edge_key(caller, callee);
 	__atomic_store_n(&imports.n, (uint32_t)n + 1, __ATOMIC_RELEASE);
 	struct sc_m_entry e = {.idx = (uint32_t)n, .caller = caller, .callee = callee,
 			       .flags = flags};
@@ -331,6 +350,7 @@ void *sc_hook_bind(uint32_t n)
 			sc_leaf_unlock();
 			return sc_hook_target(n);
 		}
+		sc_entry_edge[idx] = import_edge[n];
 		if (flags & SC_ENT_ARGS)
 			sc_args_bind(n, (uint32_t)idx);
 		struct sc_m_bind mb = {.import = n, .idx = (uint32_t)idx,

@@ -190,6 +190,26 @@ void sc_rec_book(struct sc_rec *r, uint64_t start, uint64_t t, uint64_t self, ui
 	r->hist[b] = r->hist[b] + w < r->hist[b] ? UINT32_MAX : r->hist[b] + (uint32_t)w;
 }
 
+/* The edge key of record r of thread t (0: none, or not one of t's). */
+static uint32_t rec_edge(const struct sc_thread *t, const struct sc_rec *r)
+{
+	uint64_t idx = (uint64_t)((uintptr_t)r - (uintptr_t)t->recs) / sizeof(*r);
+	return idx < SC_MAX_ENTRIES ? sc_entry_edge[idx] : 0;
+}
+
+void sc_same_edge_credit(struct sc_thread *t, struct sc_frame *above, const struct sc_rec *r,
+			 uint64_t ticks)
+{
+	uint32_t key = rec_edge(t, r);
+	if (!key)
+		return;
+	for (struct sc_frame *f = above; f-- > t->sp_base;)
+		if (f->rec && rec_edge(t, f->rec) == key) {
+			f->rec->dup_ticks += ticks;
+			return;
+		}
+}
+
 /*
  * The period after a cheap timed call of r, as trampoline.S works it out:
  * 2p+1 while p * mean is below sc_period_budget, then p, or p/2 while the
@@ -233,6 +253,7 @@ void sc_tail_credit(struct sc_frame *f, uint64_t now)
 		pt = (uint64_t)((long double)t * (long double)(p - pe) / (long double)el);
 	sc_rec_book(r, t0, t, t, w, pt);
 	f->child += t * w;
+	sc_same_edge_credit(sc_tls_thread, f + 1, r, t * w);
 
 	/* the next span, as trampoline.S draws it */
 	uint32_t per = t > sc_slow_ticks ? 1 : next_period(r);

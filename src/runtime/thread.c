@@ -461,8 +461,10 @@ static void credit_in_flight(struct sc_thread *t, uint64_t now, uint64_t pnow)
 			}
 			gap = 0;
 		}
-		if (f > t->sp_base)
+		if (f > t->sp_base) {
 			(f - 1)->child += t_own;
+			sc_same_edge_credit(t, f, r, t_own);
+		}
 	}
 }
 

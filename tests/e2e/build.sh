@@ -56,6 +56,8 @@ exe $CC sc_basic basic/main.c -lsc_a -lsc_b
 
 exe $CC sc_fork fork/main.c -lsc_b
 exe $CC sc_sigfork sigfork/main.c
+exe $CC sc_reentry reentry/main.c
+exe $CC sc_sigwork sigwork/main.c
 
 lib $CC libsc_rp.so repoint/sc_rp.c
 exe $CC sc_repoint repoint/main.c -lsc_rp
