@@ -166,9 +166,7 @@ static int64_t other_nested(const struct sc_call *x)
 	return n > 0 ? n : 0;
 }
 
-/* ns (a part of call k's total) as it counts in k's edge: in proportion
- * to the edge's share of the call's time. */
-static int64_t on_edge(const struct sc_call *k, int64_t ns)
+int64_t sc_call_on_edge(const struct sc_call *k, int64_t ns)
 {
 	if (k->edge_ns >= k->total_ns || k->total_ns <= 0)
 		return ns;
@@ -603,13 +601,13 @@ static void agg_build(struct sc_agg *a, struct call_in *in, size_t nin,
 		to->in_calls = sc_addu_sat(to->in_calls, k->count);
 		from->out_ns = sc_add_sat(from->out_ns, k->edge_ns);
 		from->out_calls = sc_addu_sat(from->out_calls, k->count);
-		from->wait_ns = sc_add_sat(from->wait_ns, on_edge(k, k->wait_ns));
-		from->preempt_ns = sc_add_sat(from->preempt_ns, on_edge(k, k->preempt_ns));
+		from->wait_ns = sc_add_sat(from->wait_ns, sc_call_on_edge(k, k->wait_ns));
+		from->preempt_ns = sc_add_sat(from->preempt_ns, sc_call_on_edge(k, k->preempt_ns));
 		/* the same arithmetic on the 1/k-weighted times; a Wait is no
 		 * part of the critical time (its thread was not running) */
 		if (!k->wait) {
-			to->attr_total_ns = sc_add_sat(to->attr_total_ns, on_edge(k, k->attr_ns));
-			from->attr_self_ns = sc_sub_sat(from->attr_self_ns, on_edge(k, k->attr_ns));
+			to->attr_total_ns = sc_add_sat(to->attr_total_ns, sc_call_on_edge(k, k->attr_ns));
+			from->attr_self_ns = sc_sub_sat(from->attr_self_ns, sc_call_on_edge(k, k->attr_ns));
 		}
 		for (e = 0; e < from->nout; e++)
 			if (strcmp(from->out[e].callee, k->callee) == 0)
@@ -622,8 +620,8 @@ static void agg_build(struct sc_agg *a, struct call_in *in, size_t nin,
 		}
 		from->out[e].ns = sc_add_sat(from->out[e].ns, k->edge_ns);
 		from->out[e].calls = sc_addu_sat(from->out[e].calls, k->count);
-		from->out[e].attr_ns = sc_add_sat(from->out[e].attr_ns, on_edge(k, k->attr_ns));
-		from->out[e].wait_ns = sc_add_sat(from->out[e].wait_ns, on_edge(k, k->wait_ns));
+		from->out[e].attr_ns = sc_add_sat(from->out[e].attr_ns, sc_call_on_edge(k, k->attr_ns));
+		from->out[e].wait_ns = sc_add_sat(from->out[e].wait_ns, sc_call_on_edge(k, k->wait_ns));
 	}
 	clamp_to_edges(a, &capcomp, thr, nthr);
 	if (find) {

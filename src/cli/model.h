@@ -154,6 +154,9 @@ void sc_model_name_routines(struct sc_profile *p);
 const struct sc_agg *sc_model_image(const struct sc_model *m, const struct sc_image *im);
 
 /* Look up a component of an aggregate by name, NULL if absent. */
+/* ns (a part of call k's total: its Wait, its attributed time) as it
+ * counts in k's edge: in proportion to edge_ns's share of total_ns. */
+int64_t sc_call_on_edge(const struct sc_call *k, int64_t ns);
 const struct sc_component *sc_agg_component(const struct sc_agg *a, const char *name);
 
 #endif

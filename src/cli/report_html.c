@@ -461,8 +461,10 @@ static void edge_times(const struct report *r, const char *from, const char *to,
 
 		if (strcmp(c->caller, from) || strcmp(c->callee, to))
 			continue;
-		*attr = sc_add_sat(*attr, c->attr_ns);
-		*wait = sc_add_sat(*wait, c->wait_ns > 0 ? c->wait_ns : c->wait ? c->total_ns : 0);
+		/* each call's part of the edge (model.h: edge_ns) */
+		*attr = sc_add_sat(*attr, sc_call_on_edge(c, c->attr_ns));
+		*wait = sc_add_sat(*wait, sc_call_on_edge(c, c->wait_ns > 0 ? c->wait_ns
+							  : c->wait ? c->total_ns : 0));
 	}
 }
 

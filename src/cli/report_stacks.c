@@ -19,9 +19,12 @@
  * own threads, directly under X's component node. Each row c that X calls
  * is split with the same fractions among those places, and every place
  * where row r itself appears gets its share in proportion to its part of
- * r. So a row's pieces add up to the row (up to rounding, and except for
- * what the guards below cut), and each place's children add up to its
- * nested time; which incoming API a call out really happened inside is
+ * r. A row is drawn at its part of its edge's time (edge_ns: without
+ * the calls on the same edge nested in it, a comparator's strcmp inside
+ * qsort, which are drawn as rows of their own beside it), so that no time
+ * is drawn twice. So a row's pieces add up to that (up to rounding, and
+ * except for what the guards below cut), and each place's children add up
+ * to its nested time; which incoming API a call out really happened inside is
  * unknown, and the split is proportional to nested time, not measured.
  * Profiles without times (--timing=none) have no nested time: a component
  * with threads then keeps all its calls out under its own node, one
@@ -77,6 +80,15 @@ static int cross(const struct sc_call *c)
 	return strcmp(c->caller, c->callee) != 0;
 }
 
+/* A row's nested time but its own edge's calls nested in it (theirs: they
+ * are rows of the caller's, drawn where the caller's are). */
+static int64_t row_nested(const struct sc_call *c)
+{
+	int64_t n = c->edge_ns - c->self_ns;
+
+	return n > 0 ? n : 0;
+}
+
 /* The per-row shares (see the top of the file) and, per component, the
  * part of its calls out left to its own threads (thr_share); homeless[i]
  * is set for a component without threads whose calls out have no place
@@ -106,9 +118,9 @@ static void shares(struct builder *b, long double *thr_share, char *homeless)
 			if (!cross(c))
 				continue;
 			if (!strcmp(c->caller, x->name))
-				out += (long double)c->total_ns;
+				out += (long double)c->edge_ns;
 			if (b->callee_of[k] == i) {
-				nested += (long double)(c->total_ns - c->self_ns);
+				nested += (long double)row_nested(c);
 				in_count += (long double)c->count;
 			}
 		}
@@ -132,7 +144,7 @@ static void shares(struct builder *b, long double *thr_share, char *homeless)
 			if (b->callee_of[k] != i || !cross(c))
 				continue;
 			if (nested > 0)
-				b->share[k] = (long double)(c->total_ns - c->self_ns) * held / den;
+				b->share[k] = (long double)row_nested(c) * held / den;
 			else if (!b->timed && !x->nthreads && in_count > 0)
 				b->share[k] = (long double)c->count / in_count;
 			else
@@ -219,7 +231,7 @@ static void expand(struct builder *b, size_t at, size_t x, long double tscale,
 
 	for (j = b->out_start[x]; j < b->out_start[x + 1]; j++)
 		if (!on_path(b, &a->calls[b->out_rows[j]], level))
-			kept += (long double)a->calls[b->out_rows[j]].total_ns;
+			kept += (long double)a->calls[b->out_rows[j]].edge_ns;
 	if (kept * tscale > (long double)b->t->nodes[at].ns)
 		tscale = (long double)b->t->nodes[at].ns / kept;
 	for (j = b->out_start[x]; j < b->out_start[x + 1]; j++) {
@@ -234,7 +246,7 @@ static void expand(struct builder *b, size_t at, size_t x, long double tscale,
 			b->t->truncated = 1;
 			return;
 		}
-		ns = scaled_ns(tscale, c->total_ns);
+		ns = scaled_ns(tscale, c->edge_ns);
 		count = scaled_count(cscale, c->count);
 		if (ns <= 0 && count == 0)
 			continue;
@@ -288,7 +300,7 @@ static void homeless_calls(struct builder *b, size_t at, const char *homeless)
 			if (b->t->nodes[k].parent == at)
 				room = sc_sub_sat(room, b->t->nodes[k].ns);
 		for (k = b->out_start[i]; k < b->out_start[i + 1]; k++)
-			out = sc_add_sat(out, a->calls[b->out_rows[k]].total_ns);
+			out = sc_add_sat(out, a->calls[b->out_rows[k]].edge_ns);
 		node = add(b, at, STACK_COMPONENT, a->comp[i].name, a->comp[i].name, NULL,
 			   out < room ? out : room > 0 ? room : 0, 0);
 		expand(b, node, i, 1, 1, 0);

@@ -463,7 +463,7 @@ static void api_table(const struct report *r, const struct sc_component *c, int 
 		if (limit && nrows == API_ROWS) {
 			more++;
 			more_calls = sc_addu_sat(more_calls, call->count);
-			more_ns = sc_add_sat(more_ns, call->total_ns);
+			more_ns = sc_add_sat(more_ns, call->edge_ns);   /* none twice */
 			continue;
 		}
 		rows[nrows] = call;
