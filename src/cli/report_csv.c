@@ -32,7 +32,7 @@ void report_csv(const struct report *r)
 	size_t i;
 
 	fputs("caller,callee,api,kind,count,timed,total_ns,self_ns,wait,wait_ns,attr_ns,"
-	      "p50_ns,p99_ns,max_ns,symbol,function\r\n", f);
+	      "p50_ns,p99_ns,max_ns,symbol,function,edge_ns\r\n", f);
 	for (i = 0; i < r->ncalls; i++) {
 		const struct sc_call *c = r->calls[i];
 
@@ -53,6 +53,6 @@ void report_csv(const struct report *r)
 
 			field(f, report_function_name(c->api, dem, sizeof(dem)));
 		}
-		fputs("\r\n", f);
+		fprintf(f, ",%" PRId64 "\r\n", c->edge_ns);
 	}
 }

@@ -24,7 +24,7 @@ static struct sc_component comps[2] = {
 };
 static struct sc_call calls[1] = {
 	{ .caller = "app", .callee = "lib;x.so", .api = "f", .count = 7,
-	  .total_ns = 4 * MS, .self_ns = 4 * MS },
+	  .total_ns = 4 * MS, .edge_ns = 4 * MS, .self_ns = 4 * MS },
 };
 static struct sc_object objects[2] = {
 	{ .id = 0, .name = "app" }, { .id = 1, .name = "lib;x.so" },

@@ -24,6 +24,7 @@ static struct sc_call call(const char *caller, const char *callee, const char *a
 	c.count = count;
 	c.timed = count;
 	c.total_ns = total_ns;
+	c.edge_ns = total_ns;
 	c.max_ns = count ? total_ns / (int64_t)count : 0;
 	c.hist[4] = count;
 	return c;

@@ -35,13 +35,14 @@ static struct sc_component comps[3] = {
 };
 static struct sc_call calls[3] = {
 	{ .caller = "app", .callee = "libc.so.6", .api = "read", .count = 600,
-	  .timed = 75, .total_ns = 20 * MS, .self_ns = 20 * MS, .wait_ns = 5 * MS, .attr_ns = 10 * MS,
+	  .timed = 75, .total_ns = 20 * MS, .edge_ns = 20 * MS, .self_ns = 20 * MS,
+	  .wait_ns = 5 * MS, .attr_ns = 10 * MS,
 	  .max_ns = 900000, .p50_ns = 1500, .p99_ns = 250000 },
 	{ .caller = "app", .callee = "libc.so.6", .api = "pthread_barrier_wait", .count = 400,
-	  .total_ns = 40 * MS, .self_ns = 40 * MS, .wait = 1, .wait_ns = 40 * MS,
+	  .total_ns = 40 * MS, .edge_ns = 40 * MS, .self_ns = 40 * MS, .wait = 1, .wait_ns = 40 * MS,
 	  .attr_ns = 20 * MS, .max_ns = 2 * MS, .p50_ns = 90000, .p99_ns = 1900000 },
 	{ .caller = "app", .callee = "lib<x>&\"y\",z.so", .api = "f<int>&\"q\"", .count = 10,
-	  .total_ns = 20 * MS, .self_ns = 19 * MS, .attr_ns = 10 * MS, .max_ns = 3 * MS },
+	  .total_ns = 20 * MS, .edge_ns = 20 * MS, .self_ns = 19 * MS, .attr_ns = 10 * MS, .max_ns = 3 * MS },
 };
 static struct sc_thread threads[3] = {
 	{ .seq = 0, .tid = 100, .name = "app", .has_file = 1, .routine = "",
@@ -227,9 +228,10 @@ int main(void)
 	init(&r, &m);
 	s = render(&r, report_csv, NULL);
 	CHECK(strstr(s, "app,\"lib<x>&\"\"y\"\",z.so\",\"f<int>&\"\"q\"\"\",import,10,0,20000000,19000000,"
-			"false,0,10000000,0,0,3000000,\"f<int>&\"\"q\"\"\",\r\n") != NULL, "csv: quoted row");
+			"false,0,10000000,0,0,3000000,\"f<int>&\"\"q\"\"\",,20000000\r\n") != NULL, "csv: quoted row");
 	CHECK(strstr(s, "caller,callee,api,kind,count,timed,total_ns,") == s, "csv: header");
-	CHECK(strstr(s, ",max_ns,symbol,function\r\n") != NULL, "csv: header ends with symbol, function");
+	CHECK(strstr(s, ",max_ns,symbol,function,edge_ns\r\n") != NULL,
+	      "csv: header ends with symbol, function, edge_ns");
 	CHECK(strstr(s, ",read,import,600,75,20000000,") != NULL, "csv: read's calls measured");
 	free(s);
 

@@ -35,15 +35,15 @@ static void pretty(const char *sym, const char *want)
 static struct sc_call calls[] = {
 	{ .caller = "app", .callee = "app", .api = "sc::scale(long, int) [clone .constprop.0]",
 	  .symbol = "_ZN2sc5scaleEli.constprop.0", .function = 1,
-	  .count = 10, .timed = 10, .total_ns = 1000, .self_ns = 800, .max_ns = 300 },
+	  .count = 10, .timed = 10, .total_ns = 1000, .edge_ns = 1000, .self_ns = 800, .max_ns = 300 },
 	{ .caller = "libc.so.6", .callee = "app", .api = "sc::scale(long, int)",
 	  .symbol = "_ZN2sc5scaleEli", .function = 1,
-	  .count = 5, .timed = 5, .total_ns = 500, .self_ns = 500, .max_ns = 200 },
+	  .count = 5, .timed = 5, .total_ns = 500, .edge_ns = 500, .self_ns = 500, .max_ns = 200 },
 	{ .caller = "app", .callee = "app", .api = "parse.part.0", .function = 1,
 	  .count = 7 },
 	{ .caller = "app", .callee = "libc.so.6", .api = "sc::scale(long, int)",
 	  .symbol = "_ZN2sc5scaleEli", .count = 99,
-	  .total_ns = 99999 },     /* an import, and of another component */
+	  .total_ns = 99999, .edge_ns = 99999 },     /* an import, and of another component */
 	{ .caller = "app", .callee = "app", .api = "parse", .function = 1, .count = 3 },
 };
 

@@ -127,11 +127,11 @@ static void chain(void)
 	};
 	static struct sc_call calls[3] = {
 		{ .caller = "app", .callee = "libstdc++.so.6", .api = "_Znwm", .count = 10,
-		  .total_ns = 30 * MS, .self_ns = 10 * MS },
+		  .total_ns = 30 * MS, .edge_ns = 30 * MS, .self_ns = 10 * MS },
 		{ .caller = "libstdc++.so.6", .callee = "libc.so.6", .api = "malloc", .count = 10,
-		  .total_ns = 20 * MS, .self_ns = 20 * MS },
+		  .total_ns = 20 * MS, .edge_ns = 20 * MS, .self_ns = 20 * MS },
 		{ .caller = "app", .callee = "libc.so.6", .api = "free", .count = 7,
-		  .total_ns = 5 * MS, .self_ns = 5 * MS },
+		  .total_ns = 5 * MS, .edge_ns = 5 * MS, .self_ns = 5 * MS },
 	};
 	struct stack_tree t;
 	const struct stack_node *n;
@@ -171,11 +171,11 @@ static void callback(void)
 	};
 	static struct sc_call calls[3] = {
 		{ .caller = "app", .callee = "libc.so.6", .api = "qsort", .count = 2,
-		  .total_ns = 40 * MS, .self_ns = 20 * MS },
+		  .total_ns = 40 * MS, .edge_ns = 40 * MS, .self_ns = 20 * MS },
 		{ .caller = "libc.so.6", .callee = "app", .api = "cmp", .count = 1000,
-		  .total_ns = 20 * MS, .self_ns = 10 * MS },
+		  .total_ns = 20 * MS, .edge_ns = 20 * MS, .self_ns = 10 * MS },
 		{ .caller = "app", .callee = "libc.so.6", .api = "strcmp", .count = 1000,
-		  .total_ns = 10 * MS, .self_ns = 10 * MS },
+		  .total_ns = 10 * MS, .edge_ns = 10 * MS, .self_ns = 10 * MS },
 	};
 	struct stack_tree t;
 	const struct stack_node *n, *m;
@@ -199,6 +199,37 @@ static void callback(void)
 	 * repeat below it: strcmp's 1/25 there */
 	c = row_count(&t, &calls[2]);
 	CHECK_EQ(c, 960, "callback: strcmp's pieces less the cut cycle");
+	report_stacks_free(&t);
+}
+
+/* app -> libc:qsort, whose comparator (entered through a pointer: no row)
+ * calls libc:strcmp: strcmp's 30 ms are inside qsort's 95 and on its edge,
+ * so qsort is drawn at its edge time (65) beside strcmp, and app's calls
+ * out fill 95 of its 100 ms, not 125 cut down to 100. */
+static void reentered(void)
+{
+	static struct sc_component comp[2] = {
+		{ .name = "app", .nthreads = 1, .threads_ns = 100 * MS },
+		{ .name = "libc.so.6" },
+	};
+	static struct sc_call calls[2] = {
+		{ .caller = "app", .callee = "libc.so.6", .api = "qsort", .count = 1,
+		  .total_ns = 95 * MS, .edge_ns = 65 * MS, .self_ns = 65 * MS },
+		{ .caller = "app", .callee = "libc.so.6", .api = "strcmp", .count = 1000,
+		  .total_ns = 30 * MS, .edge_ns = 30 * MS, .self_ns = 30 * MS },
+	};
+	struct stack_tree t;
+	const struct stack_node *n;
+
+	load(comp, 2, calls, 2, 100 * MS, SC_TIMING_ALL);
+	tree_of(&t);
+	CHECK_EQ(invariants(&t), 0, "reentered: invariants");
+	n = find(&t, "app;libc.so.6:qsort");
+	CHECK(n && n->ns == 65 * MS, "reentered: qsort at its edge time");
+	n = find(&t, "app;libc.so.6:strcmp");
+	CHECK(n && n->ns == 30 * MS && n->count == 1000, "reentered: strcmp whole, beside it");
+	n = find(&t, "app");
+	CHECK(n && n->ns == 100 * MS, "reentered: app's threads' time");
 	report_stacks_free(&t);
 }
 
@@ -242,9 +273,9 @@ static void homeless(void)
 	};
 	static struct sc_call calls[2] = {
 		{ .caller = "app", .callee = "libfoo.so", .api = "foo", .count = 5,
-		  .total_ns = 2 * MS, .self_ns = 2 * MS },
+		  .total_ns = 2 * MS, .edge_ns = 2 * MS, .self_ns = 2 * MS },
 		{ .caller = "libfoo.so", .callee = "libc.so.6", .api = "free", .count = 3,
-		  .total_ns = 1 * MS, .self_ns = 1 * MS },
+		  .total_ns = 1 * MS, .edge_ns = 1 * MS, .self_ns = 1 * MS },
 	};
 	struct stack_tree t;
 	const struct stack_node *n;
@@ -265,6 +296,7 @@ int main(void)
 	chain();
 	homeless();
 	callback();
+	reentered();
 	untimed();
 	return check_summary();
 }

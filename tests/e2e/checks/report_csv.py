@@ -9,7 +9,8 @@ MODE = "e2e"
 VARIANTS = ("lazy",)
 
 
-CSV_INT = ("count", "timed", "total_ns", "self_ns", "wait_ns", "attr_ns", "p50_ns", "p99_ns", "max_ns")
+CSV_INT = ("count", "timed", "total_ns", "self_ns", "edge_ns", "wait_ns", "attr_ns", "p50_ns",
+           "p99_ns", "max_ns")
 
 
 def check_report_csv(scaler, prof):
