@@ -51,9 +51,11 @@
  * same caller and callee objects, nonzero) adds them to its record's
  * dup_ticks: that call's time holds this one's, and an edge's time counts
  * it once (a comparator's strcmp inside qsort, a signal handler's calls
- * inside a blocking one). Called with at least one frame below rcx; keeps
- * every register but the flags. A frame whose record is no entry of this
- * thread's (a fork child's inherited calls) is on no edge.
+ * inside a blocking one). Called on every timed return, with frames below
+ * or not, so that the calibration's timed calls (calib.c: their entries'
+ * key matches none) measure what it costs; keeps every register but the
+ * flags. A frame whose record is no entry of this thread's (a fork
+ * child's inherited calls) is on no edge.
  */
 	.type sc_same_edge,@function; .p2align 4
 sc_same_edge:
@@ -194,10 +196,10 @@ sc_return_point:			/* the API's return address */
 	 * call's self time may come out negative; self_ticks is a signed
 	 * sum, clamped by the reader).
 	 */
+	call	sc_same_edge			/* the nearest on its edge */
 	cmpq	TH_SPBASE(%r10), %rcx
 	jbe	2f
 	addq	%rax, (FR_CHILD - FR_SIZE)(%rcx)
-	call	sc_same_edge			/* and one on its edge, once */
 	/* and the interceptor's cost of timing this call is not its time:
 	 * its start moves on by that much */
 	movq	TH_NESTED(%r10), %rax

@@ -207,6 +207,11 @@ extern SC_HIDDEN __thread struct sc_rec *sc_tls_recs;   /* entries' code (thread
 extern SC_HIDDEN struct sc_entry *sc_entry_table;     /* intercept.S */
 extern SC_HIDDEN struct sc_hook *sc_hook_table;   /* intercept.S */
 extern SC_HIDDEN uint32_t *sc_entry_edge;          /* shadow.c, trampoline.S */
+/* An edge key no call has (edge_key gives 0 for caller == callee): entry
+ * idx, the calibration's, walks the shadow stack as a call on an edge
+ * does and finds no frame of its own edge. */
+#define SC_EDGE_ALONE 0xffffffffu
+void sc_entry_edge_alone(uint32_t idx) SC_HIDDEN;
 extern SC_HIDDEN uint32_t sc_period_min, sc_period_max; /* trampoline.S */
 extern SC_HIDDEN uint64_t sc_slow_ticks;               /* trampoline.S */
 extern SC_HIDDEN uint64_t sc_period_budget;            /* trampoline.S */

@@ -90,6 +90,11 @@ static uint32_t edge_key(uint32_t caller, uint32_t callee)
 	return caller == callee ? 0 : (caller & 0xffffu) << 16 | (callee & 0xffffu);
 }
 
+void sc_entry_edge_alone(uint32_t idx)
+{
+	sc_entry_edge[idx] = SC_EDGE_ALONE;
+}
+
 static void *reserve(size_t bytes, int prot)
 {
 	void *t = mmap(NULL, bytes, prot, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);

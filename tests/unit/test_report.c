@@ -42,7 +42,8 @@ static struct sc_call calls[3] = {
 	  .total_ns = 40 * MS, .edge_ns = 40 * MS, .self_ns = 40 * MS, .wait = 1, .wait_ns = 40 * MS,
 	  .attr_ns = 20 * MS, .max_ns = 2 * MS, .p50_ns = 90000, .p99_ns = 1900000 },
 	{ .caller = "app", .callee = "lib<x>&\"y\",z.so", .api = "f<int>&\"q\"", .count = 10,
-	  .total_ns = 20 * MS, .edge_ns = 20 * MS, .self_ns = 19 * MS, .attr_ns = 10 * MS, .max_ns = 3 * MS },
+	  .total_ns = 20 * MS, .edge_ns = 20 * MS, .self_ns = 19 * MS, .attr_ns = 10 * MS,
+	  .max_ns = 3 * MS },
 };
 static struct sc_thread threads[3] = {
 	{ .seq = 0, .tid = 100, .name = "app", .has_file = 1, .routine = "",
