@@ -31,8 +31,8 @@ void report_csv(const struct report *r)
 	FILE *f = r->out;
 	size_t i;
 
-	fputs("caller,callee,api,kind,count,timed,total_ns,self_ns,wait,wait_ns,attr_ns,"
-	      "p50_ns,p99_ns,max_ns,symbol,function,edge_ns\r\n", f);
+	fputs("caller,callee,api,kind,count,timed,total_ns,self_ns,edge_ns,wait,wait_ns,attr_ns,"
+	      "p50_ns,p99_ns,max_ns,symbol,function\r\n", f);
 	for (i = 0; i < r->ncalls; i++) {
 		const struct sc_call *c = r->calls[i];
 
@@ -42,10 +42,11 @@ void report_csv(const struct report *r)
 		fputc(',', f);
 		field(f, c->api);
 		fputs(c->function ? ",function" : ",import", f);
-		fprintf(f, ",%" PRIu64 ",%" PRIu64 ",%" PRId64 ",%" PRId64 ",%s,%" PRId64
+		fprintf(f, ",%" PRIu64 ",%" PRIu64 ",%" PRId64 ",%" PRId64 ",%" PRId64 ",%s,%" PRId64
 			",%" PRId64 ",%" PRId64 ",%" PRId64 ",%" PRId64 ",",
-			c->count, c->timed, c->total_ns, c->self_ns, c->wait ? "true" : "false",
-			c->wait_ns, c->attr_ns, c->p50_ns, c->p99_ns, c->max_ns);
+			c->count, c->timed, c->total_ns, c->self_ns, c->edge_ns,
+			c->wait ? "true" : "false", c->wait_ns, c->attr_ns, c->p50_ns, c->p99_ns,
+			c->max_ns);
 		field(f, c->symbol ? c->symbol : c->api);
 		fputc(',', f);
 		if (c->function) {
@@ -53,6 +54,6 @@ void report_csv(const struct report *r)
 
 			field(f, report_function_name(c->api, dem, sizeof(dem)));
 		}
-		fprintf(f, ",%" PRId64 "\r\n", c->edge_ns);
+		fputs("\r\n", f);
 	}
 }
