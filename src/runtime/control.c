@@ -171,7 +171,7 @@ static void zero_recs(struct sc_rec *r, uint64_t n)
 			continue;
 		x->count = x->timed = x->ticks = 0;
 		x->wticks = x->wcount = x->self_ticks = x->max_ticks = 0;
-		x->wpticks = x->wblock = x->max_tsc = 0;
+		x->wpticks = x->wblock = x->max_tsc = x->dup_ticks = 0;
 		memset(x->hist, 0, sizeof(x->hist));
 	}
 }
