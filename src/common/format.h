@@ -58,7 +58,8 @@
 				     the .kst files)
 				  7: 29 histogram buckets from 64 ticks
 				     (32 from 8 before), sc_rec.span at
-				     244, two spare words (80, 248) */
+				     244, sc_rec.dup_ticks at 80, a
+				     spare word at 248 */
 /* The oldest version the reader still reads: a version 3 profile lacks the
  * threads' ovh_* figures (its cost of timing a call is unknown; the reader
  * takes the header's overhead_ticks off every call, as it then did).
