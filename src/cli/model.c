@@ -101,6 +101,11 @@ static int cmp_edge(const void *a, const void *b)
 }
 
 
+static int cmp_kfunc_name(const void *a, const void *b)
+{
+	return strcmp(((const struct sc_call_kfunc *)a)->name, ((const struct sc_call_kfunc *)b)->name);
+}
+
 static int cmp_kfunc(const void *a, const void *b)
 {
 	const struct sc_call_kfunc *x = a, *y = b;
@@ -110,27 +115,35 @@ static int cmp_kfunc(const void *a, const void *b)
 	return strcmp(x->name, y->name);
 }
 
+size_t sc_kfuncs_sum(struct sc_call_kfunc *v, size_t n)
+{
+	size_t m = 0;
+
+	sc_sort(v, n, sizeof(*v), cmp_kfunc_name);
+	for (size_t i = 0; i < n; i++) {
+		if (m && !strcmp(v[m - 1].name, v[i].name))
+			v[m - 1].ns = sc_add_sat(v[m - 1].ns, v[i].ns);
+		else
+			v[m++] = v[i];
+	}
+	sc_sort(v, m, sizeof(*v), cmp_kfunc);
+	return m;
+}
+
 /* Kernel functions summed over the inputs of one call key, by name. */
 static void merge_kfuncs(struct sc_call *c, const struct call_in *in, size_t n)
 {
-	size_t cap = 0;
+	size_t total = 0;
 
 	for (size_t j = 0; j < n; j++)
-		for (size_t k = 0; k < in[j].nkfuncs; k++) {
-			const struct sc_call_kfunc *f = &in[j].kfuncs[k];
-			size_t m;
-
-			for (m = 0; m < c->nkfuncs; m++)
-				if (!strcmp(c->kfuncs[m].name, f->name))
-					break;
-			if (m == c->nkfuncs) {
-				c->kfuncs = sc_grow(c->kfuncs, &cap, m + 1, sizeof(*c->kfuncs));
-				c->kfuncs[m] = (struct sc_call_kfunc){f->name, 0};
-				c->nkfuncs++;
-			}
-			c->kfuncs[m].ns = sc_add_sat(c->kfuncs[m].ns, f->ns);
-		}
-	sc_sort(c->kfuncs, c->nkfuncs, sizeof(*c->kfuncs), cmp_kfunc);
+		total += in[j].nkfuncs;
+	if (!total)
+		return;
+	c->kfuncs = sc_xcalloc(total, sizeof(*c->kfuncs));
+	for (size_t j = 0; j < n; j++)
+		for (size_t k = 0; k < in[j].nkfuncs; k++)
+			c->kfuncs[c->nkfuncs++] = in[j].kfuncs[k];
+	c->nkfuncs = sc_kfuncs_sum(c->kfuncs, c->nkfuncs);
 }
 
 /* Index of the component `name` in a, created if absent (so pointers

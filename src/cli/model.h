@@ -80,6 +80,10 @@ struct sc_call_kfunc {
 	int64_t ns;
 };
 
+/* Sums the n kernel functions of v by name, in place, and orders them
+ * largest first (ties by name); returns how many remain. */
+size_t sc_kfuncs_sum(struct sc_call_kfunc *v, size_t n);
+
 /* Calls aggregated by (caller component, callee component, api). */
 struct sc_call {
 	const char *caller;

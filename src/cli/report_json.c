@@ -157,20 +157,6 @@ static void json_kernel(struct sc_json *j, const struct sc_call *c)
 
 #define KERNEL_SUM_FUNCS 32     /* kernel functions of a sum, the largest */
 
-static int cmp_kfunc_name(const void *a, const void *b)
-{
-	return strcmp(((const struct sc_call_kfunc *)a)->name, ((const struct sc_call_kfunc *)b)->name);
-}
-
-static int cmp_kfunc_ns(const void *a, const void *b)
-{
-	const struct sc_call_kfunc *x = a, *y = b;
-
-	if (x->ns != y->ns)
-		return x->ns > y->ns ? -1 : 1;
-	return strcmp(x->name, y->name);
-}
-
 /*
  * The kernel object of a component or a process: the sums of json_kernel
  * over a's call rows into component callee (NULL: all of them), each
@@ -201,14 +187,7 @@ static void json_kernel_sum(struct sc_json *j, const struct sc_agg *a, const cha
 		if (a->calls[i].measured && (!callee || !strcmp(a->calls[i].callee, callee)))
 			for (size_t f = 0; f < a->calls[i].nkfuncs; f++)
 				c.kfuncs[k++] = a->calls[i].kfuncs[f];
-	qsort(c.kfuncs, n, sizeof(*c.kfuncs), cmp_kfunc_name);
-	for (size_t i = 0; i < n; i++) {
-		if (c.nkfuncs && !strcmp(c.kfuncs[c.nkfuncs - 1].name, c.kfuncs[i].name))
-			c.kfuncs[c.nkfuncs - 1].ns = sc_add_sat(c.kfuncs[c.nkfuncs - 1].ns, c.kfuncs[i].ns);
-		else
-			c.kfuncs[c.nkfuncs++] = c.kfuncs[i];
-	}
-	qsort(c.kfuncs, c.nkfuncs, sizeof(*c.kfuncs), cmp_kfunc_ns);
+	c.nkfuncs = sc_kfuncs_sum(c.kfuncs, n);
 	if (c.nkfuncs > KERNEL_SUM_FUNCS)
 		c.nkfuncs = KERNEL_SUM_FUNCS;
 	json_kernel(j, &c);
