@@ -36,15 +36,63 @@ static bool versions_defs(const struct sc_object *o)
 	return false;
 }
 
-static void *resolve(const struct sc_object *o, const char *name, const char *ver)
+struct patch_ctx {
+	struct sc_object *o;
+	const struct sc_reloc_info *all;        /* every registered object's */
+	uint32_t n_all;
+	struct sc_got_uses uses;
+	struct sc_patch *patches;
+	size_t n, cap;
+};
+
+/* Whether a registered object other than o defines name, or it cannot be
+ * told (an object without a GNU hash table, or no tables at all). */
+static bool defined_elsewhere(const struct patch_ctx *c, const struct sc_object *o,
+			      const char *name)
+{
+	if (!c->all)
+		return true;
+	uint32_t h = sc_gnu_hash(name);
+	for (uint32_t i = 0; i < c->n_all; i++) {
+		const struct sc_object *x = sc_object_get(i);
+		if (x == o || x->gone)
+			continue;
+		if (sc_reloc_defines(&c->all[i], name, h) != 0)
+			return true;
+	}
+	return false;
+}
+
+/*
+ * Whether an import of o's that o defines itself could only resolve to
+ * o's own definition: no other loaded object defines that name (a lookup,
+ * in any order, then finds o's or none, and the import stays as it is).
+ * An IFUNC's resolver may return code anywhere: it is looked up. Saves a
+ * dlvsym for each of a library's calls of its own exported functions
+ * through its PLT (~1100 of libsqlite3's 1238 slots).
+ */
+static bool only_here(const struct patch_ctx *c, const struct sc_import *imp)
+{
+	return imp->defined_here && imp->st_type != STT_GNU_IFUNC &&
+	       !defined_elsewhere(c, c->o, imp->name);
+}
+
+/*
+ * Where the loader would bind o's import name@ver: the first object in
+ * scope defining it at that version or without any (an allocator
+ * preloaded, jemalloc or tcmalloc, defines malloc unversioned and takes
+ * malloc@GLIBC_2.2.5 from libc, which dlvsym would still answer). The
+ * unversioned lookup that finds such an object is made only if an object
+ * other than the versioned answer's defines the name: otherwise it could
+ * only find that object's own (a lookup per import saved in every start
+ * of a lazily bound executable).
+ */
+static void *resolve(const struct patch_ctx *c, const struct sc_object *o, const char *name,
+		     const char *ver)
 {
 	void *r = ver ? dlvsym(RTLD_DEFAULT, name, ver) : dlsym(RTLD_DEFAULT, name);
-	if (ver) {
-		/* The loader binds a versioned reference to the first object
-		 * in scope that defines the name at that version or without
-		 * any: an allocator preloaded (jemalloc, tcmalloc) defines
-		 * malloc unversioned and takes malloc@GLIBC_2.2.5 from libc,
-		 * which dlvsym would still answer. */
+	const struct sc_object *ro = r ? sc_object_of((uintptr_t)r) : NULL;
+	if (ver && (!ro || defined_elsewhere(c, ro, name))) {
 		void *first = dlsym(RTLD_DEFAULT, name);
 		struct sc_object *fo = first && first != r ? sc_object_of((uintptr_t)first) : NULL;
 		if (fo && !versions_defs(fo))
@@ -59,38 +107,6 @@ static void *resolve(const struct sc_object *o, const char *name, const char *ve
 		}
 	}
 	return r;
-}
-
-struct patch_ctx {
-	struct sc_object *o;
-	const struct sc_reloc_info *all;        /* every registered object's */
-	uint32_t n_all;
-	struct sc_got_uses uses;
-	struct sc_patch *patches;
-	size_t n, cap;
-};
-
-/*
- * Whether an import of o's that o defines itself could only resolve to
- * o's own definition: no other loaded object defines that name (a lookup,
- * in any order, then finds o's or none, and the import stays as it is).
- * An IFUNC's resolver may return code anywhere: it is looked up. Saves a
- * dlvsym for each of a library's calls of its own exported functions
- * through its PLT (~1100 of libsqlite3's 1238 slots).
- */
-static bool only_here(const struct patch_ctx *c, const struct sc_import *imp)
-{
-	if (!c->all || !imp->defined_here || imp->st_type == STT_GNU_IFUNC)
-		return false;
-	uint32_t h = sc_gnu_hash(imp->name);
-	for (uint32_t i = 0; i < c->n_all; i++) {
-		const struct sc_object *x = sc_object_get(i);
-		if (x == c->o || x->gone)
-			continue;
-		if (sc_reloc_defines(&c->all[i], imp->name, h) != 0)
-			return false;
-	}
-	return true;
 }
 
 static int import_cb(void *p, const struct sc_import *imp)
@@ -112,7 +128,7 @@ static int import_cb(void *p, const struct sc_import *imp)
 		/* lazy PLT stub, or really bound inside the object */
 		if (only_here(c, imp))
 			return 0;
-		cur = (uintptr_t)resolve(o, imp->name, imp->version);
+		cur = (uintptr_t)resolve(c, o, imp->name, imp->version);
 		if (!cur)
 			return 0;
 		callee = sc_object_of(cur);
