@@ -79,13 +79,22 @@ void sc_exec_init(void)
 		kv_signal = sc_mem_strdup(buf);
 }
 
-/* Does the LD_PRELOAD value v (':' or ' ' separated) name this library? */
+/* Does the LD_PRELOAD value v (':' or ' ' separated) name this library?
+ * Compared by hand: a shell's fork child runs this before every exec, and
+ * strstr's code would be one more page it faults in. */
 static bool preloads_us(const char *v)
 {
-	for (const char *p = v; (p = strstr(p, self_path)); p++)
-		if ((p == v || p[-1] == ':' || p[-1] == ' ') &&
-		    (p[self_len] == 0 || p[self_len] == ':' || p[self_len] == ' '))
+	for (const char *p = v; *p;) {
+		size_t n = 0;
+		while (p[n] && p[n] != ':' && p[n] != ' ')
+			n++;
+		size_t i = 0;
+		while (n == self_len && i < n && p[i] == self_path[i])
+			i++;
+		if (n == self_len && i == n)
 			return true;
+		p += n + (p[n] != 0);
+	}
 	return false;
 }
 

@@ -24,7 +24,6 @@
  * generation's name at once instead of trying each from 0 (a shell's
  * fork child that execs holds generation 0). They may be absent.
  */
-#include <stdio.h>
 #include <stdlib.h>
 #include <sys/auxv.h>
 #include <sys/utsname.h>
@@ -134,10 +133,25 @@ bool sc_inherit_format(char *buf, size_t n)
 		hz = (uint64_t)((unsigned __int128)(tsc - start_tsc) * 1000000000u /
 				(mono - start_mono));
 	struct sc_calib c = sc_calib_in_force();
-	int w = snprintf(buf, n, "SCALER_CALIB=%llu:%llu:%llu:%llu:%llu:%u:%d:%u:%u",
-			 (unsigned long long)key, (unsigned long long)hz,
-			 (unsigned long long)c.hot, (unsigned long long)c.cold,
-			 (unsigned long long)c.nested, sc_xsave_size, sc_have_xsave,
-			 sc_meta_pid(), sc_gen);
-	return w > 0 && (size_t)w < n;
+	if (sc_have_xsave < 0)
+		return false;
+	/* by hand, not snprintf: this runs in a shell's fork child before
+	 * every exec (util.c says why) */
+	uint64_t v[9] = {key, hz, c.hot, c.cold, c.nested, sc_xsave_size,
+			 (uint64_t)sc_have_xsave, sc_meta_pid(), sc_gen};
+	char tmp[sizeof("SCALER_CALIB=") + 9 * 21];
+	char *d = tmp;
+	for (const char *p = "SCALER_CALIB="; *p; p++)
+		*d++ = *p;
+	for (int i = 0; i < 9; i++) {
+		if (i)
+			*d++ = ':';
+		d = sc_put_u64(d, v[i]);
+	}
+	size_t w = (size_t)(d - tmp);
+	if (w >= n)
+		return false;
+	memcpy(buf, tmp, w);
+	buf[w] = 0;
+	return true;
 }

@@ -257,6 +257,7 @@ uint64_t sc_pclock_entry(const struct sc_frame *f) SC_HIDDEN;
 void sc_rt_sort(void *base, size_t n, size_t size, int (*cmp)(const void *, const void *)) SC_HIDDEN;
 
 /* util.c */
+char *sc_put_u64(char *d, uint64_t v) SC_HIDDEN;
 void sc_warn(const char *fmt, ...) SC_HIDDEN __attribute__((format(printf, 1, 2)));
 /* "p" + 3 numbers of up to 10 digits + separators and extension */
 #define SC_NAME_MAX 48

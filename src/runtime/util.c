@@ -63,16 +63,12 @@ void *sc_wrapper_find(const struct sc_wrapper *t, size_t n, const char *name)
 	return NULL;
 }
 
-/*
- * Its files' names, p<a>-<b><sep><c><ext> or p<a>-<b><ext> (sep NULL),
- * written by hand: snprintf's machinery touches a few more pages of stack
- * and libc, each a copy-on-write fault in a forked child (two files each,
- * doc/performance.md). buf holds SC_NAME_MAX bytes, enough for three
- * 32-bit numbers.
- */
-static char *put_u(char *d, uint32_t v)
+/* v in decimal at d; the end. Written by hand where a forked child
+ * writes numbers: snprintf's machinery touches a few more pages of stack
+ * and libc, each a copy-on-write fault there (doc/performance.md). */
+char *sc_put_u64(char *d, uint64_t v)
 {
-	char tmp[10];
+	char tmp[20];
 	int n = 0;
 	do
 		tmp[n++] = (char)('0' + v % 10);
@@ -89,13 +85,18 @@ static char *put_s(char *d, const char *s)
 	return d;
 }
 
+/*
+ * Its files' names, p<a>-<b><sep><c><ext> or p<a>-<b><ext> (sep NULL),
+ * written by hand (sc_put_u64). buf holds SC_NAME_MAX bytes, enough for
+ * three 32-bit numbers.
+ */
 const char *sc_file_name(char buf[SC_NAME_MAX], uint32_t a, uint32_t b, const char *sep,
 			 uint32_t c, const char *ext)
 {
-	char *d = put_u(put_s(buf, "p"), a);
-	d = put_u(put_s(d, "-"), b);
+	char *d = sc_put_u64(put_s(buf, "p"), a);
+	d = sc_put_u64(put_s(d, "-"), b);
 	if (sep)
-		d = put_u(put_s(d, sep), c);
+		d = sc_put_u64(put_s(d, sep), c);
 	*put_s(d, ext) = 0;
 	return buf;
 }
