@@ -315,3 +315,8 @@ void *sc_exec_wrapper(const char *name)
 		return NULL;            /* a new image of an attached process runs free */
 	return SC_WRAPPER_FIND(exec_wrappers, name);
 }
+
+void sc_exec_wrapper_names(void (*add)(const char *name))
+{
+	SC_WRAPPER_NAMES(exec_wrappers, add);
+}

@@ -283,6 +283,12 @@ struct sc_wrapper {
 };
 void *sc_wrapper_find(const struct sc_wrapper *t, size_t n, const char *name) SC_HIDDEN;
 #define SC_WRAPPER_FIND(t, name) sc_wrapper_find((t), sizeof(t) / sizeof((t)[0]), (name))
+/* every name of a table of wrappers, to add(name) */
+#define SC_WRAPPER_NAMES(t, add)                                         \
+	do {                                                             \
+		for (size_t i_ = 0; i_ < sizeof(t) / sizeof((t)[0]); i_++) \
+			(add)((t)[i_].name);                             \
+	} while (0)
 uint64_t sc_rdtsc(void) SC_HIDDEN;
 uint64_t sc_mono_ns(void) SC_HIDDEN;
 
@@ -455,6 +461,7 @@ extern SC_HIDDEN int sc_exit_status;
 extern SC_HIDDEN volatile int sc_in_signal;
 void sc_signals_init(void) SC_HIDDEN;
 void *sc_signal_wrapper(const char *name) SC_HIDDEN;
+void sc_signal_wrapper_names(void (*add)(const char *name)) SC_HIDDEN;
 
 /* pause.c: while sc_paused (under the leaf lock), every hooked GOT slot
  * holds its call's destination: calls are neither counted nor timed.
@@ -497,12 +504,15 @@ bool sc_inherit_get(struct sc_inherited *out) SC_HIDDEN;
 void sc_inherit_set_clock(uint64_t tsc, uint64_t mono, uint64_t hz) SC_HIDDEN;
 bool sc_inherit_format(char *buf, size_t n) SC_HIDDEN;
 void *sc_exec_wrapper(const char *name) SC_HIDDEN;
+void sc_exec_wrapper_names(void (*add)(const char *name)) SC_HIDDEN;
 /* uids.c: set*uid wrappers that declare the new user first */
 void *sc_uid_wrapper(const char *name) SC_HIDDEN;
+void sc_uid_wrapper_names(void (*add)(const char *name)) SC_HIDDEN;
 
 /* wrap.c */
 /* The wrapper for an API, or NULL. A wrapper runs untimed (it sees the
  * program's return address) unless it sets *timed. */
 void *sc_wrapper_for(const char *name, bool *timed) SC_HIDDEN;
+void sc_wrapper_names(void (*add)(const char *name)) SC_HIDDEN;
 
 #endif

@@ -462,26 +462,32 @@ static bool in(const char *const *list, const char *name)
 }
 
 /*
- * A Bloom filter of the names of the four lists above (two bits of each
- * name's GNU hash among 4096), made at the first lookup: most imports are
- * in none of them, and comparing each with every name cost python3's
- * start (~500 imports) tens of microseconds. state: 0 not made, 1 being
- * made (a thread that finds it so reads the lists), 2 made.
+ * A Bloom filter of the names of the four lists above and of every API
+ * with a wrapper (sc_wrapper_names; two bits of each name's GNU hash
+ * among 4096), made at the first lookup: most imports are in none of
+ * them, and comparing each with every name cost python3's start (~500
+ * imports) tens of microseconds. state: 0 not made, 1 being made (a
+ * thread that finds it so reads the lists), 2 made.
  */
 #define BLOOM_BITS 4096u
 static uint64_t bloom[BLOOM_BITS / 64];
 static int bloom_state;
 
-static void bloom_add(const char *const *list)
+static void bloom_add_one(const char *name)
 {
-	for (; *list; list++) {
-		uint32_t h = sc_gnu_hash(*list);
-		bloom[(h % BLOOM_BITS) / 64] |= 1ull << (h % 64);
-		bloom[((h >> 12) % BLOOM_BITS) / 64] |= 1ull << ((h >> 12) % 64);
-	}
+	uint32_t h = sc_gnu_hash(name);
+	bloom[(h % BLOOM_BITS) / 64] |= 1ull << (h % 64);
+	bloom[((h >> 12) % BLOOM_BITS) / 64] |= 1ull << ((h >> 12) % 64);
 }
 
-/* false if name is in none of the lists; true if it may be */
+static void bloom_add(const char *const *list)
+{
+	for (; *list; list++)
+		bloom_add_one(*list);
+}
+
+/* false if name is in none of the lists and has no wrapper; true if it
+ * may be or have */
 static bool maybe_listed(const char *name)
 {
 	int st = __atomic_load_n(&bloom_state, __ATOMIC_ACQUIRE);
@@ -491,6 +497,7 @@ static bool maybe_listed(const char *name)
 		bloom_add(unwind_names);
 		bloom_add(wait_names);
 		bloom_add(mayblock_names);
+		sc_wrapper_names(bloom_add_one);
 		__atomic_store_n(&bloom_state, 2, __ATOMIC_RELEASE);
 		st = 2;
 	}
@@ -505,10 +512,13 @@ uint32_t sc_entry_flags_for(const char *name, void **wrapper)
 {
 	uint32_t f = 0;
 	bool timed = false;
-	*wrapper = sc_wrapper_for(name, &timed);
+	*wrapper = NULL;
+	bool maybe = maybe_listed(name);
+	if (maybe)
+		*wrapper = sc_wrapper_for(name, &timed);
 	if (*wrapper)
 		f |= SC_ENT_WRAP | (timed ? 0 : SC_ENT_NOTIME);
-	if (maybe_listed(name)) {
+	if (maybe) {
 		if (in(notime_names, name))
 			f |= SC_ENT_NOTIME;
 		if (in(unwind_names, name))

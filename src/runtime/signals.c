@@ -81,11 +81,18 @@ static sighandler_t w_signal(int sig, sighandler_t h)
 		       ? SIG_DFL : r;
 }
 
+static const struct sc_wrapper signal_wrappers[] = {
+	{"sigaction", (void *)w_sigaction}, {"__sigaction", (void *)w_sigaction},
+	{"signal", (void *)w_signal},       {"bsd_signal", (void *)w_signal},
+	{"sysv_signal", (void *)w_signal},
+};
+
 void *sc_signal_wrapper(const char *name)
 {
-	if (sc_name_eq(name, "sigaction") || sc_name_eq(name, "__sigaction"))
-		return (void *)w_sigaction;
-	if (sc_name_eq(name, "signal") || sc_name_eq(name, "bsd_signal") || sc_name_eq(name, "sysv_signal"))
-		return (void *)w_signal;
-	return NULL;
+	return SC_WRAPPER_FIND(signal_wrappers, name);
+}
+
+void sc_signal_wrapper_names(void (*add)(const char *name))
+{
+	SC_WRAPPER_NAMES(signal_wrappers, add);
 }

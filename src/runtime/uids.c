@@ -80,3 +80,8 @@ void *sc_uid_wrapper(const char *name)
 {
 	return SC_WRAPPER_FIND(uid_wrappers, name);
 }
+
+void sc_uid_wrapper_names(void (*add)(const char *name))
+{
+	SC_WRAPPER_NAMES(uid_wrappers, add);
+}

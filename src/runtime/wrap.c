@@ -520,3 +520,12 @@ void *sc_wrapper_for(const char *name, bool *timed)
 	}
 	return SC_WRAPPER_FIND(wrappers, name);
 }
+
+/* Every name sc_wrapper_for answers, to add(name). */
+void sc_wrapper_names(void (*add)(const char *name))
+{
+	sc_signal_wrapper_names(add);
+	sc_exec_wrapper_names(add);
+	sc_uid_wrapper_names(add);
+	SC_WRAPPER_NAMES(wrappers, add);
+}
