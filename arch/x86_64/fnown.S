@@ -97,7 +97,7 @@ ENTRY(sc_fn_own)
 	xorl	%edx, %edx
 	movq	%rdx, FR_CHILD(%rcx)
 	movq	%rdx, FR_TREC(%rcx)
-	movq	%rdx, FR_PEND(%rcx)
+	movq	%rdx, FR_PEND(%rcx)		/* no perf figures yet (perf.c) */
 	TIMED_START %r11			/* as intercept.S's timed path */
 	RESTORE_FROM_RED_ZONE
 	jmp	sc_fn_return_trampoline

@@ -39,13 +39,14 @@
 			   clock itself */
 #define FR_TREC     56  /* struct sc_rec * of an API it tail-called, or 0 */
 #define FR_TTSC     64  /* TSC of that tail call */
-#define FR_PEND     72  /* nonzero when the next four hold figures that
+#define FR_PEND     72  /* nonzero when the next five hold figures that
 			   perf.c gave this call before its return */
 #define FR_OFFB     80  /* ticks off-CPU blocked (perf.c) */
 #define FR_OFFP     88  /* ... preempted */
 #define FR_KERN     96  /* ... on-CPU in the kernel (samples) */
 #define FR_OFFI     104 /* ticks blocked in it and the calls it holds */
-#define FR_SIZE     112
+#define FR_XPRE     112 /* preempted ticks of untimed nested calls (perf.c) */
+#define FR_SIZE     120
 
 /* struct sc_rec (src/common/format.h) */
 #define RC_COUNT    0

@@ -25,7 +25,7 @@ struct call_in {
 	uint64_t count, timed;
 	long double total_ns, self_ns, dup_ns;
 	long double attr_ns, wait_ns;
-	long double blocked_ns, preempt_ns, kernel_ns;
+	long double blocked_ns, preempt_ns, kernel_ns, self_preempt_ns;
 	size_t nkfuncs;
 	const struct sc_call_kfunc *kfuncs;    /* ns rounded already */
 	int64_t max_ns;
@@ -515,7 +515,7 @@ static void agg_build(struct sc_agg *a, struct call_in *in, size_t nin,
 	for (i = 0; i < nin; i = j) {
 		struct sc_call *c;
 		long double tot = 0, self = 0, dup = 0, attr = 0, waitns = 0;
-		long double blocked = 0, preempt = 0, kernel = 0;
+		long double blocked = 0, preempt = 0, kernel = 0, self_preempt = 0;
 		long double hist[SC_HIST_BUCKETS] = {0};
 		uint64_t count = 0, timed = 0;
 		int64_t maxns = 0;
@@ -527,6 +527,7 @@ static void agg_build(struct sc_agg *a, struct call_in *in, size_t nin,
 				measured = in[j].measured;
 			blocked += in[j].blocked_ns;
 			preempt += in[j].preempt_ns;
+			self_preempt += in[j].self_preempt_ns;
 			kernel += in[j].kernel_ns;
 			function |= in[j].function;
 			tot += in[j].total_ns;
@@ -569,6 +570,9 @@ static void agg_build(struct sc_agg *a, struct call_in *in, size_t nin,
 		c->measured = measured;
 		c->blocked_ns = sc_round_ns(blocked);
 		c->preempt_ns = sc_round_ns(preempt);
+		c->self_preempt_ns = sc_round_ns(self_preempt);
+		if (c->self_preempt_ns > c->self_ns)
+			c->self_preempt_ns = c->self_ns;
 		c->kernel_ns = sc_round_ns(kernel);
 		merge_kfuncs(c, in + i, j - i);
 		c->max_ns = maxns;
@@ -732,6 +736,7 @@ static void image_agg(struct sc_agg *a, struct sc_profile *p, const struct sc_im
 		if (in[nin].measured) {
 			in[nin].blocked_ns = sc_ticks_to_ns(im->tsc_hz, e->blocked_ticks);
 			in[nin].preempt_ns = sc_ticks_to_ns(im->tsc_hz, e->preempt_ticks);
+			in[nin].self_preempt_ns = sc_ticks_to_ns(im->tsc_hz, e->self_preempt_ticks);
 			in[nin].kernel_ns = sc_ticks_to_ns(im->tsc_hz, e->kernel_ticks);
 			if (e->nkfuncs) {
 				kf[i] = sc_xcalloc(e->nkfuncs, sizeof(*kf[i]));
@@ -804,6 +809,7 @@ static void profile_agg(struct sc_agg *a, const struct sc_agg *img, size_t nimg)
 			in[nin].measured = c->measured;
 			in[nin].blocked_ns = (long double)c->blocked_ns;
 			in[nin].preempt_ns = (long double)c->preempt_ns;
+			in[nin].self_preempt_ns = (long double)c->self_preempt_ns;
 			in[nin].kernel_ns = (long double)c->kernel_ns;
 			in[nin].kfuncs = c->kfuncs;
 			in[nin].nkfuncs = c->nkfuncs;

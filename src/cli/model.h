@@ -112,6 +112,7 @@ struct sc_call {
 	 * functions, inclusive, largest first (record --kernel) */
 	int measured;
 	int64_t blocked_ns, preempt_ns, kernel_ns;
+	int64_t self_preempt_ns;        /* the part of preempt_ns in self_ns */
 	size_t nkfuncs;
 	struct sc_call_kfunc *kfuncs;
 	int64_t max_ns;         /* longest timed call */

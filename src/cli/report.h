@@ -160,6 +160,9 @@ const char *report_function_name(const char *api, char *buf, size_t n);
 struct report_fn_figures {
 	uint64_t count, timed;
 	int64_t total_ns, self_ns, max_ns;  /* inclusive, exclusive */
+	int64_t run_ns;                     /* self_ns less its preempted part:
+					       on the CPU, as a sampling
+					       profiler sees it (excl) */
 	int64_t p50_ns, p99_ns;             /* valid if has_hist */
 	int has_hist;
 	uint64_t hist[SC_HIST_BUCKETS];
@@ -180,13 +183,16 @@ struct report_fn {
 	char *name;                         /* report_function_name */
 	struct report_fn_figures fig;
 	size_t nparts;
-	struct report_fn_part *parts;       /* by total_ns, count desc */
+	struct report_fn_part *parts;       /* by run_ns, total_ns, count desc */
 };
 
 /* The functions of component among r's shown calls of kind "function",
  * by total_ns then count desc, into *out (free with
  * report_functions_free); returns how many. */
 size_t report_functions(const struct report *r, const char *component, struct report_fn **out);
+/* The self time of component c on the CPU: its self_ns less the preempted
+ * part of the self time of the calls into it (the %self of excl). */
+int64_t report_comp_run_ns(const struct report *r, const struct sc_component *c);
 void report_functions_free(struct report_fn *fn, size_t n);
 
 /* ---- report_kernel.c: an API's time below the system call ---- */

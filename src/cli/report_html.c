@@ -1041,9 +1041,9 @@ static void function_row(FILE *f, const struct report *r, const struct sc_compon
 	fputs("</td>", f);
 	td_count(f, g->count);
 	td_ns(f, (long double)g->total_ns, timed);
-	td_ns(f, (long double)g->self_ns, timed);
-	if (timed && c->self_ns > 0)
-		td_pct(f, (long double)g->self_ns, (long double)c->self_ns);
+	td_ns(f, (long double)g->run_ns, timed);
+	if (timed && report_comp_run_ns(r, c) > 0)
+		td_pct(f, (long double)g->run_ns, (long double)report_comp_run_ns(r, c));
 	else
 		fputs("<td class=\"n\" data-v=\"-1\">-</td>", f);
 	td_ns(f, (long double)g->p50_ns, g->has_hist);

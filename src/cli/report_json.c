@@ -141,6 +141,8 @@ static void json_kernel(struct sc_json *j, const struct sc_call *c)
 	sc_json_int(j, c->blocked_ns);
 	sc_json_key(j, "preempted_ns");
 	sc_json_int(j, c->preempt_ns);
+	sc_json_key(j, "self_preempted_ns");
+	sc_json_int(j, c->self_preempt_ns);
 	sc_json_key(j, "functions");
 	sc_json_begin_array(j);
 	for (size_t i = 0; i < c->nkfuncs; i++) {

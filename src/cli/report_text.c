@@ -660,8 +660,8 @@ static void text_values(const struct report *r)
 /* ---- functions (--functions) ------------------------------------------ */
 
 /* One row of the function view: a function or (part) one of its clones. */
-static void fn_row(const struct report *r, const struct sc_component *c, const char *label,
-		   const struct report_fn_figures *f)
+static void fn_row(const struct report *r, const struct sc_component *c, int64_t run,
+		   const char *label, const struct report_fn_figures *f)
 {
 	char name[512];
 	int timed = f->timed > 0;
@@ -672,9 +672,9 @@ static void fn_row(const struct report *r, const struct sc_component *c, const c
 	col_count(r, f->count, 11);
 	if (r->timed) {
 		col_ns(r, (long double)f->total_ns, timed, T);
-		col_ns(r, (long double)f->self_ns, timed, T);
-		if (timed && c->self_ns > 0)
-			col_pct(r, (long double)f->self_ns, (long double)c->self_ns, 7);
+		col_ns(r, (long double)f->run_ns, timed, T);
+		if (timed && run > 0)
+			col_pct(r, (long double)f->run_ns, (long double)run, 7);
 		else
 			col(r, "-", 7, 1);
 		col_ns(r, (long double)f->p50_ns, f->has_hist, T);
@@ -704,6 +704,7 @@ static void text_functions(const struct report *r)
 		const struct sc_component *c = r->comp[i];
 		struct report_fn *fn;
 		int untimed = 0;
+		int64_t run = report_comp_run_ns(r, c);
 
 		if (!report_comp_selected(r, c->name))
 			continue;
@@ -716,8 +717,8 @@ static void text_functions(const struct report *r)
 		report_fmt_count(b2, sizeof(b2), n);
 		comp_title(r, c->name);
 		if (r->timed) {
-			report_fmt_ns(b1, sizeof(b1), (long double)c->self_ns);
-			fprintf(r->out, ": self %s; %s patched functions called\n", b1, b2);
+			report_fmt_ns(b1, sizeof(b1), (long double)run);
+			fprintf(r->out, ": self %s on the CPU; %s patched functions called\n", b1, b2);
 		} else {
 			fprintf(r->out, ": %s patched functions called\n", b2);
 		}
@@ -733,14 +734,14 @@ static void text_functions(const struct report *r)
 		}
 		fputs("  from\n", r->out);
 		for (k = 0; k < n; k++) {
-			fn_row(r, c, fn[k].name, &fn[k].fig);
+			fn_row(r, c, run, fn[k].name, &fn[k].fig);
 			untimed |= fn[k].fig.timed == 0;
 			if (fn[k].nparts == 1 && !*fn[k].parts[0].suffix)
 				continue;
 			for (p = 0; p < fn[k].nparts; p++) {
 				snprintf(name, sizeof(name), "  %s",
 					 *fn[k].parts[p].suffix ? fn[k].parts[p].suffix : "(itself)");
-				fn_row(r, c, name, &fn[k].parts[p].fig);
+				fn_row(r, c, run, name, &fn[k].parts[p].fig);
 			}
 		}
 		if (r->timed && untimed)

@@ -113,6 +113,14 @@ void sc_estimate_perf(const struct sc_rec *r, long double incl, long double *blo
 	*kernel = share(r->wkernel, r, incl);
 }
 
+long double sc_estimate_self_preempt(const struct sc_rec *r, long double incl, long double self)
+{
+	if (r->wticks == 0 || incl <= 0 || self <= 0)
+		return 0;
+	long double v = incl * (long double)(int64_t)r->wself_preempt / (long double)r->wticks;
+	return v < 0 ? 0 : v > self ? self : v;
+}
+
 long double sc_ticks_to_ns(long double tsc_hz, long double ticks)
 {
 	if (tsc_hz <= 0)

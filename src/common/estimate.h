@@ -80,6 +80,10 @@ void sc_estimate_perf(const struct sc_rec *r, long double incl, long double *blo
  */
 long double sc_estimate_dup(const struct sc_rec *r, long double incl);
 
+/* Of a record's preempted ticks, those in its self time (wself_preempt),
+ * likewise: in [0, self]; 0 from files without the figure. */
+long double sc_estimate_self_preempt(const struct sc_rec *r, long double incl, long double self);
+
 /* ticks at tsc_hz as ns; 0 without a clock rate (tsc_hz <= 0) */
 long double sc_ticks_to_ns(long double tsc_hz, long double ticks);
 

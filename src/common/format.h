@@ -59,7 +59,9 @@
 				  7: 29 histogram buckets from 64 ticks
 				     (32 from 8 before), sc_rec.span at
 				     244, sc_rec.dup_ticks at 80, a
-				     spare word at 248 */
+				     spare word at 248 (since, with no
+				     bump: wself_preempt, 0 in files of
+				     runtimes before it) */
 /* The oldest version the reader still reads: a version 3 profile lacks the
  * threads' ovh_* figures (its cost of timing a call is unknown; the reader
  * takes the header's overhead_ticks off every call, as it then did).
@@ -388,7 +390,13 @@ struct sc_rec {
 	uint32_t span;          /* 244: calls until the next timed one,
 				       itself included (drawn from the
 				       geometric law of mean period) */
-	uint64_t spare248;      /* 248: 0 (version 7) */
+	/* 248: of wpreempt's time, the part in the call's self time: less
+	 * the preemptions of untimed calls nested in it, estimated as its
+	 * timed nested calls' own (each times the calls it stands for less
+	 * itself), as self_ticks takes those calls off (perf.c). A signed
+	 * sum stored as uint64; 0 in files of earlier runtimes (version 7's
+	 * spare word, zero; the reader zeroes it for versions up to 6) */
+	uint64_t wself_preempt;
 };
 _Static_assert(sizeof(struct sc_rec) == 256, "sc_rec is 256 bytes");
 

@@ -822,7 +822,7 @@ static struct sc_thread *thread_by_seq(struct sc_image *im, size_t nmeta, uint32
  * raw: its 32 buckets (at SC_REC_HIST_V6_OFF) go to today's, old bucket b
  * into max(b - SC_REC_HIST_SHIFT_V6, 0), which holds exactly its calls
  * (format.h); the words that held span and its padding (now dup_ticks),
- * and the histogram's tail (now span and a spare word), are zero. */
+ * and the histogram's tail (now span and wself_preempt), are zero. */
 static void rec_from_v6(struct sc_rec *rec, const unsigned char *raw)
 {
 	uint32_t old[SC_REC_HIST_V6];
@@ -835,7 +835,7 @@ static void rec_from_v6(struct sc_rec *rec, const unsigned char *raw)
 
 		*h = *h + old[b] < *h ? UINT32_MAX : *h + old[b];
 	}
-	rec->dup_ticks = rec->spare248 = 0;
+	rec->dup_ticks = rec->wself_preempt = 0;
 	rec->span = 0;
 }
 
@@ -961,6 +961,7 @@ static void fold_record(struct sc_image *im, struct sc_thread *t, size_t ei,
 	if (measured) {
 		e->blocked_ticks += blocked;
 		e->preempt_ticks += preempt;
+		e->self_preempt_ticks += sc_estimate_self_preempt(rec, incl, self);
 		e->kernel_ticks += kernel;
 		t->preempt_ticks += preempt;
 	}

@@ -56,6 +56,7 @@ struct sc_entry {
 	 * kernel; and the kernel functions of that kernel time, inclusive,
 	 * largest first (record --kernel) */
 	long double blocked_ticks, preempt_ticks, kernel_ticks;
+	long double self_preempt_ticks; /* the part of preempt_ticks in self_ticks */
 	size_t nkfuncs;
 	struct sc_kfunc *kfuncs;
 	long double hist[SC_REC_HIST]; /* estimated calls per tick bucket */

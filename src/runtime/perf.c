@@ -214,6 +214,7 @@ static void pend(struct sc_frame *g)
 {
 	if (!g->pend) {
 		g->off_blocked = g->off_preempt = g->kernel = g->off_incl = 0;
+		g->nested_preempt = 0;
 		g->pend = 1;
 	}
 }
@@ -498,7 +499,15 @@ void sc_perf_return(struct sc_frame *f, uint64_t now)
 		if (f == t->sp_base)
 			t->hdr->off_p += cut;
 	}
-	r->wpreempt += (f->off_preempt < el ? f->off_preempt : el) * w;
+	uint64_t pre = f->off_preempt < el ? f->off_preempt : el;
+	r->wpreempt += pre * w;
+	r->wself_preempt += (pre - f->nested_preempt) * w;     /* signed */
+	/* this call stands for w calls, the w - 1 untimed ones nested in
+	 * the timed call below it, whose preemptions went to that call */
+	if (pre && w > 1 && f > t->sp_base) {
+		give(f - 1, 0, 0, 0);
+		(f - 1)->nested_preempt += pre * (w - 1);
+	}
 	/* a sample stands for a period of kernel time wherever it fell,
 	 * however short the call: not clamped (the reader keeps the sum
 	 * within the record's time) */

@@ -83,13 +83,18 @@ struct sc_frame {
 	struct sc_rec *trec;    /* an API it reached by a tail call (timed
 				   from the jump to this frame's return) */
 	uint64_t ttsc;
-	/* what perf.c found of this call before its return: the four
+	/* what perf.c found of this call before its return: the five
 	 * below are valid while pend is nonzero (zeroed at entry) */
 	uint64_t pend;
 	uint64_t off_blocked, off_preempt, kernel;
 	uint64_t off_incl;      /* blocked in it and in the calls it holds,
 				   but not inside a Wait (its clock share is
 				   taken off whole: trampoline.S) */
+	/* the part of off_preempt estimated to have fallen in untimed calls
+	 * nested in this one (their timed siblings' figures times the calls
+	 * each stands for less itself): off_preempt less this is the call's
+	 * exclusive preempted time, as its self time excludes those calls */
+	uint64_t nested_preempt;
 };
 
 /* The parallel clock (pclock.c; offsets.h: PC_*). */

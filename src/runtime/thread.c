@@ -448,14 +448,17 @@ static void credit_in_flight(struct sc_thread *t, uint64_t now, uint64_t pnow)
 			uint64_t b = f->off_blocked < el ? f->off_blocked : el;
 			r->wblocked += b;
 			r->rblocked += b;
-			r->wpreempt += f->off_preempt < el ? f->off_preempt : el;
+			uint64_t pre = f->off_preempt < el ? f->off_preempt : el;
+			r->wpreempt += pre;
+			r->wself_preempt += pre - f->nested_preempt;
 			r->wkernel += f->kernel;
 		}
 		if (gap && f->tsc <= gap_at) {
 			uint64_t g = gap < el ? gap : el;
-			if (gap_pre)
+			if (gap_pre) {
 				r->wpreempt += g;
-			else {
+				r->wself_preempt += g;
+			} else {
 				r->wblocked += g;
 				r->rblocked += g;
 			}
