@@ -98,6 +98,7 @@ ENTRY(sc_fn_own)
 	movq	%rdx, FR_CHILD(%rcx)
 	movq	%rdx, FR_TREC(%rcx)
 	movq	%rdx, FR_PEND(%rcx)		/* no perf figures yet (perf.c) */
+	movq	%rdx, FR_MOVED(%rcx)
 	TIMED_START %r11			/* as intercept.S's timed path */
 	RESTORE_FROM_RED_ZONE
 	jmp	sc_fn_return_trampoline

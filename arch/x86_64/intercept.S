@@ -134,6 +134,7 @@ ENTRY(sc_shadow_common)
 	movq	%rdx, FR_CHILD(%rcx)
 	movq	%rdx, FR_TREC(%rcx)
 	movq	%rdx, FR_PEND(%rcx)
+	movq	%rdx, FR_MOVED(%rcx)
 	testl	$ASM_ENT_WAIT, EN_FLAGS(%rax)
 	movq	EN_TARGET(%rax), %r11
 	jnz	.Lwait_enter

@@ -46,7 +46,8 @@
 #define FR_KERN     96  /* ... on-CPU in the kernel (samples) */
 #define FR_OFFI     104 /* ticks blocked in it and the calls it holds */
 #define FR_XPRE     112 /* preempted ticks of untimed nested calls (perf.c) */
-#define FR_SIZE     120
+#define FR_MOVED    120 /* ticks FR_TSC was moved on by nested returns */
+#define FR_SIZE     128
 
 /* struct sc_rec (src/common/format.h) */
 #define RC_COUNT    0

@@ -201,9 +201,14 @@ sc_return_point:			/* the API's return address */
 	jbe	2f
 	addq	%rax, (FR_CHILD - FR_SIZE)(%rcx)
 	/* and the interceptor's cost of timing this call is not its time:
-	 * its start moves on by that much */
+	 * its start moves on by that much, and by what this call's start
+	 * was moved on by (the cost of timing the calls nested in it, which
+	 * lay in the caller's interval too but are out of this call's
+	 * elapsed time: left there, they were the caller's self time) */
 	movq	TH_NESTED(%r10), %rax
+	addq	FR_MOVED(%rcx), %rax
 	addq	%rax, (FR_TSC - FR_SIZE)(%rcx)
+	addq	%rax, (FR_MOVED - FR_SIZE)(%rcx)
 2:	movq	%rdx, %rax
 	subq	FR_CHILD(%rcx), %rax
 	addq	%rax, RC_SELF(%r11)

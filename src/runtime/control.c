@@ -239,6 +239,7 @@ static void reset_thread(struct sc_thread *t, uint64_t seq, uint64_t from, uint6
 		}
 		f->tsc = from;
 		f->child = 0;
+		f->moved = 0;
 		if (f->tk) {
 			f->p = p;
 			f->tk = tk;

@@ -95,6 +95,11 @@ struct sc_frame {
 	 * each stands for less itself): off_preempt less this is the call's
 	 * exclusive preempted time, as its self time excludes those calls */
 	uint64_t nested_preempt;
+	/* what the returns of the timed calls nested in this one moved its
+	 * tsc on by (their timing's cost, and what theirs were moved by):
+	 * its own caller's start moves on by that too at its return, for
+	 * those costs lie inside its caller's interval as well */
+	uint64_t moved;
 };
 
 /* The parallel clock (pclock.c; offsets.h: PC_*). */
