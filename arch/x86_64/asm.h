@@ -121,6 +121,7 @@
 93:	rdtsc
 	shlq	$32, %rdx
 	orq	%rdx, %rax
+	movq	%rax, FR_T0(%rcx)
 	addq	%rax, FR_TSC(%rcx)
 94:	movq	sc_pclock+PC_TK(%rip), %rdx
 	movq	sc_pclock+PC_P(%rip), %rax

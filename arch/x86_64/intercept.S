@@ -175,6 +175,7 @@ ENTRY(sc_shadow_common)
 	shlq	$32, %rdx
 	orq	%rdx, %rax
 	movq	%rax, %rsi			/* now */
+	movq	%rax, FR_T0(%rcx)
 	addq	TH_OVH_HOT(%r10), %rax		/* its start, as above */
 	movq	%rax, FR_TSC(%rcx)
 	movq	$-1, %rdi

@@ -47,7 +47,8 @@
 #define FR_OFFI     104 /* ticks blocked in it and the calls it holds */
 #define FR_XPRE     112 /* preempted ticks of untimed nested calls (perf.c) */
 #define FR_MOVED    120 /* ticks FR_TSC was moved on by nested returns */
-#define FR_SIZE     128
+#define FR_T0       128 /* TSC read at entry, never moved (perf.c) */
+#define FR_SIZE     136
 
 /* struct sc_rec (src/common/format.h) */
 #define RC_COUNT    0

@@ -237,7 +237,7 @@ static void reset_thread(struct sc_thread *t, uint64_t seq, uint64_t from, uint6
 			f->trec->count++;
 			f->ttsc = from;
 		}
-		f->tsc = from;
+		f->tsc = f->t0 = from;
 		f->child = 0;
 		f->moved = 0;
 		if (f->tk) {

@@ -201,11 +201,12 @@ static uint64_t ns_ticks(uint64_t ns)
 	return (uint64_t)((unsigned __int128)ns * tsc_hz / 1000000000u);
 }
 
-/* The innermost timed call in flight at TSC `at`, or NULL. */
+/* The innermost timed call in flight at TSC `at`, or NULL: by the TSC
+ * its entry read (t0). */
 static struct sc_frame *frame_at(struct sc_thread *t, uint64_t at)
 {
 	for (struct sc_frame *g = t->sp; g-- > t->sp_base;)
-		if (g->tsc <= at)
+		if (g->t0 <= at)
 			return g;
 	return NULL;
 }
@@ -304,7 +305,16 @@ static void take(struct sc_thread *t, const struct perf_event_header *h, const s
 			pf->out = false;
 			if (body[0] <= pf->out_ns)
 				return;
-			struct sc_frame *g = frame_at(t, ns_to_tsc(pf->out_ns, a));
+			/*
+			 * A gap is placed by its middle, not its start: the
+			 * thread ran the entry of every call in flight, so no
+			 * gap holds an entry, and the middle of one lies in
+			 * the right call whatever error the clocks' conversion
+			 * has up to half the gap (a preemption is ~ms long,
+			 * the calls it falls in may last 100 ns)
+			 */
+			uint64_t mid = pf->out_ns + (body[0] - pf->out_ns) / 2;
+			struct sc_frame *g = frame_at(t, ns_to_tsc(mid, a));
 			uint64_t gap = ns_ticks(body[0] - pf->out_ns);
 			if (g) {
 				give(g, pf->out_preempt ? 0 : gap, pf->out_preempt ? gap : 0, 0);

@@ -100,6 +100,10 @@ struct sc_frame {
 	 * its own caller's start moves on by that too at its return, for
 	 * those costs lie inside its caller's interval as well */
 	uint64_t moved;
+	/* the TSC read at entry, as read: where the call began in time, for
+	 * placing the kernel's records (tsc has moved on by the costs above,
+	 * by up to seconds for a long call with millions of nested ones) */
+	uint64_t t0;
 };
 
 /* The parallel clock (pclock.c; offsets.h: PC_*). */

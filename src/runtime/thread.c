@@ -430,7 +430,7 @@ static void credit_in_flight(struct sc_thread *t, uint64_t now, uint64_t pnow)
 		uint64_t pi = pnow > pe ? pnow - pe : 0;
 		if (f->tk) {
 			uint64_t off = (f->pend ? f->off_incl : 0) + open_off;
-			if (gap && !gap_pre && f->tsc <= gap_at && !open_off)
+			if (gap && !gap_pre && f->t0 <= gap_at && !open_off)
 				off += open_off = gap;
 			pi = pi > pwait ? pi - pwait : 0;
 			if (off && el) {
@@ -453,7 +453,7 @@ static void credit_in_flight(struct sc_thread *t, uint64_t now, uint64_t pnow)
 			r->wself_preempt += pre - f->nested_preempt;
 			r->wkernel += f->kernel;
 		}
-		if (gap && f->tsc <= gap_at) {
+		if (gap && f->t0 <= gap_at) {
 			uint64_t g = gap < el ? gap : el;
 			if (gap_pre) {
 				r->wpreempt += g;

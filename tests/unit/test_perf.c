@@ -92,7 +92,7 @@ static struct sc_frame *push(uint32_t rec, uint64_t tsc)
 	struct sc_frame *f = th.sp++;
 	memset(f, 0, sizeof(*f));
 	f->rec = &recs[rec];
-	f->tsc = tsc;
+	f->tsc = f->t0 = tsc;
 	f->tk = 1;                      /* not a Wait */
 	return f;
 }
