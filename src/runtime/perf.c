@@ -211,6 +211,18 @@ static struct sc_frame *frame_at(struct sc_thread *t, uint64_t at)
 	return NULL;
 }
 
+/*
+ * `at`, or 0 (before any frame: no call's) when it lies in the runtime's
+ * last stretch of its own work: the frames' starts were moved past that
+ * time (sc_perf_return, sc_recalibrate), so it is in no call's elapsed
+ * time, and the calls in flight would be given more time off the CPU
+ * than they lasted (a preemption during a re-measurement, under load).
+ */
+static uint64_t quiet(const struct sc_thread *t, uint64_t at)
+{
+	return at >= t->perf.quiet_from && at <= t->perf.quiet_to ? 0 : at;
+}
+
 static void pend(struct sc_frame *g)
 {
 	if (!g->pend) {
@@ -314,7 +326,7 @@ static void take(struct sc_thread *t, const struct perf_event_header *h, const s
 			 * the calls it falls in may last 100 ns)
 			 */
 			uint64_t mid = pf->out_ns + (body[0] - pf->out_ns) / 2;
-			struct sc_frame *g = frame_at(t, ns_to_tsc(mid, a));
+			struct sc_frame *g = frame_at(t, quiet(t, ns_to_tsc(mid, a)));
 			uint64_t gap = ns_ticks(body[0] - pf->out_ns);
 			if (g) {
 				give(g, pf->out_preempt ? 0 : gap, pf->out_preempt ? gap : 0, 0);
@@ -335,7 +347,7 @@ static void take(struct sc_thread *t, const struct perf_event_header *h, const s
 	case PERF_RECORD_SAMPLE: {
 		if (words < 2 || body[1] > words - 2)
 			return;
-		struct sc_frame *g = frame_at(t, ns_to_tsc(body[0], a));
+		struct sc_frame *g = frame_at(t, quiet(t, ns_to_tsc(body[0], a)));
 		if (g)
 			give(g, 0, 0, ns_ticks(kernel_period_ns));
 		if (pf->kst) {
@@ -480,6 +492,8 @@ void sc_perf_return(struct sc_frame *f, uint64_t now)
 		/* the reading is the runtime's time, not the calls' around
 		 * this one: their starts move on by it (as sc_recalibrate's) */
 		uint64_t end = sc_rdtsc(), d = end > now ? end - now : 0;
+		t->perf.quiet_from = now;
+		t->perf.quiet_to = end;
 		for (struct sc_frame *g = t->sp_base; g < f; g++) {
 			g->tsc += d;
 			if (g->trec)

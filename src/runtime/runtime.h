@@ -65,6 +65,10 @@ struct sc_perf {
 	uint64_t lost;          /* records the kernel dropped */
 	uint64_t anchor_tsc, anchor_ns; /* a (TSC, CLOCK_MONOTONIC) pair taken
 					   at the last read of the ring */
+	/* the last stretch of the runtime's own work that moved the frames'
+	 * starts on (a read of the ring, a re-measurement), TSC: the kernel's
+	 * records in it are no call's time (perf.c) */
+	uint64_t quiet_from, quiet_to;
 	struct sc_kst_header *kst;  /* kernel stacks (record --kernel), or 0 */
 	size_t kst_len;
 };
