@@ -26,8 +26,9 @@
 #   functions ns per call of an empty static function patched at its
 #             entry (--functions, `callrate N own`), called from its own
 #             executable, in each timing mode, beside a timed import's
-#             (callrate, --timing=all) in the same rounds: what the
-#             register-keeping path of own-component calls costs (fnown.S)
+#             (callrate, --timing=all) and uftrace -P's in the same rounds:
+#             what the register-keeping path of own-component calls costs
+#             (fnown.S), and what another tool's costs
 #   startup   what scaler adds to each process start, beside a bare run
 #             (bench/startup.sh: /bin/true, python3, sqlite3, git, each
 #             started in a row by a driver; also runs alone)
@@ -147,6 +148,8 @@ if [[ " $PARTS " == *" functions "* ]]; then
 	cc -O2 -o "$out/callrate" "$ROOT/bench/callrate.c" -L"$out" -lbenchempty -Wl,-rpath,"$out"
 	cd "$out"
 	ftools=(none none-import scaler-none scaler-adaptive scaler-all all-import)
+	# uftrace patches the same compiler-made site (-P, dynamic tracing)
+	command -v uftrace >/dev/null && ftools+=(uftrace)
 	for t in "${ftools[@]}"; do : > "$out/fr-$t.txt"; done
 	for i in $(seq "$CALL_REPS"); do
 		for t in "${ftools[@]}"; do
@@ -154,6 +157,8 @@ if [[ " $PARTS " == *" functions "* ]]; then
 			none) ./callrate "$N" own ;;
 			none-import) ./callrate "$N" ;;
 			all-import) "$SCALER" record -o "$out/sd-fr" --timing=all -- ./callrate "$N" ;;
+			uftrace) uftrace record --force -d "$out/uftrace-fr.data" -P fr_empty \
+				./callrate $((N / 20)) own ;;
 			scaler-*) "$SCALER" record -o "$out/sd-fr" --functions=fr_empty \
 				--timing="${t#scaler-}" -- ./callrate "$N" own ;;
 			esac 2>/dev/null | tail -n 1 >> "$out/fr-$t.txt"
@@ -172,12 +177,14 @@ if [[ " $PARTS " == *" functions "* ]]; then
 		all-import) name="an import, scaler --timing=all (common return path)"; b=none-import ;;
 		scaler-adaptive) name="fr_empty, scaler --functions (adaptive)"; b=none ;;
 		scaler-*) name="fr_empty, scaler --functions --timing=${t#scaler-}"; b=none ;;
+		uftrace) name="fr_empty, uftrace record -P fr_empty ($((N / 20)) calls)"; b=none ;;
 		esac
 		awk -v n="$name" -v v="$(fmean "$t")" -v b="$(fmean "$b")" -v q="$(fquiet "$t")" \
 			-v qb="$(fquiet "$b")" \
 			'BEGIN {printf "| %s | %.2f | %.2f | %.2f | %.2f |\n", n, v, v-b, q, q-qb}'
 	done
 	echo
+	rm -rf "$out/uftrace-fr.data"
 	echo "($N calls each; fr_empty is called from its own executable: its timed calls take fnown.S's path, which keeps every register)"
 	echo
 	cd "$ROOT"
