@@ -100,6 +100,17 @@ ENTRY(sc_fn_own)
 	movq	%rdx, FR_PEND(%rcx)		/* no perf figures yet (perf.c) */
 	movq	%rdx, FR_MOVED(%rcx)
 	TIMED_START %r11			/* as intercept.S's timed path */
+	/* and what this path costs more (calib.c): inside the call, and in
+	 * its timed caller's interval, whose start moves on as a nested
+	 * return moves it (trampoline.S) */
+	movq	TH_OWN_IN(%r10), %rdx
+	addq	%rdx, FR_TSC(%rcx)
+	cmpq	TH_SPBASE(%r10), %rcx
+	jbe	.Lown_go
+	movq	TH_OWN_OUT(%r10), %rdx
+	addq	%rdx, (FR_TSC - FR_SIZE)(%rcx)
+	addq	%rdx, (FR_MOVED - FR_SIZE)(%rcx)
+.Lown_go:
 	RESTORE_FROM_RED_ZONE
 	jmp	sc_fn_return_trampoline
 

@@ -19,10 +19,12 @@
 #define TH_OVH_HOT  48  /* ticks taken off a call timed after a timed one */
 #define TH_OVH_COLD 56  /* ... off a call sampled after untimed ones */
 #define TH_NESTED   64  /* ticks a timed call adds to its timed caller */
-#define TH_RECAL    72  /* TSC deadline for re-measuring the three */
-#define TH_RNG      80  /* state of the span draws (span.c) */
-#define TH_RING     88  /* the thread's perf ring (perf.c), or 0 */
-#define TH_RTAIL    96  /* how far the runtime has read it */
+#define TH_OWN_IN   72  /* ... more, inside a call from its own object (fnown.S) */
+#define TH_OWN_OUT  80  /* ... more, that call adds to its timed caller */
+#define TH_RECAL    88  /* TSC deadline for re-measuring the five */
+#define TH_RNG      96  /* state of the span draws (span.c) */
+#define TH_RING     104 /* the thread's perf ring (perf.c), or 0 */
+#define TH_RTAIL    112 /* how far the runtime has read it */
 #define RING_HEAD   1024 /* data_head in the ring's first page
 			    (struct perf_event_mmap_page) */
 

@@ -125,6 +125,10 @@ struct sc_pclock {
  */
 struct sc_calib {
 	uint64_t hot, cold, nested;
+	/* what a timed call from the function's own object (fnown.S, which
+	 * keeps every register) costs beyond those: inside its interval, and
+	 * in its timed caller's */
+	uint64_t own_in, own_out;
 };
 
 /* Per-thread state. The first thirteen fields are read by the assembly. */
@@ -262,6 +266,9 @@ static inline bool sc_is_return_point(uint64_t a)
 }
 void sc_calib_nop(void) SC_HIDDEN;
 unsigned long sc_calib_work(unsigned long x) SC_HIDDEN;
+/* calls entry sc_calib_own_idx's function timed through fnown.S's path */
+unsigned long sc_calib_own(unsigned long x) SC_HIDDEN;
+extern SC_HIDDEN long sc_calib_own_idx;
 uint64_t sc_pclock_step(int64_t delta, uint64_t now) SC_HIDDEN;
 
 /* pclock.c */
