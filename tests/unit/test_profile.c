@@ -757,8 +757,10 @@ static int hist_of(const char *name, uint32_t v, const unsigned char *tail, size
 		r[0].dup_ticks = 5;     /* a version 6 runtime's span */
 	memcpy((unsigned char *)&r[0] + SC_REC_HIST_V6_OFF, tail, ntail);
 	thr_version = v;
+	thr_perf_kind = SC_PERF_SWITCHES;       /* wself_preempt is read */
 	write_thr(dir, 100, 0, 0, S0, S0 + 1000000, r, 2, 0);
 	thr_version = 0;
+	thr_perf_kind = 0;
 	rc = load(dir, &p, err, sizeof(err));
 	CHECK(rc == 0, "%s loads (%s)", name, rc ? err : "ok");
 	if (rc == 0 && p.nimages == 1) {
@@ -767,7 +769,10 @@ static int hist_of(const char *name, uint32_t v, const unsigned char *tail, size
 		for (size_t i = 0; i < im->nentries; i++)
 			if (!strcmp(im->entries[i].api, "strlen")) {
 				memcpy(out, im->entries[i].hist, SC_REC_HIST * sizeof(*out));
-				found = im->entries[i].dup_ticks == 0;  /* not the span */
+				/* not the span, nor the old buckets 30 and 31
+				 * as wself_preempt (offset 248) */
+				found = im->entries[i].dup_ticks == 0 &&
+					im->entries[i].self_preempt_ticks == 0;
 			}
 		unload(&p);
 	}
@@ -794,7 +799,7 @@ static void test_hist_versions(void)
 	old[1] = UINT32_MAX - 2;        /* buckets 0..3 sum past UINT32_MAX */
 	memset(h, 0, sizeof(h));
 	ok = hist_of("hist6", 6, (const unsigned char *)old, sizeof(old), h);
-	CHECK(ok, "v6: strlen found, its old span not read as dup_ticks");
+	CHECK(ok, "v6: strlen found, its old span not read as dup_ticks, its last buckets not as wself_preempt");
 	CHECK(h[0] == (long double)UINT32_MAX, "v6: buckets 0..3 into 0, saturated (%Lg)", h[0]);
 	for (ok = 1, b = 1; b < SC_REC_HIST; b++)
 		ok &= h[b] == (long double)old[b + SC_REC_HIST_SHIFT_V6];
