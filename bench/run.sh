@@ -28,7 +28,11 @@
 #             executable, in each timing mode, beside a timed import's
 #             (callrate, --timing=all) and uftrace -P's in the same rounds:
 #             what the register-keeping path of own-component calls costs
-#             (fnown.S), and what another tool's costs
+#             (fnown.S), and what another tool's costs; and the start-up
+#             cost of patching every function of a ~5 MB executable
+#             (FN_EXE, python3.11): CPU time per start under scaler record
+#             with and without --functions='EXE:*', FN_SPAWN_N starts (10)
+#             in each of CALL_REPS alternating rounds (bench/spawn.c)
 #   startup   what scaler adds to each process start, beside a bare run
 #             (bench/startup.sh: /bin/true, python3, sqlite3, git, each
 #             started in a row by a driver; also runs alone)
@@ -37,7 +41,8 @@
 # Debian's packages. Prints markdown tables (doc/performance.md holds the
 # latest). Environment: PARTS, REPS (5 rounds of servers), CALL_REPS (5),
 # N (20000000 calls), SERVERS, DUR (seconds of wrk/pgbench load, 3),
-# MEMC_N (sets per memcslap thread, 40000), MODES (of part b: base scaler
+# MEMC_N (sets per memcslap thread, 40000), FN_EXE and FN_SPAWN_N (part
+# functions), MODES (of part b: base scaler
 # kernel perf), THREADS (64).
 set -eu
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
@@ -187,6 +192,38 @@ if [[ " $PARTS " == *" functions "* ]]; then
 	rm -rf "$out/uftrace-fr.data"
 	echo "($N calls each; fr_empty is called from its own executable: its timed calls take fnown.S's path, which keeps every register)"
 	echo
+	# start-up: every function of a large executable patched at each start
+	exe=${FN_EXE:-/usr/bin/python3.11}
+	if [ -x "$exe" ]; then
+		cc -O2 -Wall -Wextra -Werror -o "$out/spawn" "$ROOT/bench/spawn.c"
+		base=$(basename "$exe")
+		for m in none scaler functions; do : > "$out/fs-$m.txt"; done
+		for i in $(seq "$CALL_REPS"); do
+			for m in none scaler functions; do
+				case $m in
+				none) ./spawn "${FN_SPAWN_N:-10}" "$exe" -c pass ;;
+				scaler) "$SCALER" record -o "$out/sd-fs" -- ./spawn "${FN_SPAWN_N:-10}" "$exe" -c pass ;;
+				functions) "$SCALER" record -o "$out/sd-fs" --functions="$base:*" -- \
+					./spawn "${FN_SPAWN_N:-10}" "$exe" -c pass 2>"$out/fs-patched.txt" ;;
+				esac >> "$out/fs-$m.txt"
+			done
+		done
+		echo "### functions: start-up with every function of $exe ($(($(stat -c %s "$exe") / 1000000)) MB) patched, CPU ms per start, median of $((${FN_SPAWN_N:-10} * CALL_REPS)) starts in $CALL_REPS alternating rounds"
+		echo
+		echo "| run | CPU ms per start | added to scaler record |"
+		echo "|---|---:|---:|"
+		python3 - "$base" "$out/fs-none.txt" "$out/fs-scaler.txt" "$out/fs-functions.txt" <<'EOF'
+import statistics, sys
+cpu = [statistics.median(int(l.split()[1]) / 1e6 for l in open(p) if l.strip()) for p in sys.argv[2:5]]
+names = ("no profiler", "scaler record", "scaler record --functions='%s:*'" % sys.argv[1])
+for i, (name, v) in enumerate(zip(names, cpu)):
+    print("| %s | %.1f | %s |" % (name, v, "%+.1f" % (v - cpu[1]) if i == 2 else ""))
+EOF
+		echo
+		echo "(CPU: user + system time of the started process, bench/spawn.c; the last round's record of ${FN_SPAWN_N:-10} starts: $(grep -m 1 'functions patched' "$out/fs-patched.txt" | sed 's/^scaler: //'))"
+		echo
+		rm -rf "$out/sd-fs" "$out/sd-fs.old"
+	fi
 	cd "$ROOT"
 fi
 
