@@ -43,6 +43,8 @@
  *              with cold branches and lines, and reads the TSC after an
  *              lfence, intercept.S) - work
  *     nested = timed call of sc_calib_nop from outside - plain call
+ *              - what that call booked itself (its interval less hot),
+ *              which its caller loses with the callee's time already
  *     own_in, own_out = what hot and nested come out more on the way a
  *              call from a patched function's own object takes (fnown.S,
  *              entered as a patched entry enters it: calib.S's
@@ -147,10 +149,12 @@ static bool measure(struct sc_thread *t, uint32_t n, bool cold, struct sc_calib 
 	plain(sc_calib_own, rn, WARM_CALLS);
 	sc_calib_own_idx = work_idx;
 	timed(sc_calib_own, rw, WARM_CALLS, false);
-	rn->timed = 0;
+	rn->timed = rn->ticks = 0;
 	/* the nop takes no argument; called as the work's type, it ignores it */
 	uint64_t direct = plain((calib_fn)sc_calib_nop, &scratch, n);
 	uint64_t outside = plain(through(nop_idx), rn, n);
+	/* those calls were timed with the figures at 0: what they booked */
+	uint64_t nop_in = rn->timed ? rn->ticks / rn->timed : 0;
 	uint64_t w = plain(sc_calib_work, &scratch, n);
 	uint64_t in_hot = timed(through(work_idx), rw, n, false);
 	uint64_t in_cold = cold ? timed(through(work_idx), rw, n, true) : in_hot;
@@ -158,18 +162,35 @@ static bool measure(struct sc_thread *t, uint32_t n, bool cold, struct sc_calib 
 		return false;
 	/* the same calls on the way a call from a function's own object
 	 * takes (fnown.S): what it costs more, inside and outside */
+	rn->timed = rn->ticks = 0;
 	sc_calib_own_idx = nop_idx;
 	uint64_t own_outside = plain(sc_calib_own, rn, n);
+	uint64_t own_nop_in = rn->timed ? rn->ticks / rn->timed : 0;
 	sc_calib_own_idx = work_idx;
 	uint64_t own_in = timed(sc_calib_own, rw, n, false);
 	if (own_in == ~0ull)
 		return false;
-	out->own_in = own_in > in_hot ? own_in - in_hot : 0;
-	out->own_out = own_outside > outside ? own_outside - outside : 0;
 	w = w > direct ? w - direct : 0;
 	out->hot = in_hot > w ? in_hot - w : 0;
 	out->cold = in_cold > w ? in_cold - w : 0;
-	out->nested = outside > direct ? outside - direct : 0;
+	out->own_in = own_in > in_hot ? own_in - in_hot : 0;
+	/*
+	 * What a timed caller loses beyond its callee's booked time. The
+	 * nop's timed call costs its caller outside - direct, of which the
+	 * nop itself booked nop_in less the hot figure (the part of the
+	 * timing inside its interval that a call doing no work cannot hide):
+	 * taking the whole cost off the caller as well would take that part
+	 * twice, in the callee's time and in the nested figure, and move it
+	 * from every timed caller to its short callees. Likewise on the own
+	 * object's path, whose nop booked own_nop_in less hot and own_in.
+	 */
+	uint64_t b_imp = nop_in > out->hot ? nop_in - out->hot : 0;
+	uint64_t b_own = own_nop_in > out->hot + out->own_in ? own_nop_in - out->hot - out->own_in : 0;
+	uint64_t cost = outside > direct ? outside - direct : 0;
+	uint64_t own_cost = own_outside > direct ? own_outside - direct : 0;
+	out->nested = cost > b_imp ? cost - b_imp : 0;
+	own_cost = own_cost > b_own ? own_cost - b_own : 0;
+	out->own_out = own_cost > out->nested ? own_cost - out->nested : 0;
 	return true;
 }
 

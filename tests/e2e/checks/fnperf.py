@@ -12,7 +12,13 @@ was running (deflate in gzip: 40 % against perf's 13 %). A timing
 check: one attempt that misses is retried once, and the FAIL gives both
 tools' figures. SKIP when perf or a C compiler is missing or perf cannot
 record (perf_event_paranoid, a container). Checks: fnperf-adaptive,
-fnperf-all."""
+fnperf-all.
+
+fnperf-short-all: fnperf/short.c's emit, whose time lies between 1000
+calls of a ~5 ns function (tiny) per call, keeps under --timing=all at
+least a quarter of its perf share among emit, tiny and other (perf: ~23 %);
+when a timed return took the part of the timing cost that its callee had
+booked off the caller as well, emit came out at 0 %."""
 import json
 import os
 import re
@@ -23,19 +29,21 @@ from harness import HERE, guarded, run, skip
 MODE = "real"
 
 FUNCS = ("leaf", "side", "mid", "run_top")
+SHORT_FUNCS = ("emit", "tiny", "other")
+SHORT_CALLS = "20000"   # emit calls: ~0.4 s of CPU
 BOUND = 5.0             # percentage points
 CALLS = "1500"          # run_top calls: ~0.2 s of CPU
 
 
-def shares(ns):
-    tot = sum(ns.get(f, 0) for f in FUNCS)
-    return {f: 100.0 * ns.get(f, 0) / tot for f in FUNCS} if tot > 0 else None
+def shares(ns, funcs=FUNCS):
+    tot = sum(ns.get(f, 0) for f in funcs)
+    return {f: 100.0 * ns.get(f, 0) / tot for f in funcs} if tot > 0 else None
 
 
-def perf_shares(perf, exe, tmp):
-    """perf's self shares of FUNCS, or a reason it could not record"""
+def perf_shares(perf, exe, tmp, funcs=FUNCS, calls=CALLS):
+    """perf's self shares of funcs, or a reason it could not record"""
     data = os.path.join(tmp, "perf.data")
-    rc, _, err = run([perf, "record", "-q", "-F", "4000", "-o", data, "--", exe, CALLS])
+    rc, _, err = run([perf, "record", "-q", "-F", "4000", "-o", data, "--", exe, calls])
     if rc != 0:
         return None, "perf record exited %d: %s" % (rc, err.decode(errors="replace")[-200:].strip())
     rc, out, err = run([perf, "report", "-i", data, "--no-children", "--sort", "sym", "-n",
@@ -43,28 +51,29 @@ def perf_shares(perf, exe, tmp):
     samples = {}
     for line in out.decode(errors="replace").splitlines():
         m = re.match(r"\s*[\d.]+%\s+(\d+)\s+\[\.\]\s+(\S+)", line)
-        if m and m.group(2) in FUNCS:
+        if m and m.group(2) in funcs:
             samples[m.group(2)] = samples.get(m.group(2), 0) + int(m.group(1))
     if rc != 0 or sum(samples.values()) < 200:
         return None, "perf report gave %r (exit %d)" % (samples, rc)
-    return shares(samples), None
+    return shares(samples, funcs), None
 
 
-def scaler_shares(scaler, exe, tmp, timing, want):
-    prof = os.path.join(tmp, "prof-" + timing)
+def scaler_shares(scaler, exe, tmp, timing, want, funcs=FUNCS, calls=CALLS):
+    name = os.path.basename(exe)
+    prof = os.path.join(tmp, "prof-%s-%s" % (name, timing))
     rc, got, err = run([scaler, "record", "-o", prof, "--timing=" + timing,
-                        "--functions=hot:*", "--", exe, CALLS])
+                        "--functions=%s:*" % name, "--", exe, calls])
     if rc != 0 or got != want:
-        raise RuntimeError("hot under scaler: exit %d, %r: %s" % (rc, got, err[-300:]))
+        raise RuntimeError("%s under scaler: exit %d, %r: %s" % (name, rc, got, err[-300:]))
     rc, rep, err = run([scaler, "report", "-i", prof, "--format", "json"])
     if rc != 0:
         raise RuntimeError("report exited %d: %s" % (rc, err[-300:]))
     run_ns = {}
     for c in json.loads(rep)["calls"]:
-        if c["kind"] == "function" and c["api"] in FUNCS:
+        if c["kind"] == "function" and c["api"] in funcs:
             pre = (c.get("kernel") or {}).get("self_preempted_ns", 0)
             run_ns[c["api"]] = run_ns.get(c["api"], 0) + c["self_ns"] - pre
-    return shares(run_ns)
+    return shares(run_ns, funcs)
 
 
 def rank(s):
@@ -85,9 +94,10 @@ def checks(t):
     perf, cc = shutil.which("perf"), shutil.which(os.environ.get("CC", "gcc"))
     names = ["fnperf-" + m for m in ("adaptive", "all")]
     if not perf or not cc:
-        for n in names:
+        for n in names + ["fnperf-short-all"]:
             skip(n, "perf or a C compiler not installed")
         return
+    check_short(t, perf, cc)
     exe = os.path.join(t.tmp, "hot")
     rc, _, err = run([cc, "-O2", "-o", exe, os.path.join(HERE, "fnperf", "hot.c")])
     if rc != 0:
@@ -113,3 +123,31 @@ def checks(t):
 
     for m in ("adaptive", "all"):
         guarded("fnperf-" + m, None, lambda m=m: one(m))
+
+
+def check_short(t, perf, cc):
+    """fnperf-short-all: emit keeps a quarter of its perf share"""
+    exe = os.path.join(t.tmp, "short")
+    rc, _, err = run([cc, "-O2", "-o", exe, os.path.join(HERE, "fnperf", "short.c")])
+    if rc != 0:
+        raise RuntimeError("cc short.c: %s" % err[-300:])
+    rc, want, _ = run([exe, SHORT_CALLS])
+    p, why = perf_shares(perf, exe, t.tmp, SHORT_FUNCS, SHORT_CALLS)
+    if p is None or p["emit"] < 10:
+        skip("fnperf-short-all", "perf's shares unusable: %s" % (why or p))
+        return
+
+    def one():
+        bad = []
+        for _ in range(2):
+            s = scaler_shares(t.scaler, exe, t.tmp, "all", want, SHORT_FUNCS, SHORT_CALLS)
+            if s is None:
+                bad = ["no time in %s" % (SHORT_FUNCS,)]
+            elif s["emit"] < p["emit"] / 4:
+                bad = ["emit %.1f %% (perf %.1f %%), tiny %.1f %% (perf %.1f %%)" %
+                       (s["emit"], p["emit"], s["tiny"], p["tiny"])]
+            else:
+                return []
+        return bad
+
+    guarded("fnperf-short-all", None, one)
