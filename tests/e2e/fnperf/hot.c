@@ -12,16 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#define NOINLINE __attribute__((noinline))
-
-static inline __attribute__((always_inline)) unsigned spin(unsigned n, unsigned x)
-{
-	for (unsigned i = 0; i < n; i++) {
-		x = x * 2654435761u + i;
-		__asm__("" : "+r"(x));  /* no closed form, no vectors */
-	}
-	return x;
-}
+#include "spin.h"
 
 NOINLINE static unsigned leaf(unsigned x)
 {
