@@ -424,15 +424,17 @@ int cmd_record(int argc, char **argv)
 		if (optind < argc)
 			return cli_usage_error(&record_cmd, "-p attaches to a running process: no "
 					       "command to run with it");
-		if (functions)
-			return cli_usage_error(&record_cmd, "--functions is not available with -p: "
-					       "patching a function's entry while a thread may be "
-					       "running it is not safe");
+		char ferr[256];
+		if (functions && record_functions_check(functions, ferr, sizeof(ferr)) != 0)
+			return cli_usage_error(&record_cmd, "%s", ferr);
+		if (functions && strlen(functions) >= 4096)
+			return cli_usage_error(&record_cmd, "--functions with -p: at most 4095 "
+					       "characters of patterns");
 		if (interval || paused || ctl_sig || args || kernel)
 			return cli_usage_error(&record_cmd, "--interval, --paused, "
 					       "--control-signal, --args and --kernel are not "
 					       "available with -p");
-		return record_attach((pid_t)attach, dir, timing, duration_ms);
+		return record_attach((pid_t)attach, dir, timing, duration_ms, functions);
 	}
 	if (duration_ms)
 		return cli_usage_error(&record_cmd, "--duration goes with -p");

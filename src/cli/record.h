@@ -19,6 +19,7 @@ void record_finish_dir(const char *dir, uid_t also);
 /* scaler record -p: attaches to process pid, profiles it into dir (made
  * here) for duration_ms (0: until SIGINT or SIGTERM, or its end) and
  * detaches. Returns the exit status: 0, or 2 with one line said. */
-int record_attach(pid_t pid, const char *dir, const char *timing, unsigned duration_ms);
+int record_attach(pid_t pid, const char *dir, const char *timing, unsigned duration_ms,
+		  const char *functions);
 
 #endif

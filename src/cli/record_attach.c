@@ -54,9 +54,11 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "fnsite.h"
 #include "inject.h"
 #include "profdir.h"
 #include "record.h"
+#include "record_fnsites.h"
 
 static pid_t target;
 
@@ -259,20 +261,27 @@ struct tracee {
 				   maybe at a handler's start, inside anything */
 };
 
-static struct tracee *tr;
-static size_t ntr;
+/* The threads traced: all of them while the runtime is loaded (all), or
+ * all but that one while entries are written (world) */
+struct tracees {
+	struct tracee *t;
+	size_t n;
+	pid_t except;           /* not to seize: traced in the other list */
+};
+static struct tracees all, world;
 
-static bool traced(pid_t tid)
+static bool traced(const struct tracees *ls, pid_t tid)
 {
-	for (size_t i = 0; i < ntr; i++)
-		if (tr[i].tid == tid)
+	for (size_t i = 0; i < ls->n; i++)
+		if (ls->t[i].tid == tid)
 			return true;
-	return false;
+	return tid == ls->except;
 }
 
-/* Seizes every thread, until a listing finds no new one: 0, or -1 with
- * errno of the first that could not be (a thread that ended is skipped). */
-static int seize_all(void)
+/* Seizes every thread into ls, until a listing finds no new one: 0, or -1
+ * with errno of the first that could not be (a thread that ended is
+ * skipped). */
+static int seize_all(struct tracees *ls)
 {
 	char path[64];
 	snprintf(path, sizeof(path), "/proc/%d/task", (int)target);
@@ -284,7 +293,7 @@ static int seize_all(void)
 		struct dirent *e;
 		while ((e = readdir(d))) {
 			pid_t tid = (pid_t)atoi(e->d_name);
-			if (tid <= 0 || traced(tid))
+			if (tid <= 0 || traced(ls, tid))
 				continue;
 			if (ptrace(PTRACE_SEIZE, tid, NULL, NULL) != 0) {
 				if (errno == ESRCH && tid != target)
@@ -294,7 +303,7 @@ static int seize_all(void)
 				errno = err;
 				return -1;
 			}
-			struct tracee *n = realloc(tr, (ntr + 1) * sizeof(*n));
+			struct tracee *n = realloc(ls->t, (ls->n + 1) * sizeof(*n));
 			if (!n) {
 				ptrace(PTRACE_INTERRUPT, tid, NULL, NULL);
 				waitpid(tid, NULL, __WALL);
@@ -303,8 +312,8 @@ static int seize_all(void)
 				errno = ENOMEM;
 				return -1;
 			}
-			tr = n;
-			tr[ntr++] = (struct tracee){.tid = tid};
+			ls->t = n;
+			ls->t[ls->n++] = (struct tracee){.tid = tid};
 			added = true;
 		}
 		closedir(d);
@@ -368,10 +377,10 @@ static void release_one(struct tracee *t, int sig)
 	t->gone = true;
 }
 
-static void release_all(void)
+static void release_all(struct tracees *ls)
 {
-	for (size_t i = 0; i < ntr; i++)
-		release_one(&tr[i], 0);
+	for (size_t i = 0; i < ls->n; i++)
+		release_one(&ls->t[i], 0);
 }
 
 /* ---- a safe point ---------------------------------------------------- */
@@ -412,18 +421,18 @@ static struct tracee *choose_thread(struct inj_regs **out)
 	struct tracee *best = NULL;
 	for (unsigned round = 0; !best && mono_ms() < until; round++) {
 		if (round) {
-			for (size_t i = 0; i < ntr; i++)
-				resume_one(&tr[i]);
+			for (size_t i = 0; i < all.n; i++)
+				resume_one(&all.t[i]);
 			usleep(round < 20 ? 1000 : 10000);
 		}
-		for (size_t i = 0; i < ntr; i++)
-			if (stop_one(&tr[i]) != 0)
+		for (size_t i = 0; i < all.n; i++)
+			if (stop_one(&all.t[i]) != 0)
 				goto out;
 		maps_free(&ms);
 		if (maps_read(&ms) != 0)
 			goto out;
-		for (size_t i = 0; i < ntr; i++) {
-			struct tracee *t = &tr[i];
+		for (size_t i = 0; i < all.n; i++) {
+			struct tracee *t = &all.t[i];
 			struct inj_regs *r = t->gone ? NULL : inj_save(t->tid);
 			if (r && safe_point(&ms, t, r) && (!best || t->tid == target)) {
 				inj_free(*out);
@@ -436,18 +445,103 @@ static struct tracee *choose_thread(struct inj_regs **out)
 	}
 out:
 	maps_free(&ms);
-	for (size_t i = 0; i < ntr; i++)
-		if (&tr[i] != best)
-			release_one(&tr[i], 0);
+	for (size_t i = 0; i < all.n; i++)
+		if (&all.t[i] != best)
+			release_one(&all.t[i], 0);
 	return best;
+}
+
+/* ---- function entries (--functions) ------------------------------------ */
+
+static void end_world(void)
+{
+	release_all(&world);
+	free(world.t);
+	world = (struct tracees){0};
+}
+
+/*
+ * Stops every thread of the process but except (0: none; the caller has
+ * it stopped) into world, until a listing finds no new one (a thread not
+ * stopped yet may have started another). 0, or -1 with errno, none left
+ * stopped.
+ */
+static int stop_world(pid_t except)
+{
+	world = (struct tracees){.except = except};
+	for (int pass = 0; pass < 100; pass++) {
+		size_t had = world.n;
+		int e = seize_all(&world);
+		for (size_t i = 0; e == 0 && i < world.n; i++)
+			e = stop_one(&world.t[i]);
+		if (e != 0) {
+			e = errno;
+			end_world();
+			errno = e;
+			return -1;
+		}
+		if (pass && world.n == had)
+			return 0;
+	}
+	end_world();
+	errno = EAGAIN;
+	return -1;
+}
+
+/* What a stopped thread with registers r may come back to
+ * (record_fnsites.h): its next instruction, and its stack in use */
+static void describe(const struct maps *ms, const struct inj_regs *r, struct fnsite_thread *th)
+{
+	uint64_t pc = inj_pc(r), sp = inj_stack_free_top(r);
+	const struct map *m = map_of(ms, sp);
+	*th = (struct fnsite_thread){.pc = {pc, inj_syscall(r) >= 0 ? pc - 2 : 0},
+				     .stack_lo = sp, .stack_hi = m ? m->hi : sp};
+}
+
+/*
+ * Writes (restore false) or puts back (true) the function entries of the
+ * table at address table, with every thread stopped meanwhile: the one
+ * the caller holds stopped (chosen, its own registers r; 0: none) and the
+ * others, stopped here and let go after. 0 with counts in *c, or -1 with
+ * errno (nothing written).
+ */
+static int entries(pid_t chosen, const struct inj_regs *r, uint64_t table, bool restore,
+		   struct fnsite_counts *c)
+{
+	memset(c, 0, sizeof(*c));
+	if (stop_world(chosen) != 0)
+		return -1;
+	struct maps ms = {0};
+	struct fnsite_thread *th = calloc(world.n + 1, sizeof(*th));
+	size_t n = 0;
+	int rc = -1, e = ENOMEM;
+	if (th && maps_read(&ms) == 0) {
+		if (r)
+			describe(&ms, r, &th[n++]);
+		rc = 0;
+		for (size_t i = 0; rc == 0 && i < world.n; i++) {
+			struct inj_regs *x = world.t[i].gone ? NULL : inj_save(world.t[i].tid);
+			if (x)
+				describe(&ms, x, &th[n++]);
+			else if (!world.t[i].gone && errno != ESRCH)
+				rc = -1, e = errno;     /* where it is is not known */
+			inj_free(x);
+		}
+		if (rc == 0 && (rc = fnsites_apply(target, table, th, n, restore, c)) != 0)
+			e = errno;
+	}
+	maps_free(&ms);
+	free(th);
+	end_world();
+	errno = e;
+	return rc;
 }
 
 /* ---- the calls ---------------------------------------------------------- */
 
 static int mem_write(uint64_t at, const void *p, size_t n)
 {
-	struct iovec l = {(void *)p, n}, r = {(void *)at, n};
-	return process_vm_writev(target, &l, 1, &r, 1, 0) == (ssize_t)n ? 0 : -1;
+	return proc_mem_write(target, at, p, n);
 }
 
 /* A string of the process at at (up to n - 1 bytes) */
@@ -470,9 +564,17 @@ struct call_data {
 	char timing[16];
 	char fifo[64];
 	char err[512];
+	char functions[4096];
+	struct sc_attach_fns fns;
 };
 
 #define AT(field) (lo + offsetof(struct call_data, field))
+
+/* --functions: the table of entries in the process (0: none), what
+ * writing them did, and a line to say once attached */
+static uint64_t fn_table;
+static struct fnsite_counts fn_done;
+static char fn_line[200];
 
 /*
  * Loads the runtime in thread t (registers r) and starts it. The thread is
@@ -498,7 +600,8 @@ static pid_t inject(struct tracee *t, struct inj_regs *r, const struct call_data
 			 libc->path);
 		goto out;
 	}
-	if (mem_write(lo, cd, sizeof(*cd)) != 0) {
+	struct sc_attach_fns fns = {.spec = cd->functions[0] ? AT(functions) : 0};
+	if (mem_write(lo, cd, sizeof(*cd)) != 0 || mem_write(AT(fns), &fns, sizeof(fns)) != 0) {
 		snprintf(msg, sizeof(msg), "cannot write its memory: %s", strerror(errno));
 		goto out;
 	}
@@ -526,9 +629,9 @@ static pid_t inject(struct tracee *t, struct inj_regs *r, const struct call_data
 			 "(it stays loaded, inactive)");
 		goto out;
 	}
-	uint64_t b[5] = {AT(dir), AT(timing), AT(fifo), AT(err), sizeof(cd->err)};
+	uint64_t b[6] = {AT(dir), AT(timing), AT(fifo), AT(err), sizeof(cd->err), AT(fns)};
 	n = (int)(sizeof(sigs) / sizeof(sigs[0])) - nsigs;
-	c = inj_call(t->tid, r, attach_at, b, 5, lo, &ret, sigs + nsigs, &n);
+	c = inj_call(t->tid, r, attach_at, b, 6, lo, &ret, sigs + nsigs, &n);
 	nsigs += n;
 	if (c != 0)
 		goto failed;
@@ -537,8 +640,29 @@ static pid_t inject(struct tracee *t, struct inj_regs *r, const struct call_data
 		mem_string(AT(err), e, sizeof(e));
 		snprintf(msg, sizeof(msg), "the runtime did not start: %s (it stays loaded, "
 			 "inactive)", e[0] ? e : "?");
-	} else
-		tid = (pid_t)ret;
+		goto out;
+	}
+	tid = (pid_t)ret;
+	if (fns.spec && (proc_mem_read(target, AT(fns), &fns, sizeof(fns)) != 0 || !fns.table))
+		snprintf(fn_line, sizeof(fn_line), "scaler: --functions: the runtime made no "
+			 "table of entries; no function patched");
+	else if (fns.spec) {
+		/* the jumps, all threads stopped; then the refused listed */
+		fn_table = fns.table;
+		if (entries(t->tid, r, fn_table, false, &fn_done) != 0)
+			snprintf(fn_line, sizeof(fn_line), "scaler: --functions: cannot stop its "
+				 "threads (%s); no function patched", strerror(errno));
+		uint64_t sites_at = elf_function(self, "scaler_attach_sites");
+		c = -1;
+		if (sites_at) {
+			n = (int)(sizeof(sigs) / sizeof(sigs[0])) - nsigs;
+			c = inj_call(t->tid, r, sites_at, b, 0, lo, &ret, sigs + nsigs, &n);
+			nsigs += n;
+		}
+		if (c != 0 && !fn_line[0])
+			snprintf(fn_line, sizeof(fn_line), "scaler: --functions: the runtime did not "
+				 "list the entries refused");
+	}
 	goto out;
 failed:
 	if (errno == ESRCH)
@@ -759,7 +883,32 @@ static bool wait_detached(pid_t ctl)
 	return false;
 }
 
-int record_attach(pid_t pid, const char *dir, const char *timing, unsigned duration_ms)
+/*
+ * At the detach (the process running): puts back the function entries
+ * patched, every thread stopped meanwhile, stop signals held. An entry
+ * that stays (no ptrace now, or a thread inside it) is paused by the
+ * runtime's detaching: its calls go straight on.
+ */
+static void put_back_entries(void)
+{
+	sigset_t stops, old;
+	struct fnsite_counts c;
+	sigemptyset(&stops);
+	for (size_t i = 0; i < sizeof(stop_signals) / sizeof(stop_signals[0]); i++)
+		sigaddset(&stops, stop_signals[i]);
+	sigprocmask(SIG_BLOCK, &stops, &old);
+	if (entries(0, NULL, fn_table, true, &c) != 0)
+		fprintf(stderr, "scaler: cannot stop its threads to put the function entries back "
+			"(%s): they stay, their calls going straight on\n", strerror(errno));
+	else if (c.busy + c.other)
+		fprintf(stderr, "scaler: %zu function entries put back; %zu stay (a thread in "
+			"them, or their bytes changed), their calls going straight on\n", c.done,
+			c.busy + c.other);
+	sigprocmask(SIG_SETMASK, &old, NULL);
+}
+
+int record_attach(pid_t pid, const char *dir, const char *timing, unsigned duration_ms,
+		  const char *functions)
 {
 	char lib[PATH_MAX], absdir[PATH_MAX];
 	struct stat lib_st;
@@ -781,9 +930,9 @@ int record_attach(pid_t pid, const char *dir, const char *timing, unsigned durat
 		sigaddset(&stops, stop_signals[i]);
 	}
 	sigprocmask(SIG_BLOCK, &stops, &old);
-	if (seize_all() != 0) {
+	if (seize_all(&all) != 0) {
 		int e = errno;
-		release_all();
+		release_all(&all);
 		char why[256];
 		const char *w = why_not_allowed(why, sizeof(why));
 		if (e == EPERM && w)
@@ -795,7 +944,7 @@ int record_attach(pid_t pid, const char *dir, const char *timing, unsigned durat
 	}
 	int r = profdir_prepare(dir, geteuid() == 0);
 	if (r || !realpath(dir, absdir)) {
-		release_all();
+		release_all(&all);
 		return r ? r : refuse("cannot resolve %s: %s", dir, strerror(errno));
 	}
 	struct call_data cd = {0};
@@ -803,13 +952,14 @@ int record_attach(pid_t pid, const char *dir, const char *timing, unsigned durat
 	snprintf(cd.dir, sizeof(cd.dir), "%s", absdir);
 	snprintf(cd.timing, sizeof(cd.timing), "%s", timing);
 	snprintf(cd.fifo, sizeof(cd.fifo), "p%d-attach.fifo", (int)pid);
+	snprintf(cd.functions, sizeof(cd.functions), "%s", functions ? functions : "");
 	int fifo = make_fifo(absdir, cd.fifo, owner);
 	struct inj_regs *regs = NULL;
 	struct tracee *t = fifo >= 0 ? choose_thread(&regs) : NULL;
 	pid_t ctl = 0;
 	if (fifo >= 0 && !t)
 		refuse("none of its %zu threads came to a safe point in 5 s (each was inside libc "
-		       "or the loader, or waiting on a lock)", ntr);
+		       "or the loader, or waiting on a lock)", all.n);
 	if (t) {
 		struct sigaction sa = {.sa_handler = on_slow};
 		sigemptyset(&sa.sa_mask);
@@ -819,11 +969,11 @@ int record_attach(pid_t pid, const char *dir, const char *timing, unsigned durat
 		alarm(0);
 	}
 	inj_free(regs);
-	release_all();
-	size_t nthreads = ntr;
-	free(tr);
-	tr = NULL;
-	ntr = 0;
+	release_all(&all);
+	size_t nthreads = all.n;
+	free(all.t);
+	all.t = NULL;
+	all.n = 0;
 	sigprocmask(SIG_SETMASK, &old, NULL);
 	char path[PATH_MAX + 64];
 	snprintf(path, sizeof(path), "%s/%s", absdir, cd.fifo);
@@ -844,7 +994,15 @@ int record_attach(pid_t pid, const char *dir, const char *timing, unsigned durat
 	else
 		fprintf(stderr, "scaler: attached to %d (%zu thread%s), profiling into %s until "
 			"^C\n", (int)pid, nthreads, nthreads == 1 ? "" : "s", dir);
+	if (fn_line[0])
+		fprintf(stderr, "%s\n", fn_line);
+	else if (fn_table)
+		fprintf(stderr, "scaler: %zu function entries patched; %zu refused as a thread was "
+			"in them, %zu as their bytes changed (scaler report lists them)\n",
+			fn_done.done, fn_done.busy, fn_done.other);
 	bool ended = wait_end(duration_ms);
+	if (!ended && fn_table)
+		put_back_entries();
 	close(fifo);                    /* the runtime's thread detaches */
 	bool done = ended || wait_detached(ctl);
 	unlink(path);

@@ -13,8 +13,9 @@
  *  - GOT slots are patched while the threads run (8-byte aligned stores,
  *    patch.c); the value each held is noted (unpatch.c). Calls already in
  *    flight are not seen; threads get their files at their first call.
- *  - function entries (--functions) are never patched: a thread may be
- *    executing the bytes an entry patch would rewrite. No handler for
+ *  - function entries (--functions: scaler_attach's patterns) get their
+ *    code, but their jumps are written by scaler with every thread
+ *    stopped, and put back at the detach (fnsites.c). No handler for
  *    fatal signals is installed, and new images (exec) and fork children
  *    run unprofiled.
  *  - a thread of the runtime's own ("scaler-attach", every signal
@@ -22,7 +23,8 @@
  *    scaler holds: when scaler closes it, or dies, the thread detaches.
  * Detaching, under both locks: the runtime stops for good (sc_detached),
  * every slot gets its old value back and every import forgets its entry
- * (unpatch.c), an END record says when (SC_END_DETACH), and the
+ * (unpatch.c), every patched function is paused (an entry scaler could
+ * not put back sends its calls straight on), an END record says when (SC_END_DETACH), and the
  * descriptors are closed. The code stays mapped, as do the threads' files:
  * a timed call in flight still returns through the trampoline.
  */
@@ -38,6 +40,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "fnsite.h"
 #include "runtime.h"
 
 SC_HIDDEN int sc_attached;
@@ -53,6 +56,7 @@ static void detach(void)
 	sc_leaf_lock();
 	sc_detached = 1;
 	sc_unpatch_detach();
+	sc_functions_pause(true);
 	sc_record_end(-1, SC_END_DETACH);
 	sc_active = 0;
 	sc_meta_close();
@@ -133,15 +137,19 @@ static int read_cmdline(char ***argv)
 }
 
 /*
- * Called by scaler record -p in a thread it stopped (the only entry point
- * the library exports). dir: the profile directory (absolute); timing:
- * "adaptive", "all" or "none"; fifo: a FIFO's name in dir. Returns the
- * control thread's tid, or -1 with a one-line reason in err (n bytes);
- * on failure nothing of the program is left changed.
+ * Called by scaler record -p in a thread it stopped (with
+ * scaler_attach_sites, fnsites.c, the entry points the library exports).
+ * dir: the profile directory (absolute); timing: "adaptive", "all" or
+ * "none"; fifo: a FIFO's name in dir; fn: --functions' patterns in, the
+ * table of entries to write out (fnsite.h). Returns the control thread's
+ * tid, or -1 with a one-line reason in err (n bytes); on failure nothing
+ * of the program is left changed.
  */
 __attribute__((visibility("default"))) long scaler_attach(const char *dir, const char *timing,
-							  const char *fifo, char *err, size_t n);
-long scaler_attach(const char *dir, const char *timing, const char *fifo, char *err, size_t n)
+							  const char *fifo, char *err, size_t n,
+							  struct sc_attach_fns *fn);
+long scaler_attach(const char *dir, const char *timing, const char *fifo, char *err, size_t n,
+		   struct sc_attach_fns *fn)
 {
 	if (sc_active || sc_attached || sc_dir[0]) {
 		snprintf(err, n, "the runtime has run in this process before");
@@ -152,7 +160,13 @@ long scaler_attach(const char *dir, const char *timing, const char *fifo, char *
 	int tid = -1;
 	char **argv;
 	int argc = read_cmdline(&argv);
-	if (sc_start(dir, timing, argc, argv) == 0) {
+	sc_fnsites_begin((const char *)(uintptr_t)fn->spec);
+	int started = sc_start(dir, timing, argc, argv);
+	sc_lock();
+	sc_fnsites_end_defer();         /* a dlopen from now on writes its own */
+	sc_unlock();
+	fn->table = 0;
+	if (started == 0) {
 		ctl_fd = sc_file_open_fifo(fifo);
 		if (ctl_fd < 0)
 			sc_warn("cannot open %s/%s: %s", dir, fifo, strerror(errno));
@@ -161,7 +175,7 @@ long scaler_attach(const char *dir, const char *timing, const char *fifo, char *
 			tid = -1;
 		}
 		if (tid < 0) {
-			detach();
+			detach();               /* scaler wrote no jump yet */
 			if (ctl_fd >= 0)
 				close(ctl_fd);
 			ctl_fd = -1;
@@ -172,6 +186,8 @@ long scaler_attach(const char *dir, const char *timing, const char *fifo, char *
 		sc_meta_close();
 		sc_files_close();
 	}
+	if (tid > 0)
+		fn->table = sc_fnsites_table();
 	if (tid < 0 && !err[0])
 		snprintf(err, n, "cannot start the runtime");
 	sc_warn_capture(NULL, 0);

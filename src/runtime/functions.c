@@ -35,6 +35,7 @@
 #include <unistd.h>
 
 #include "args.h"
+#include "fnsite.h"
 #include "fnpatch.h"
 #include "names.h"
 #include "runtime.h"
@@ -101,7 +102,10 @@ static int32_t lim_off, recs_off;
 /* Reads SCALER_FUNCTIONS and SCALER_PYEXT: at the first scan. */
 static void functions_init(void)
 {
-	const char *s = getenv("SCALER_FUNCTIONS"), *e = getenv("SCALER_PYEXT");
+	/* attached, the environment is the program's: scaler_attach's
+	 * patterns alone, and no Python extension module by default */
+	const char *s = sc_attached ? sc_fnsites_spec() : getenv("SCALER_FUNCTIONS");
+	const char *e = sc_attached ? "0" : getenv("SCALER_PYEXT");
 	intptr_t lo = sc_arch_tls_offset(&sc_tls_lim), ro = sc_arch_tls_offset(&sc_tls_recs);
 	if (lo != (int32_t)lo || ro != (int32_t)ro)
 		return;
@@ -230,6 +234,7 @@ struct fn {
 	struct sc_fn_plan plan;
 	const char *why;        /* NULL: patch it */
 	uint8_t *code;          /* its slot */
+	uint32_t fn;            /* its number in fns */
 };
 
 struct collect {
@@ -426,6 +431,7 @@ static bool make_code(struct sc_object *o, struct fn *f, const char *name, struc
 		f->why = "an entry index too large";
 		return false;
 	}
+	f->fn = n_fns;
 	fns[n_fns++] = (struct fnrec){.entry = F, .replay = replay, .name = kept, .cache = cache,
 				      .obj = o->id};
 	return true;
@@ -489,13 +495,26 @@ static uintptr_t jumps_end(const struct sc_object *o, const struct fn *fs, size_
 }
 
 /* Writes the jumps at the entries of fs[0..n) (sorted), a range of pages
- * at a time (jumps_end). */
+ * at a time (jumps_end). Attached, each is noted (fnsites.c): during
+ * scaler_attach, to be written by scaler with every thread stopped; later
+ * (a dlopen), written here and noted to be put back at the detach. */
 static void write_jumps(struct sc_object *o, struct fn *fs, size_t n)
 {
 	long pg = sysconf(_SC_PAGESIZE);
 	for (size_t i = 0; i < n; i++) {
 		if (fs[i].why)
 			continue;
+		if (sc_fnsites_deferred()) {
+			uintptr_t at = o->base + fs[i].addr + fs[i].plan.at;
+			uint8_t jmp[32];
+			if (!sc_arch_fn_jump(jmp, at, (uintptr_t)fs[i].code, fs[i].plan.len))
+				fs[i].why = "its code out of reach";
+			else if (!sc_fnsites_add(at, (const uint8_t *)at, jmp, fs[i].plan.len,
+						 fs[i].fn, SC_FNSITE_PENDING))
+				fs[i].why = "attached: no room to note its entry";
+			continue;
+		}
+		size_t mark = sc_fnsites_mark();
 		uintptr_t at = o->base + fs[i].addr + fs[i].plan.at;
 		uintptr_t p0 = at & ~(uintptr_t)(pg - 1);
 		size_t len = ((jumps_end(o, fs, n, i) - 1) & ~(uintptr_t)(pg - 1)) - p0 + (size_t)pg;
@@ -514,15 +533,20 @@ static void write_jumps(struct sc_object *o, struct fn *fs, size_t n)
 			if (gat < p0 || gat + g->plan.len > p0 + len)
 				break;
 			uint8_t jmp[32];
-			if (sc_arch_fn_jump(jmp, gat, (uintptr_t)g->code, g->plan.len))
+			if (sc_arch_fn_jump(jmp, gat, (uintptr_t)g->code, g->plan.len)) {
+				if (sc_attached)
+					sc_fnsites_add(gat, w + (gat - p0), jmp, g->plan.len, g->fn,
+						       SC_FNSITE_PATCHED);
 				memcpy(w + (gat - p0), jmp, g->plan.len);
-			else
+			} else
 				g->why = "its code out of reach";
 		}
-		if (!close_code(p0, len, w))
+		if (!close_code(p0, len, w)) {
+			sc_fnsites_truncate(mark);      /* nothing to put back */
 			for (size_t j = i; j < k; j++)
 				if (!fs[j].why)
 					fs[j].why = "its code page cannot be written";
+		}
 		i = k - 1;
 	}
 }
@@ -570,6 +594,12 @@ static void pause_object(const struct sc_object *o, bool on)
 		__atomic_store_n(&c[1], fns[i].kept[1], __ATOMIC_RELEASE);
 		__atomic_store_n(&c[2], fns[i].kept[2], __ATOMIC_RELEASE);
 	}
+}
+
+void sc_functions_refused(uint32_t fn, const char *why)
+{
+	if (fn < n_fns)
+		skip(sc_object_get(fns[fn].obj), fns[fn].name, why);
 }
 
 void sc_functions_pause(bool on)

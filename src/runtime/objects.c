@@ -375,8 +375,7 @@ void sc_objects_scan(bool patch)
 	}
 	if (patch && first_new < n_objs) {
 		sc_objects_patch(first_new);
-		if (!sc_attached)               /* entries of running code: never */
-			sc_functions_patch(first_new);
+		sc_functions_patch(first_new);  /* attached: fnsites.c */
 	}
 	for (uint32_t i = 0; i < ctx.n; i++)
 		if (ctx.c[i].pin)

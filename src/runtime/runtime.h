@@ -408,6 +408,19 @@ void *sc_functions_target(void *target) SC_HIDDEN;
 void *sc_fn_caller_code(uint32_t fn, uintptr_t ret) SC_HIDDEN;
 void sc_slowpath(void) SC_HIDDEN;
 bool sc_functions_decoder(const char *path) SC_HIDDEN;
+/* lists patched function fn as refused, for reason why (fnsites.c) */
+void sc_functions_refused(uint32_t fn, const char *why) SC_HIDDEN;
+
+/* fnsites.c: the entries patched in an attached process (fnsite.h) */
+void sc_fnsites_begin(const char *spec) SC_HIDDEN;
+const char *sc_fnsites_spec(void) SC_HIDDEN;
+bool sc_fnsites_deferred(void) SC_HIDDEN;
+void sc_fnsites_end_defer(void) SC_HIDDEN;
+uint64_t sc_fnsites_table(void) SC_HIDDEN;
+size_t sc_fnsites_mark(void) SC_HIDDEN;
+void sc_fnsites_truncate(size_t mark) SC_HIDDEN;
+bool sc_fnsites_add(uintptr_t at, const uint8_t *orig, const uint8_t *jump, uint32_t len,
+		    uint32_t fn, int state) SC_HIDDEN;
 
 /* lock.c */
 void sc_lock(void) SC_HIDDEN;
