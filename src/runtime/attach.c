@@ -198,7 +198,8 @@ long scaler_attach(const char *dir, const char *timing, const char *fifo, char *
  * In the child of a fork (one thread, the locks fresh): the child of an
  * attached process is not profiled, and its copy of the slots and of its
  * thread's counters must not reach the parent's files: the slots are put
- * back, the thread's mapping of its file (shared with the parent) is
+ * back, its patched functions paused (scaler puts back the parent's entries
+ * alone), the thread's mapping of its file (shared with the parent) is
  * replaced by private memory its calls in flight still book into, and the
  * descriptors are closed.
  */
@@ -206,6 +207,7 @@ void sc_attach_child(void)
 {
 	sc_detached = 1;
 	sc_unpatch_detach();
+	sc_functions_pause(true);       /* its copy of the entries: calls go straight on */
 	struct sc_thread *t = sc_tls_thread;
 	if (t && t != &sc_idle_thread && t->hdr)
 		mmap(t->hdr, t->map_len, PROT_READ | PROT_WRITE,

@@ -2,8 +2,10 @@
 phases of known calls until told to go on (checks/live.py, checks/ctl.py).
 Only the standard library."""
 import os
+import shutil
 import signal
 import subprocess
+import tempfile
 import threading
 import time
 
@@ -76,6 +78,36 @@ class Running:
         if self.p.poll() is None:
             os.killpg(self.p.pid, signal.SIGKILL)
             self.p.wait()
+
+
+class Unprofiled(Running):
+    """Test program prog with args, started without scaler (its own
+    session, stdin ours), for scaler record -p (checks/attach.py,
+    checks/attachfn.py), and a temporary directory of its own (tmp:
+    searchable by all) that close() removes."""
+
+    def __init__(self, t, prog, args, prefix=(), **kw):
+        self.t, self.name = t, prog
+        self.tmp = tempfile.mkdtemp(prefix="scaler-e2e-")
+        os.chmod(self.tmp, 0o755)
+        try:
+            self.p = subprocess.Popen(list(prefix) + [t.exe(prog)] + list(args),
+                                      stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                      stderr=subprocess.PIPE, start_new_session=True, **kw)
+        except OSError:
+            shutil.rmtree(self.tmp, ignore_errors=True)
+            raise
+        self.dog = threading.Timer(TIMEOUT, lambda: os.killpg(self.p.pid, signal.SIGKILL))
+        self.dog.start()
+        self.out = b""
+        self.pid = self.p.pid
+
+    def prog(self):
+        return self.p.pid
+
+    def close(self):
+        super().close()
+        shutil.rmtree(self.tmp, ignore_errors=True)
 
 
 def as_nobody(argv):

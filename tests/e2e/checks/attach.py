@@ -37,12 +37,10 @@ import os
 import shutil
 import signal
 import subprocess
-import tempfile
-import threading
 import time
 
 from harness import TIMEOUT, guarded, run, skip
-from running import Running
+from running import Unprofiled
 
 MODE = "e2e"
 VARIANTS = ("lazy", "now")
@@ -50,33 +48,9 @@ MAIN = (1000, 2000, 3000)
 WORK = (1000, 500, 700)
 
 
-class Program(Running):
-    """sc_attach ARGS, started without scaler (its own session, stdin
-    ours), and a temporary directory of its own (tmp: searchable by all)
-    that close() removes."""
-
-    def __init__(self, t, args, prefix=(), **kw):
-        self.t, self.name = t, "attach"
-        self.tmp = tempfile.mkdtemp(prefix="scaler-e2e-")
-        os.chmod(self.tmp, 0o755)
-        try:
-            self.p = subprocess.Popen(list(prefix) + [t.exe("attach")] + list(args),
-                                      stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                      stderr=subprocess.PIPE, start_new_session=True, **kw)
-        except OSError:
-            shutil.rmtree(self.tmp, ignore_errors=True)
-            raise
-        self.dog = threading.Timer(TIMEOUT, lambda: os.killpg(self.p.pid, signal.SIGKILL))
-        self.dog.start()
-        self.out = b""
-        self.pid = self.p.pid
-
-    def prog(self):
-        return self.p.pid
-
-    def close(self):
-        super().close()
-        shutil.rmtree(self.tmp, ignore_errors=True)
+def Program(t, args, prefix=(), **kw):
+    """sc_attach ARGS, started without scaler (running.Unprofiled)."""
+    return Unprofiled(t, "attach", args, prefix, **kw)
 
 
 def as_native(t, prog, args, tmp):
@@ -86,7 +60,7 @@ def as_native(t, prog, args, tmp):
     feed = os.path.join(tmp, "feed")
     with open(feed, "w") as f:
         f.write("go\n" * 2)
-    nrc, nout, _ = run([t.exe("attach")] + list(args), stdin=feed)
+    nrc, nout, _ = run([t.exe(prog.name)] + list(args), stdin=feed)
     if rc != 0 or prog.out != nout or perr:
         return ["program: exit %d, output %r (native %r), stderr %r"
                 % (rc, prog.out, nout, perr[-200:])]
@@ -354,6 +328,175 @@ def check_no_start(t):
         prog.close()
 
 
+FN_SQ, FN_CUBE = (1000, 2000, 3000), (300, 700, 900)
+FNS = "sc_attachfn:fn_*"
+
+
+def ptrace_blocked():
+    """Why this scaler may not attach to a program it did not start, or
+    None: kernel.yama.ptrace_scope."""
+    try:
+        with open("/proc/sys/kernel/yama/ptrace_scope") as f:
+            scope = int(f.read())
+    except (OSError, ValueError):
+        return None
+    if scope >= 3 or (scope >= 1 and os.geteuid() != 0):
+        return "kernel.yama.ptrace_scope is %d" % scope
+    return None
+
+
+def fn_count(rep, name):
+    return sum(c["count"] for c in rep["calls"] if c["api"] == name)
+
+
+def entry_bytes(t, pid, names):
+    """The first 16 bytes of sc_attachfn's functions names in process pid,
+    from its memory."""
+    exe = t.exe("attachfn")
+    out = subprocess.run(["nm", exe], capture_output=True, text=True).stdout
+    syms = {w[2]: int(w[0], 16) for w in (x.split() for x in out.splitlines()) if len(w) == 3}
+    with open(exe, "rb") as f:
+        pie = f.read(18)[16] == 3               # ET_DYN
+    base = 0
+    with open("/proc/%d/maps" % pid) as f:
+        for w in (x.split() for x in f):
+            if pie and len(w) >= 6 and w[5] == os.path.realpath(exe) and int(w[2], 16) == 0:
+                base = int(w[0].split("-")[0], 16)
+                break
+    got = {}
+    with open("/proc/%d/mem" % pid, "rb") as m:
+        for n in names:
+            m.seek(base + syms[n])
+            got[n] = m.read(16)
+    return got
+
+
+def fn_want(workers, k):
+    return (FN_SQ[k] + workers * (FN_SQ[k] // 10), FN_CUBE[k] + workers * (FN_CUBE[k] // 10))
+
+
+def check_fn_counts(t, workers):
+    """attachfn-counts-N: sc_attachfn phases N, attached with --functions
+    after phase 1, detached after phase 2 (see the top)."""
+    args = ["phases", str(workers)]
+    prog = Unprofiled(t, "attachfn", args)
+    d = os.path.join(prog.tmp, "d")
+    names = ("fn_sq", "fn_cube", "fn_block")
+    bad = []
+    try:
+        prog.wait_phase(1)
+        before = entry_bytes(t, prog.pid, names)
+        rec = attach(t, prog.pid, d, "--functions", FNS)
+        line = rec.stderr.readline()
+        if b"2 function entries patched; 1 refused as a thread was in them" not in line:
+            bad.append("second line %r" % line)
+        during = entry_bytes(t, prog.pid, names)
+        if (during["fn_sq"] == before["fn_sq"] or during["fn_cube"] == before["fn_cube"] or
+                during["fn_block"] != before["fn_block"]):
+            bad.append("entries while attached %r, before %r" % (during, before))
+        prog.go()
+        prog.wait_phase(2)
+        rec.send_signal(signal.SIGINT)
+        _, err = rec.communicate(timeout=TIMEOUT)
+        if rec.returncode != 0 or b"detached from %d" % prog.pid not in err or b"stay" in err:
+            bad.append("scaler exited %d: %r" % (rec.returncode, err[-300:]))
+        after = entry_bytes(t, prog.pid, names)
+        if after != before:
+            bad.append("entries after the detach %r, before %r" % (after, before))
+        # attached again: the runtime starts once; refused, harmless
+        bad += refused(t, prog.pid, os.path.join(prog.tmp, "d2"), "loaded in it already")
+        prog.go()
+        bad += as_native(t, prog, args, prog.tmp)
+        rep = calls(t, d)
+        got = (fn_count(rep, "fn_sq"), fn_count(rep, "fn_cube"))
+        if got != fn_want(workers, 1):
+            bad.append("fn_sq, fn_cube calls %r while attached, want %r" % (got, fn_want(workers, 1)))
+        skipped = {s["function"]: s["reason"] for s in rep.get("skipped_functions", [])}
+        if ("executing its first bytes" not in skipped.get("fn_block", "") or
+                "fn_sq" in skipped or "fn_cube" in skipped):
+            bad.append("skipped functions %r: want fn_block's thread inside it" % skipped)
+        return bad
+    finally:
+        prog.close()
+
+
+def check_fn_busy(t):
+    """attachfn-busy: attached with --functions for 0.3 s while 4 threads
+    call fn_sq and fn_cube nonstop, then again (refused): both counted
+    alike, to a call a thread (the entries change with every thread
+    stopped), the checksum a native run's."""
+    args = ["busy", "3", "100000000"]
+    prog = Unprofiled(t, "attachfn", args)
+    bad = []
+    try:
+        time.sleep(0.1)
+        for k in range(2):
+            d = os.path.join(prog.tmp, "d%d" % k)
+            rc, out, err = run([t.scaler, "record", "-p", str(prog.pid), "--duration", "0.3",
+                                "--functions", FNS, "-o", d])
+            if prog.p.poll() is not None:
+                return ["the program ended before attach %d: %r" % (k + 1, err)]
+            lines = err.decode().splitlines()
+            if k == 0 and (rc != 0 or "detached from" not in lines[-1] or
+                           "3 function entries patched; 0 refused" not in err.decode()):
+                bad.append("scaler exited %d: %r" % (rc, err[-300:]))
+            elif k == 0:
+                sq, cube = fn_count(calls(t, d), "fn_sq"), fn_count(calls(t, d), "fn_cube")
+                if sq <= 0 or abs(sq - cube) > 4:
+                    bad.append("fn_sq %d calls, fn_cube %d: want some, at most 4 apart"
+                               % (sq, cube))
+            elif rc != 2 or len(lines) != 1 or "loaded in it already" not in lines[0]:
+                bad.append("attach %d: exit %d, %r" % (k + 1, rc, err))
+        bad += as_native(t, prog, args, prog.tmp)
+        return bad
+    finally:
+        prog.close()
+
+
+def check_fn_killed(t):
+    """attachfn-scaler-killed: scaler killed while attached with
+    --functions: the entries stay, paused by the runtime's detaching:
+    phase 3 is not counted, and the program finishes as natively."""
+    args = ["phases", "1"]
+    prog = Unprofiled(t, "attachfn", args)
+    d = os.path.join(prog.tmp, "d")
+    try:
+        prog.wait_phase(1)
+        before = entry_bytes(t, prog.pid, ("fn_sq",))
+        rec = attach(t, prog.pid, d, "--functions", FNS)
+        prog.go()
+        prog.wait_phase(2)
+        rec.kill()
+        rec.communicate()
+        end = time.time() + TIMEOUT
+        while time.time() < end and "scaler-attach" in thread_names(prog.pid):
+            time.sleep(0.01)
+        bad = []
+        if entry_bytes(t, prog.pid, ("fn_sq",)) == before:
+            bad.append("fn_sq's entry put back with no scaler to do it?")
+        prog.go()
+        bad += as_native(t, prog, args, prog.tmp)
+        got = (fn_count(calls(t, d), "fn_sq"), fn_count(calls(t, d), "fn_cube"))
+        if got != fn_want(1, 1):
+            bad.append("fn_sq, fn_cube calls %r, want %r" % (got, fn_want(1, 1)))
+        return bad
+    finally:
+        prog.close()
+
+
+def checks_fn(t):
+    why = ptrace_blocked()
+    names = ("attachfn-counts-0", "attachfn-counts-3", "attachfn-busy", "attachfn-scaler-killed")
+    if why:
+        for n in names:
+            skip(n, why)
+        return
+    guarded(names[0], t.variant, lambda: check_fn_counts(t, 0))
+    guarded(names[1], t.variant, lambda: check_fn_counts(t, 3))
+    guarded(names[2], t.variant, lambda: check_fn_busy(t))
+    guarded(names[3], t.variant, lambda: check_fn_killed(t))
+
+
 def checks(t):
     guarded("attach-counts-1", t.variant, lambda: check_counts(t, 0))
     guarded("attach-counts-5", t.variant, lambda: check_counts(t, 4))
@@ -363,3 +506,4 @@ def checks(t):
     guarded("attach-scaler-killed", t.variant, lambda: check_killed(t))
     guarded("attach-refused", t.variant, lambda: check_refused(t))
     guarded("attach-no-start", t.variant, lambda: check_no_start(t))
+    checks_fn(t)

@@ -1,0 +1,138 @@
+/*
+ * main.c - the "attachfn" e2e test (checks/attachfn.py): a program started
+ * without scaler whose static functions `scaler record -p --functions`
+ * patches while it runs, and puts back at the detach.
+ * sc_attachfn phases THREADS: THREADS workers and the main thread; each
+ * phase k every thread calls fn_sq (a static function, called directly)
+ * SQ[k] times and fn_cube (through a pointer) CUBE[k] times, the workers
+ * a tenth of that; then the main thread prints "phase k SUM" and waits for
+ * a line on stdin. Meanwhile one more thread sits in fn_block's read(2),
+ * its next instruction inside fn_block's first 5 bytes (fn_block is
+ * `mov %ecx, %eax; syscall; ret`), until the main thread writes to its
+ * pipe at the end. Last it prints "done" and the checksum of all phases.
+ * sc_attachfn busy THREADS N: the main thread and THREADS workers each
+ * make N rounds of both calls without a pause, then it prints "busy SUM".
+ */
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+static const int SQ[] = {1000, 2000, 3000}, CUBE[] = {300, 700, 900};
+
+__attribute__((noinline, noclone)) static long fn_sq(long x)
+{
+	return x * x + 1;
+}
+
+__attribute__((noinline, noclone)) static long fn_cube(long x)
+{
+	return x * x * x - 3;
+}
+
+static long (*volatile through)(long) = fn_cube;
+
+/* read(fd, buf, n) by system call number nr, the system call in the
+ * first bytes (see the top) */
+long fn_block(long fd, void *buf, long n, long nr);
+__asm__(".text\n"
+	".type fn_block, @function\n"
+	"fn_block:\n\t"
+	"mov %ecx, %eax\n\t"
+	"syscall\n\t"
+	"ret\n\t"
+	".size fn_block, .-fn_block\n");
+
+static long calls(int sq, int cube, long k)
+{
+	long s = 0;
+	for (int i = 0; i < sq; i++)
+		s += fn_sq(i + k);
+	for (int i = 0; i < cube; i++)
+		s += through(i + k);
+	return s;
+}
+
+static int pipefd[2];
+
+static void *blocked(void *arg)
+{
+	char c;
+	(void)arg;
+	return (void *)fn_block(pipefd[0], &c, 1, SYS_read);
+}
+
+static pthread_barrier_t start, end;
+static int phase;
+static long worker_sum[64], busy_n;
+
+static void *worker(void *arg)
+{
+	long id = (long)arg;
+	for (int k = 0; k < 3; k++) {
+		pthread_barrier_wait(&start);
+		worker_sum[id] += calls(SQ[phase] / 10, CUBE[phase] / 10, id);
+		pthread_barrier_wait(&end);
+	}
+	return NULL;
+}
+
+static void *busy(void *arg)
+{
+	long s = 0;
+	for (long r = 0; r < busy_n; r++)
+		s += calls(1, 1, r);
+	worker_sum[(long)arg] = s;
+	return NULL;
+}
+
+int main(int argc, char **argv)
+{
+	pthread_t t[64], b;
+	long total = 0;
+	int n = argc > 2 ? atoi(argv[2]) : -1;
+	char line[64];
+
+	if (n < 0 || n > 64)
+		return 2;
+	if (argc == 4 && !strcmp(argv[1], "busy")) {
+		busy_n = atol(argv[3]);
+		for (long i = 0; i < n; i++)
+			pthread_create(&t[i], NULL, busy, (void *)(i + 1));
+		busy((void *)0);
+		for (int i = 0; i < n; i++)
+			pthread_join(t[i], NULL);
+		for (int i = 0; i <= n; i++)
+			total += worker_sum[i];
+		printf("busy %ld\n", total);
+		return 0;
+	}
+	if (argc != 3 || strcmp(argv[1], "phases") || pipe(pipefd) != 0)
+		return 2;
+	pthread_create(&b, NULL, blocked, NULL);
+	pthread_barrier_init(&start, NULL, (unsigned)n + 1);
+	pthread_barrier_init(&end, NULL, (unsigned)n + 1);
+	for (long i = 0; i < n; i++)
+		pthread_create(&t[i], NULL, worker, (void *)i);
+	for (phase = 0; phase < 3; phase++) {
+		pthread_barrier_wait(&start);
+		long sum = calls(SQ[phase], CUBE[phase], 100);
+		pthread_barrier_wait(&end);
+		for (int i = 0; i < n; i++)
+			sum += worker_sum[i];
+		total += sum;
+		printf("phase %d %ld\n", phase + 1, sum);
+		fflush(stdout);
+		if (phase < 2 && !fgets(line, sizeof(line), stdin))
+			return 3;
+	}
+	for (int i = 0; i < n; i++)
+		pthread_join(t[i], NULL);
+	void *got;
+	if (write(pipefd[1], "x", 1) != 1 || pthread_join(b, &got) != 0 || (long)got != 1)
+		return 4;
+	printf("done %ld\n", total);
+	return 0;
+}
