@@ -508,7 +508,9 @@ static void describe(const struct maps *ms, const struct inj_regs *r, struct fns
 static int entries(pid_t chosen, const struct inj_regs *r, uint64_t table, bool restore,
 		   struct fnsite_counts *c)
 {
+	struct timespec t0, t1;
 	memset(c, 0, sizeof(*c));
+	clock_gettime(CLOCK_MONOTONIC, &t0);
 	if (stop_world(chosen) != 0)
 		return -1;
 	struct maps ms = {0};
@@ -533,6 +535,9 @@ static int entries(pid_t chosen, const struct inj_regs *r, uint64_t table, bool 
 	maps_free(&ms);
 	free(th);
 	end_world();
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	c->stopped_us = (uint64_t)((t1.tv_sec - t0.tv_sec) * 1000000 +
+				   (t1.tv_nsec - t0.tv_nsec) / 1000);
 	errno = e;
 	return rc;
 }
@@ -900,10 +905,10 @@ static void put_back_entries(void)
 	if (entries(0, NULL, fn_table, true, &c) != 0)
 		fprintf(stderr, "scaler: cannot stop its threads to put the function entries back "
 			"(%s): they stay, their calls going straight on\n", strerror(errno));
-	else if (c.busy + c.other)
-		fprintf(stderr, "scaler: %zu function entries put back; %zu stay (a thread in "
-			"them, or their bytes changed), their calls going straight on\n", c.done,
-			c.busy + c.other);
+	else
+		fprintf(stderr, "scaler: %zu function entries put back, %zu stay (a thread in "
+			"them, or their bytes changed; their calls go straight on); threads stopped "
+			"%.1f ms\n", c.done, c.busy + c.other, c.stopped_us / 1000.0);
 	sigprocmask(SIG_SETMASK, &old, NULL);
 }
 
@@ -998,8 +1003,9 @@ int record_attach(pid_t pid, const char *dir, const char *timing, unsigned durat
 		fprintf(stderr, "%s\n", fn_line);
 	else if (fn_table)
 		fprintf(stderr, "scaler: %zu function entries patched; %zu refused as a thread was "
-			"in them, %zu as their bytes changed (scaler report lists them)\n",
-			fn_done.done, fn_done.busy, fn_done.other);
+			"in them, %zu as their bytes changed (scaler report lists them); threads "
+			"stopped %.1f ms\n", fn_done.done, fn_done.busy, fn_done.other,
+			fn_done.stopped_us / 1000.0);
 	bool ended = wait_end(duration_ms);
 	if (!ended && fn_table)
 		put_back_entries();

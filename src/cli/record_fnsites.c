@@ -111,7 +111,7 @@ int fnsites_apply(pid_t pid, uint64_t table, const struct fnsite_thread *th, siz
 		  int restore, struct fnsite_counts *c)
 {
 	struct sc_fnsites t;
-	memset(c, 0, sizeof(*c));
+	c->done = c->busy = c->other = 0;
 	if (proc_mem_read(pid, table, &t, sizeof(t)) != 0)
 		return -1;
 	if (!t.n)

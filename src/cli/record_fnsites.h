@@ -28,6 +28,7 @@ struct fnsite_counts {
 	size_t done;            /* written (or put back) */
 	size_t busy;            /* refused: a thread in their bytes */
 	size_t other;           /* refused: bytes changed, a write failed */
+	uint64_t stopped_us;    /* how long the threads were held stopped */
 };
 
 /*
