@@ -307,7 +307,8 @@ static const struct cli_opt record_opts[] = {
 static const struct cli_cmd record_cmd = {
 	.name = "record",
 	.synopsis = "[-o DIR] [--timing MODE] [--interval MS] [--] CMD [ARG...]\n"
-		    "       scaler record -p PID [--duration S] [-o DIR] [--timing MODE]",
+		    "       scaler record -p PID [--duration S] [-o DIR] [--timing MODE] "
+		    "[--functions P]",
 	.about = "Runs CMD with the runtime (libscaler.so) preloaded: every call between the "
 		 "executable and its shared libraries is counted, and timed as --timing says, "
 		 "into DIR. Child processes (fork, exec) are profiled into the same DIR. "
@@ -316,8 +317,9 @@ static const struct cli_cmd record_cmd = {
 		 "passed on to CMD. SCALER_LIB names the runtime to preload (default: "
 		 "../lib/libscaler.so from the scaler binary).\n"
 		 "With -p, the runtime is loaded into the running process PID instead (with "
-		 "ptrace, at a safe point) and its GOT slots patched while it runs; at the end "
-		 "they are put back and the process runs on unprofiled.",
+		 "ptrace, at a safe point) and its GOT slots patched while it runs, and the "
+		 "entries of --functions with all its threads stopped; at the end they are put "
+		 "back and the process runs on unprofiled.",
 	.stop_at_operand = 1,
 	.operands = CLI_COMMAND,
 	.opts = record_opts,

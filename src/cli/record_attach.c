@@ -20,12 +20,16 @@
  *     RTLD_NODELETE) from libc.so.6 (glibc >= 2.34 has no
  *     __libc_dlopen_mode), then scaler_attach(dir, timing, fifo, err),
  *     which patches the process while its threads run and starts the
- *     runtime's thread (src/runtime/attach.c); then its registers are put
+ *     runtime's thread (src/runtime/attach.c); with --functions, every
+ *     other thread is stopped again while the jumps of the function
+ *     entries the runtime prepared are written (record_fnsites.c), and
+ *     scaler_attach_sites lists those refused; then its registers are put
  *     back and it is let go, with any signal that came meanwhile;
  *  6. a wait: --duration, SIGINT/SIGTERM/SIGHUP to scaler, or the
  *     process's end;
- *  7. closing the FIFO detaches (the runtime's thread puts every GOT slot
- *     back); scaler waits for that thread to end.
+ *  7. with --functions, every thread is stopped while the entries' bytes
+ *     are put back; closing the FIFO detaches (the runtime's thread puts
+ *     every GOT slot back); scaler waits for that thread to end.
  * Catchable signals are held from stage 2 to 5, so that ^C never leaves a
  * thread stopped or half called. What can and cannot be done safely, and
  * who may attach: doc/record.md, doc/security.md.

@@ -13,7 +13,9 @@
 # then "N passed, M failed"; exits 1 if any failed. redis and nginx are
 # recorded with --kernel (their walk must end in the kernel). redis-attach: redis
 # started without scaler, `scaler record -p` attached for DUR seconds
-# while redis-benchmark runs (check_attach). redis-live: redis under
+# while redis-benchmark runs (check_attach); redis-attachfn: the same with
+# --functions='redis-server:*', every entry put back at the detach, and
+# calls of redis's own functions in the profile. redis-live: redis under
 # `scaler record`, `scaler live -p` on it in tmux, its pane captured idle
 # and twice under redis-benchmark (check_live; the panes are kept in
 # build/apps/redis-live/). Missing applications are installed from
@@ -24,7 +26,7 @@ set -eu
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 . "$ROOT/tests/apps/lib.sh"
 export SCALER
-APPS=${APPS:-redis nginx memcached postgres sqlite3 python3 x264 git redis-attach redis-live}
+APPS=${APPS:-redis nginx memcached postgres sqlite3 python3 x264 git redis-attach redis-attachfn redis-live}
 REDIS_N=${REDIS_N:-100000}
 MEMC_N=${MEMC_N:-10000}
 
@@ -114,7 +116,8 @@ check_prog() {
 # the server answers its probe after the detach, and the profile (its
 # process "detached") holds the reads and writes that served the client
 check_attach() {
-	local app=${1%-attach} d=$APPS_TMP/run-$1 why= r= p= out load
+	local app=${1%-attach*} d=$APPS_TMP/run-$1 why= r= p= out load opts=()
+	[ "$1" = "$app-attachfn" ] && opts=(--functions="$app-server:*")
 	srv_setup "$app" || { line "$1" FAIL "set-up failed" ""; return; }
 	if ! srv_start "$app" base "$d" 2> "$d.err"; then
 		line "$1" FAIL "did not start" "$(cat "$d.err")"
@@ -123,18 +126,23 @@ check_attach() {
 	REDIS_N=$((REDIS_N * 5)) srv_load "$app" "$d" > "$d/rps" &
 	load=$!
 	sleep 0.5
-	"$SCALER" record -p "$SRV_PROG" --duration "$DUR" -o "$d/prof" 2> "$d/attach.err" ||
-		why="record -p exited $?: $(tr '\n' ' ' < "$d/attach.err");"
+	"$SCALER" record -p "$SRV_PROG" --duration "$DUR" -o "$d/prof" "${opts[@]}" \
+		2> "$d/attach.err" || why="record -p exited $?: $(tr '\n' ' ' < "$d/attach.err");"
 	wait "$load" || true
 	r=$(cat "$d/rps")
 	p=$(srv_probe "$app" 2>&1 | tr '\n' ' ') || true
 	srv_stop "$app" 2>> "$d.err" || true
 	case $p in *value-42*) ;; *) why="$why probe answer after the detach: [$p];" ;; esac
+	[ ${#opts[@]} = 0 ] || grep -q ' put back, 0 stay' "$d/attach.err" ||
+		why="$why function entries not all put back: $(tr '\n' ' ' < "$d/attach.err");"
 	out=$("$SCALER" report -i "$d/prof" --format json 2>&1 | python3 -c '
 import json, sys
 d = json.load(sys.stdin)
 n = sum(c["count"] for c in d["calls"] if c["api"] in ("read", "write"))
-print("OK %d reads and writes while attached" % n if n > 0 else "BAD no reads or writes")' 2>&1) ||
+f = sum(c["count"] for c in d["calls"] if c.get("kind") == "function")
+fn = " and %d calls of its functions" % f if sys.argv[1] != "0" else ""
+print("OK %d reads and writes%s while attached" % (n, fn) if n > 0 and (f > 0 or not fn)
+      else "BAD no reads or writes, or no function calls")' "${#opts[@]}" 2>&1) ||
 		out="BAD no profile"
 	"$SCALER" report -i "$d/prof" 2>/dev/null | head -n 1 | grep -q ', detached, ' ||
 		why="$why the report does not say detached;"
@@ -199,7 +207,7 @@ check_live() {
 
 for app in $APPS; do
 	case $app in
-	redis-attach) check_attach "$app" ;;
+	redis-attach | redis-attachfn) check_attach "$app" ;;
 	redis-live) check_live "$app" ;;
 	redis | nginx | memcached | postgres) check_server "$app" ;;
 	sqlite3 | python3 | x264 | git) check_prog "$app" ;;
