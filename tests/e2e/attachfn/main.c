@@ -9,11 +9,19 @@
  * a line on stdin. Meanwhile one more thread sits in fn_block's read(2),
  * its next instruction inside fn_block's first 5 bytes (fn_block is
  * `mov %ecx, %eax; syscall; ret`), until the main thread writes to its
- * pipe at the end. Last it prints "done" and the checksum of all phases.
+ * pipe at the end; and another was in fn_pause's pause(2) (the same
+ * bytes) when a SIGUSR1 came, whose handler waits in read(2) on another
+ * pipe: the context it interrupted, on its stack, holds an address inside
+ * fn_pause's first bytes. Before phase 1 the main thread waits until both
+ * are blocked there. Last it prints "done" and the checksum of all
+ * phases.
  * sc_attachfn busy THREADS N: the main thread and THREADS workers each
  * make N rounds of both calls without a pause, then it prints "busy SUM".
  */
+#include <errno.h>
 #include <pthread.h>
+#include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -55,13 +63,59 @@ static long calls(int sq, int cube, long k)
 	return s;
 }
 
-static int pipefd[2];
+long fn_pause(long a, long b, long c, long nr);
+__asm__(".text\n"
+	".type fn_pause, @function\n"
+	"fn_pause:\n\t"
+	"mov %ecx, %eax\n\t"
+	"syscall\n\t"
+	"ret\n\t"
+	".size fn_pause, .-fn_pause\n");
+
+static int pipefd[2], handler_pipe[2];
+static volatile pid_t blocked_tid, paused_tid;
 
 static void *blocked(void *arg)
 {
 	char c;
 	(void)arg;
+	blocked_tid = (pid_t)syscall(SYS_gettid);
 	return (void *)fn_block(pipefd[0], &c, 1, SYS_read);
+}
+
+static void on_usr1(int sig)
+{
+	char c;
+	(void)sig;
+	if (read(handler_pipe[0], &c, 1) != 1)
+		_exit(5);
+}
+
+static void *paused(void *arg)
+{
+	(void)arg;
+	paused_tid = (pid_t)syscall(SYS_gettid);
+	return (void *)fn_pause(0, 0, 0, SYS_pause);
+}
+
+/* Until thread tid is blocked in system call nr (/proc says so) */
+static void wait_blocked(volatile pid_t *tid, long nr)
+{
+	char path[64], buf[64];
+	for (;;) {
+		FILE *f = NULL;
+		if (*tid) {
+			snprintf(path, sizeof(path), "/proc/self/task/%d/syscall", (int)*tid);
+			f = fopen(path, "r");
+		}
+		if (f) {
+			bool got = fgets(buf, sizeof(buf), f) && atol(buf) == nr;
+			fclose(f);
+			if (got)
+				return;
+		}
+		usleep(1000);
+	}
 }
 
 static pthread_barrier_t start, end;
@@ -90,7 +144,7 @@ static void *busy(void *arg)
 
 int main(int argc, char **argv)
 {
-	pthread_t t[64], b;
+	pthread_t t[64], b, pz;
 	long total = 0;
 	int n = argc > 2 ? atoi(argv[2]) : -1;
 	char line[64];
@@ -111,7 +165,16 @@ int main(int argc, char **argv)
 	}
 	if (argc != 3 || strcmp(argv[1], "phases") || pipe(pipefd) != 0)
 		return 2;
+	struct sigaction sa = {.sa_handler = on_usr1};
+	sigemptyset(&sa.sa_mask);
+	if (pipe(handler_pipe) != 0 || sigaction(SIGUSR1, &sa, NULL) != 0)
+		return 2;
 	pthread_create(&b, NULL, blocked, NULL);
+	pthread_create(&pz, NULL, paused, NULL);
+	wait_blocked(&blocked_tid, SYS_read);
+	wait_blocked(&paused_tid, SYS_pause);
+	pthread_kill(pz, SIGUSR1);
+	wait_blocked(&paused_tid, SYS_read);        /* in the handler */
 	pthread_barrier_init(&start, NULL, (unsigned)n + 1);
 	pthread_barrier_init(&end, NULL, (unsigned)n + 1);
 	for (long i = 0; i < n; i++)
@@ -130,8 +193,10 @@ int main(int argc, char **argv)
 	}
 	for (int i = 0; i < n; i++)
 		pthread_join(t[i], NULL);
-	void *got;
-	if (write(pipefd[1], "x", 1) != 1 || pthread_join(b, &got) != 0 || (long)got != 1)
+	void *got, *gotz;
+	if (write(pipefd[1], "x", 1) != 1 || pthread_join(b, &got) != 0 || (long)got != 1 ||
+	    write(handler_pipe[1], "x", 1) != 1 || pthread_join(pz, &gotz) != 0 ||
+	    (long)gotz != -EINTR)
 		return 4;
 	printf("done %ld\n", total);
 	return 0;

@@ -350,11 +350,12 @@ def fn_count(rep, name):
 
 
 def entry_bytes(t, pid, names):
-    """The first 16 bytes of sc_attachfn's functions names in process pid,
-    from its memory."""
+    """The bytes (up to 16) of sc_attachfn's functions names in process
+    pid, from its memory."""
     exe = t.exe("attachfn")
-    out = subprocess.run(["nm", exe], capture_output=True, text=True).stdout
-    syms = {w[2]: int(w[0], 16) for w in (x.split() for x in out.splitlines()) if len(w) == 3}
+    out = subprocess.run(["nm", "-S", exe], capture_output=True, text=True).stdout
+    syms = {w[3]: (int(w[0], 16), min(int(w[1], 16), 16))
+            for w in (x.split() for x in out.splitlines()) if len(w) == 4}
     with open(exe, "rb") as f:
         pie = f.read(18)[16] == 3               # ET_DYN
     base = 0
@@ -366,8 +367,8 @@ def entry_bytes(t, pid, names):
     got = {}
     with open("/proc/%d/mem" % pid, "rb") as m:
         for n in names:
-            m.seek(base + syms[n])
-            got[n] = m.read(16)
+            m.seek(base + syms[n][0])
+            got[n] = m.read(syms[n][1])
     return got
 
 
@@ -381,18 +382,19 @@ def check_fn_counts(t, workers):
     args = ["phases", str(workers)]
     prog = Unprofiled(t, "attachfn", args)
     d = os.path.join(prog.tmp, "d")
-    names = ("fn_sq", "fn_cube", "fn_block")
+    names = ("fn_sq", "fn_cube", "fn_block", "fn_pause")
     bad = []
     try:
         prog.wait_phase(1)
         before = entry_bytes(t, prog.pid, names)
         rec = attach(t, prog.pid, d, "--functions", FNS)
         line = rec.stderr.readline()
-        if b"2 function entries patched; 1 refused as a thread was in them" not in line:
+        if b"2 function entries patched; 2 refused as a thread was in them" not in line:
             bad.append("second line %r" % line)
         during = entry_bytes(t, prog.pid, names)
         if (during["fn_sq"] == before["fn_sq"] or during["fn_cube"] == before["fn_cube"] or
-                during["fn_block"] != before["fn_block"]):
+                during["fn_block"] != before["fn_block"] or
+                during["fn_pause"] != before["fn_pause"]):
             bad.append("entries while attached %r, before %r" % (during, before))
         prog.go()
         prog.wait_phase(2)
@@ -414,8 +416,10 @@ def check_fn_counts(t, workers):
             bad.append("fn_sq, fn_cube calls %r while attached, want %r" % (got, fn_want(workers, 1)))
         skipped = {s["function"]: s["reason"] for s in rep.get("skipped_functions", [])}
         if ("executing its first bytes" not in skipped.get("fn_block", "") or
+                "on a thread's stack" not in skipped.get("fn_pause", "") or
                 "fn_sq" in skipped or "fn_cube" in skipped):
-            bad.append("skipped functions %r: want fn_block's thread inside it" % skipped)
+            bad.append("skipped functions %r: want fn_block's thread inside it, fn_pause's "
+                       "interrupted context" % skipped)
         return bad
     finally:
         prog.close()
@@ -439,7 +443,7 @@ def check_fn_busy(t):
                 return ["the program ended before attach %d: %r" % (k + 1, err)]
             lines = err.decode().splitlines()
             if k == 0 and (rc != 0 or "detached from" not in lines[-1] or
-                           "3 function entries patched; 0 refused" not in err.decode()):
+                           "4 function entries patched; 0 refused" not in err.decode()):
                 bad.append("scaler exited %d: %r" % (rc, err[-300:]))
             elif k == 0:
                 sq, cube = fn_count(calls(t, d), "fn_sq"), fn_count(calls(t, d), "fn_cube")
