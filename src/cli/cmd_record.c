@@ -307,8 +307,7 @@ static const struct cli_opt record_opts[] = {
 static const struct cli_cmd record_cmd = {
 	.name = "record",
 	.synopsis = "[-o DIR] [--timing MODE] [--interval MS] [--] CMD [ARG...]\n"
-		    "       scaler record -p PID [--duration S] [-o DIR] [--timing MODE] "
-		    "[--functions P]",
+		    "       scaler record -p PID [--duration S] [-o DIR] [--timing MODE]",
 	.about = "Runs CMD with the runtime (libscaler.so) preloaded: every call between the "
 		 "executable and its shared libraries is counted, and timed as --timing says, "
 		 "into DIR. Child processes (fork, exec) are profiled into the same DIR. "
