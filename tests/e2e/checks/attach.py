@@ -31,6 +31,18 @@ restored after).
 attach-no-start: root attaching to nobody's process with DIR where nobody
 cannot reach it: the runtime does not start, said in one line; the
 program runs on as natively, DIR is root's.
+attachfn-counts-0 / attachfn-counts-3: sc_attachfn (its own top says
+what it does) attached with --functions after phase 1, detached after
+phase 2: exactly phase 2's calls of fn_sq (direct) and fn_cube (through a
+pointer); fn_block refused (a thread's next instruction in its first
+bytes), fn_pause refused (a signal handler's interrupted context on a
+thread's stack), their bytes untouched; fn_sq's and fn_cube's entries
+changed while attached and as before after the detach; a second attach
+refused; the output a native run's.
+attachfn-busy: the same for 0.3 s while 4 threads call both nonstop: the
+two counts at most one call a thread apart; attached again: refused.
+attachfn-scaler-killed: scaler killed while attached with --functions:
+the entries stay, paused, phase 3 uncounted, the program as natively.
 Checks run in the lazy and now variants."""
 import json
 import os
