@@ -584,6 +584,7 @@ struct call_data {
 static uint64_t fn_table;
 static struct fnsite_counts fn_done;
 static char fn_line[200];
+static char rt_line[512];       /* the runtime's first warning, attached */
 
 /*
  * Loads the runtime in thread t (registers r) and starts it. The thread is
@@ -652,6 +653,7 @@ static pid_t inject(struct tracee *t, struct inj_regs *r, const struct call_data
 		goto out;
 	}
 	tid = (pid_t)ret;
+	mem_string(AT(err), rt_line, sizeof(rt_line));  /* a warning of its start-up */
 	if (fns.spec && (proc_mem_read(target, AT(fns), &fns, sizeof(fns)) != 0 || !fns.table))
 		snprintf(fn_line, sizeof(fn_line), "scaler: --functions: the runtime made no "
 			 "table of entries; no function patched");
@@ -1003,6 +1005,8 @@ int record_attach(pid_t pid, const char *dir, const char *timing, unsigned durat
 	else
 		fprintf(stderr, "scaler: attached to %d (%zu thread%s), profiling into %s until "
 			"^C\n", (int)pid, nthreads, nthreads == 1 ? "" : "s", dir);
+	if (rt_line[0])
+		fprintf(stderr, "scaler: %s\n", rt_line);
 	if (fn_line[0])
 		fprintf(stderr, "%s\n", fn_line);
 	else if (fn_table)
