@@ -27,13 +27,14 @@
 /*
  * PSCALE: rax = (now_t - t) << 16 (see the parallel clock below), edx = k;
  * out rax = the clock's advance over that time, elapsed ticks *
- * sc_recip[k] / 2^16. Clobbers rdx and the register named.
+ * sc_recip[min(k, sc_pclock_kmax)] / 2^16. Clobbers rdx and the register
+ * named.
  */
 .macro PSCALE tmp
 	shrq	$(16 - PC_TSHIFT), %rax		/* elapsed ticks */
-	cmpl	$PC_RECIP_MAX, %edx
+	cmpl	sc_pclock_kmax(%rip), %edx
 	jbe	91f
-	movl	$PC_RECIP_MAX, %edx
+	movl	sc_pclock_kmax(%rip), %edx
 91:	leaq	sc_recip(%rip), \tmp
 	movl	(\tmp,%rdx,4), %edx
 	mulq	%rdx
@@ -46,7 +47,8 @@
  * of 2^PC_TSHIFT ticks since sc_pclock_base (48 bits: 17 days at 3 GHz,
  * and differences are taken modulo 2^48) and k the threads running. Then
  *     P(now) = P + (now - t) * sc_recip[k] / 2^16,  sc_recip[k] = 2^16 / k
- * (sc_recip[0] = 0: with nobody running the clock stands still).
+ * (sc_recip[0] = 0: with nobody running the clock stands still), k taken
+ * as at most sc_pclock_kmax, the CPUs the threads can be on (pclock.c).
  *
  * Writers (k changes: a thread starts or ends, enters or leaves a Wait
  * API) replace {P, tk} whole with cmpxchg16b. Readers load tk, then P,

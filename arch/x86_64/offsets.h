@@ -46,7 +46,7 @@
 #define FR_OFFB     80  /* ticks off-CPU blocked (perf.c) */
 #define FR_OFFP     88  /* ... preempted */
 #define FR_KERN     96  /* ... on-CPU in the kernel (samples) */
-#define FR_OFFI     104 /* ticks blocked in it and the calls it holds */
+#define FR_OFFI     104 /* ticks off-CPU in it and the calls it holds */
 #define FR_XPRE     112 /* preempted ticks of untimed nested calls (perf.c) */
 #define FR_MOVED    120 /* ticks FR_TSC was moved on by nested returns */
 #define FR_T0       128 /* TSC read at entry, never moved (perf.c) */

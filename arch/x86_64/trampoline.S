@@ -382,12 +382,12 @@ sc_return_point:			/* the API's return address */
 	addq	%rax, RC_WBLOCK(%r11)
 	jmp	.Lb_done
 
-	/* k > 1 (or 0): the share is elapsed * sc_recip[k] / 2^16 */
+	/* k > 1 (or 0): the share is elapsed * sc_recip[min(k, kmax)] / 2^16 */
 .Lp_shared:					/* rax = elapsed, rdi = tk */
 	movzwl	%di, %edx
-	cmpl	$PC_RECIP_MAX, %edx
+	cmpl	sc_pclock_kmax(%rip), %edx
 	jbe	1f
-	movl	$PC_RECIP_MAX, %edx
+	movl	sc_pclock_kmax(%rip), %edx
 1:	leaq	sc_recip(%rip), %r11
 	movl	(%r11,%rdx,4), %edx
 	mulq	%rdx

@@ -295,8 +295,8 @@ struct sc_thr_header {
 	 * sampled blocked time says they block (profile.c, off_fit). */
 	uint64_t off_untimed;   /* 168 */
 	/* With SC_PERF_F_ONCPU: the parallel clock's share of the time the
-	 * thread was off-CPU and blocked outside Waits, which its calls'
-	 * wpticks leave out too: a blocked thread does not run. */
+	 * thread was off-CPU (blocked or preempted) outside Waits, which its
+	 * calls' wpticks leave out too: a thread runs only on a CPU. */
 	uint64_t off_p;         /* 176 */
 	/* The thread's CPU time (user and system, the kernel's
 	 * CLOCK_THREAD_CPUTIME_ID) at its start and at its end or the
@@ -314,7 +314,7 @@ enum sc_perf_kind {
 };
 /* sc_thr_header.perf_flags */
 #define SC_PERF_F_UNTIMED 1u    /* off_untimed and sc_rec.rblocked are kept */
-#define SC_PERF_F_ONCPU 2u      /* off_p is kept, wpticks leaves out blocked time */
+#define SC_PERF_F_ONCPU 2u      /* off_p is kept, wpticks leaves out time off-CPU */
 _Static_assert(sizeof(struct sc_thr_header) <= SC_THR_HEADER_SIZE, "thread header");
 
 /*

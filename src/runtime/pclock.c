@@ -10,11 +10,23 @@
  * thread, P over its life minus P over its waits is its attributed
  * effective time; summed over threads that is the critical time.
  *
+ * A thread counts as running only while it is on a CPU. k cannot follow
+ * preemptions as they happen (a preempted thread cannot step the clock),
+ * so where every thread's context switches are measured (perf.c) the
+ * clock takes k as at most the CPUs the process may run on
+ * (sc_pclock_kmax: no more threads than that can be on a CPU at once),
+ * and each thread's preempted gaps, like its blocked ones, are taken off
+ * its share afterwards (perf.c). Four busy threads on two CPUs: P moves
+ * at 1/2, each is on a CPU half the span, and is attributed a quarter.
+ * Without the measurement a preempted thread keeps its share, and k is
+ * not capped (the shares of k threads on fewer CPUs add up to the span).
+ *
  * The state and its lock-free update live in arch/x86_64/pclock.S (asm.h: how it is read)
  * (sc_pclock_step, PREAD); this file owns the globals, the reciprocal
  * table and the changes of k that C code makes (threads starting and
  * ending, a fork child starting with one thread).
  */
+#include <sched.h>
 #include <string.h>
 
 #include "runtime.h"
@@ -38,6 +50,8 @@ SC_HIDDEN const uint32_t sc_recip[PC_RECIP_MAX + 1] = {
 	RECIP1024(0), RECIP1024(1024), RECIP1024(2048), RECIP1024(3072),
 };
 _Static_assert(PC_RECIP_MAX + 1 == 4096, "sc_recip is written out for 4096 k");
+/* The k the clock's rate is taken at, at most (see above). */
+SC_HIDDEN uint32_t sc_pclock_kmax = PC_RECIP_MAX;
 /* Calls of may-block APIs longer than this are counted as blocked. */
 SC_HIDDEN uint64_t sc_block_ticks = ~0ull;
 /* A sampled call longer than this (and far above its API's mean) is
@@ -86,7 +100,41 @@ uint64_t sc_pclock_entry(const struct sc_frame *f)
 	uint64_t dt = ((now_t - t) & ((1ull << 48) - 1)) << PC_TSHIFT;
 	if ((now_t - t) & (1ull << 47))
 		dt = 0;                 /* the state is newer than the entry */
-	if (k > PC_RECIP_MAX)
-		k = PC_RECIP_MAX;
-	return f->p + (uint64_t)(((unsigned __int128)dt * sc_recip[k]) >> 16);
+	return f->p + sc_pclock_share(dt, k);
+}
+
+/* The clock's advance over `ticks` while k threads run. */
+uint64_t sc_pclock_share(uint64_t ticks, uint64_t k)
+{
+	uint32_t kmax = __atomic_load_n(&sc_pclock_kmax, __ATOMIC_RELAXED);
+	if (k > kmax)
+		k = kmax;
+	return (uint64_t)(((unsigned __int128)ticks * sc_recip[k]) >> 16);
+}
+
+/*
+ * A thread starts, its preemptions measured or not (perf.c). The first
+ * thread's measurement caps k at the CPUs the process may use (its
+ * affinity then: a later change is not followed); a thread without one
+ * lifts the cap for good, its preempted time being counted as running.
+ * The clock is stepped to now first, so that the new rate applies only
+ * from now on.
+ */
+void sc_pclock_oncpu(bool measured)
+{
+	static bool seen;
+	uint32_t kmax = PC_RECIP_MAX;
+	if (measured && !__atomic_exchange_n(&seen, true, __ATOMIC_RELAXED)) {
+		cpu_set_t set;
+		if (!sched_getaffinity(0, sizeof(set), &set) && CPU_COUNT(&set) > 0 &&
+		    CPU_COUNT(&set) < PC_RECIP_MAX)
+			kmax = (uint32_t)CPU_COUNT(&set);
+	} else if (measured) {
+		return;
+	}
+	__atomic_store_n(&seen, true, __ATOMIC_RELAXED);
+	if (__atomic_load_n(&sc_pclock_kmax, __ATOMIC_RELAXED) == kmax)
+		return;
+	sc_pclock_step(0, sc_rdtsc());
+	__atomic_store_n(&sc_pclock_kmax, kmax, __ATOMIC_RELAXED);
 }

@@ -117,7 +117,8 @@ static void kst_open(struct sc_thread *t)
 	t->perf.kst_len = len;
 }
 
-void sc_perf_thread_start(struct sc_thread *t)
+/* The thread's ring, mapped: false if perf events are not to be had. */
+static bool ring_open(struct sc_thread *t)
 {
 	uint8_t kind = SC_PERF_NONE;
 	int fd = -1;
@@ -126,7 +127,7 @@ void sc_perf_thread_start(struct sc_thread *t)
 	else if (!perf_off && (fd = event_open(false)) >= 0)
 		kind = SC_PERF_SWITCHES;
 	if (fd < 0)
-		return;
+		return false;
 	long page = sysconf(_SC_PAGESIZE);
 	size_t len = (size_t)page * (1 + (kind == SC_PERF_KERNEL ? KERNEL_PAGES : SWITCH_PAGES));
 	void *m = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
@@ -137,7 +138,7 @@ void sc_perf_thread_start(struct sc_thread *t)
 	}
 	close(fd);
 	if (m == MAP_FAILED)
-		return;
+		return false;
 	if (kind == SC_PERF_KERNEL)
 		kst_open(t);
 	t->perf.ring_len = len;
@@ -148,6 +149,13 @@ void sc_perf_thread_start(struct sc_thread *t)
 	t->perf.anchor_tsc = sc_rdtsc();
 	t->perf.anchor_ns = sc_mono_ns();
 	t->ring = m;
+	return true;
+}
+
+/* The clock hears whether this thread's preemptions are measured. */
+void sc_perf_thread_start(struct sc_thread *t)
+{
+	sc_pclock_oncpu(ring_open(t));
 }
 
 void sc_perf_thread_end(struct sc_thread *t)
@@ -241,13 +249,14 @@ static void give(struct sc_frame *g, uint64_t blocked, uint64_t preempt, uint64_
 }
 
 /*
- * A gap blocked inside frame g: no part of the parallel clock's share of
- * g and of the calls around it, up to the first Wait (whose share is
- * taken off the calls around it whole, gap or not: trampoline.S). Each
- * keeps it in off_incl until its return (sc_perf_return). A preempted gap
- * is not one: the thread still wants a CPU, and k, which cannot follow
- * preemptions as they happen, counts it; its share of k is its own (4
- * threads on 2 CPUs are attributed their span, not half of it).
+ * A gap off the CPU inside frame g, blocked or preempted: no part of the
+ * parallel clock's share of g and of the calls around it, up to the first
+ * Wait (whose share is taken off the calls around it whole, gap or not:
+ * trampoline.S). Each keeps it in off_incl until its return
+ * (sc_perf_return). A thread runs only on a CPU: with preempted gaps taken
+ * off, k is capped at the process's CPUs (pclock.c), so that 4 threads on
+ * 2 CPUs, each on a CPU half the span, are attributed a quarter of it
+ * each, not an eighth.
  */
 static void give_off(struct sc_thread *t, struct sc_frame *g, uint64_t gap)
 {
@@ -330,17 +339,14 @@ static void take(struct sc_thread *t, const struct perf_event_header *h, const s
 			uint64_t gap = ns_ticks(body[0] - pf->out_ns);
 			if (g) {
 				give(g, pf->out_preempt ? 0 : gap, pf->out_preempt ? gap : 0, 0);
+				give_off(t, g, gap);
+			} else {
 				if (!pf->out_preempt)
-					give_off(t, g, gap);
-			} else if (!pf->out_preempt) {
-				t->hdr->off_untimed += gap;
+					t->hdr->off_untimed += gap;
 				/* its share of the clock: at the rate the clock
 				 * moves now, the best figure at hand */
 				uint64_t k = __atomic_load_n(&sc_pclock.tk, __ATOMIC_RELAXED) & 0xffff;
-				if (k > PC_RECIP_MAX)
-					k = PC_RECIP_MAX;
-				if (k)
-					t->hdr->off_p += (gap * sc_recip[k]) >> 16;
+				t->hdr->off_p += sc_pclock_share(gap, k);
 			}
 		}
 		return;

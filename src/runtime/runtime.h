@@ -91,7 +91,7 @@ struct sc_frame {
 	 * below are valid while pend is nonzero (zeroed at entry) */
 	uint64_t pend;
 	uint64_t off_blocked, off_preempt, kernel;
-	uint64_t off_incl;      /* blocked in it and in the calls it holds,
+	uint64_t off_incl;      /* off-CPU in it and in the calls it holds,
 				   but not inside a Wait (its clock share is
 				   taken off whole: trampoline.S) */
 	/* the part of off_preempt estimated to have fallen in untimed calls
@@ -274,6 +274,9 @@ uint64_t sc_pclock_step(int64_t delta, uint64_t now) SC_HIDDEN;
 /* pclock.c */
 extern SC_HIDDEN struct sc_pclock sc_pclock;
 extern SC_HIDDEN const uint32_t sc_recip[];     /* pclock.c: 2^16 / k */
+extern SC_HIDDEN uint32_t sc_pclock_kmax;       /* pclock.c, asm.h, trampoline.S */
+uint64_t sc_pclock_share(uint64_t ticks, uint64_t k) SC_HIDDEN;
+void sc_pclock_oncpu(bool measured) SC_HIDDEN;
 void sc_pclock_init(uint64_t tsc_hz) SC_HIDDEN;
 void sc_pclock_after_fork(void) SC_HIDDEN;
 uint64_t sc_pclock_entry(const struct sc_frame *f) SC_HIDDEN;

@@ -418,7 +418,7 @@ static void credit_in_flight(struct sc_thread *t, uint64_t now, uint64_t pnow)
 	bool gap_pre = false;
 	uint64_t gap = sc_perf_open_gap(t, now, &gap_at, &gap_pre);
 	/* the clock's share of the Waits in flight inside the next frame and
-	 * of its time blocked so far (the open gap included): no part of its
+	 * of its time off the CPU so far (the open gap included): no part of its
 	 * own share, as at a return (trampoline.S, perf.c) */
 	uint64_t pwait = 0, open_off = 0;
 	for (struct sc_frame *f = top; f-- > t->sp_base;) {
@@ -430,7 +430,7 @@ static void credit_in_flight(struct sc_thread *t, uint64_t now, uint64_t pnow)
 		uint64_t pi = pnow > pe ? pnow - pe : 0;
 		if (f->tk) {
 			uint64_t off = (f->pend ? f->off_incl : 0) + open_off;
-			if (gap && !gap_pre && f->t0 <= gap_at && !open_off)
+			if (gap && f->t0 <= gap_at && !open_off)
 				off += open_off = gap;
 			pi = pi > pwait ? pi - pwait : 0;
 			if (off && el) {

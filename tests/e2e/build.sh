@@ -168,3 +168,4 @@ lib $CC libsc_est.so estim/sc_est.c
 exe $CC sc_estim estim/main.c -lsc_est -pthread
 lib $CC libsc_par.so par/sc_par.c
 exe $CC sc_par par/main.c -lsc_par -pthread
+exe $CC sc_paroncpu par/oncpu.c -lsc_par -pthread

@@ -39,6 +39,8 @@ struct sc_pclock sc_pclock = {0, 1};
 const uint32_t sc_recip[2] = {0, 1u << 16};
 uint64_t sc_pclock_step(int64_t delta, uint64_t now) { (void)delta; return now; }
 uint64_t sc_pclock_entry(const struct sc_frame *f) { return f->tsc; }
+uint64_t sc_pclock_share(uint64_t ticks, uint64_t k) { return k ? ticks / k : 0; }
+void sc_pclock_oncpu(bool measured) { (void)measured; }
 
 /* ---- a ring written by hand -------------------------------------------- */
 
@@ -128,6 +130,8 @@ int main(void)
 	put_switch(9400, 0);
 	put_switch(500, PERF_RECORD_MISC_SWITCH_OUT);            /* before any call */
 	put_switch(600, 0);
+	put_switch(700, PERF_RECORD_MISC_SWITCH_OUT | PERF_RECORD_MISC_SWITCH_OUT_PREEMPT);
+	put_switch(750, 0);                                      /* preempted, no call */
 
 	clock_now = 100000;
 	sc_perf_return(inner, 100000);
@@ -145,12 +149,13 @@ int main(void)
 	CHECK_EQ(recs[1].wblocked, 0, "outer not booked yet");
 	CHECK_EQ(hdr.perf_lost, 3, "lost records counted in the header");
 	CHECK_EQ(recs[2].rblocked, 400, "inner: the same blocked time, unweighted");
-	CHECK_EQ(recs[2].wpticks, (uint64_t)-400, "inner: its clock share loses its 400 "
-		 "ticks blocked, not the 500 preempted (the trampoline adds the share next)");
-	CHECK_EQ(outer->off_incl, 1400, "outer: blocked 1000 in itself, 400 in inner");
+	CHECK_EQ(recs[2].wpticks, (uint64_t)-900, "inner: its clock share loses its 400 "
+		 "ticks blocked and 500 preempted: a thread runs only on a CPU (the "
+		 "trampoline adds the share next)");
+	CHECK_EQ(outer->off_incl, 1900, "outer: blocked 1000 in itself, 900 off-CPU in inner");
 	CHECK_EQ(hdr.off_untimed, 100, "blocked 500-600 with no timed call in flight: "
-		 "the thread's untimed off-CPU time");
-	CHECK_EQ(hdr.off_p, 100, "... and its clock share (k = 1)");
+		 "the thread's untimed off-CPU time (not the preempted 700-750)");
+	CHECK_EQ(hdr.off_p, 150, "... and its clock share (k = 1), the preempted 50 too");
 
 	/* the kernel stack of the sample, for record 2 (entry index + 1) */
 	struct sc_kst_slot *slots = (struct sc_kst_slot *)(&kst.h + 1);
@@ -176,10 +181,10 @@ int main(void)
 	sc_perf_return(outer, 101000);
 	CHECK_EQ(recs[1].wblocked, 7000, "outer: 1000 ticks blocked, times its period 7");
 	CHECK_EQ(recs[1].rblocked, 1000, "outer: 1000 ticks blocked, unweighted");
-	CHECK_EQ(recs[1].wpticks, (uint64_t)-9800, "outer: its clock share loses 1400 "
-		 "ticks blocked, times its period");
-	CHECK_EQ(hdr.off_p, 1500, "the thread's clock share blocked: the outermost "
-		 "call's 1400 and the 100 outside calls");
+	CHECK_EQ(recs[1].wpticks, (uint64_t)-13300, "outer: its clock share loses 1900 "
+		 "ticks off-CPU, times its period");
+	CHECK_EQ(hdr.off_p, 2050, "the thread's clock share off-CPU: the outermost "
+		 "call's 1900 and the 150 outside calls");
 	CHECK_EQ(outer->pend, 0, "outer booked");
 
 	/* an outlier (over sc_outlier_ticks and 256 times the mean) stands

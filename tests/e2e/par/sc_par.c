@@ -8,6 +8,7 @@
  *   par_read(fd)       one read of a pipe: a call that blocks until the
  *                      writer writes, in an API that is no Wait by name
  *   par_spin(ticks)    on the CPU for that many TSC ticks, no calls
+ *   par_work(n)        n rounds of arithmetic on the CPU, no calls (oncpu.c)
  */
 #include <stdint.h>
 #include <time.h>
@@ -35,4 +36,15 @@ void par_spin(uint64_t ticks)
 
 	while (__rdtsc() - t0 < ticks)
 		;
+}
+
+/* par_work(n): n rounds of arithmetic on the CPU, no calls; returns a
+ * value that depends on all of them, so none is left out */
+uint64_t par_work(uint64_t n)
+{
+	uint64_t x = n;
+
+	for (uint64_t i = 0; i < n; i++)
+		x = x * 6364136223846793005ull + 1442695040888963407ull;
+	return x;
 }
