@@ -5,7 +5,8 @@ the fork is the parent's. In each child every call is counted as often as
 it is timed at most and lasts no longer than the child's thread, the sums
 hold (sums.py), child 1's own select is 1 call, 1 timed, and child 2, back
 in that select and then running alone, counts as one running thread for the
-parallel clock (its attributed time is its wall time, not half of it).
+parallel clock (its attributed time is its CPU time, which it prints, not
+half of it).
 Check: sigfork-inherited (lazy)."""
 
 from harness import guarded, root_process
@@ -16,7 +17,7 @@ VARIANTS = ("lazy",)
 
 
 def check_sigfork(t):
-    bad, d, _ = t.record_program("sigfork")
+    bad, d, err = t.record_program("sigfork")
     if bad:
         return bad
     bad = check_sums(d)
@@ -42,9 +43,13 @@ def check_sigfork(t):
     if "select" in by_api(spin[0]):
         bad.append("child 2 books a select it never made")
     th = spin[0]["threads"]
-    if len(th) != 1 or th[0]["attr_ns"] < 0.9 * th[0]["wall_ns"]:
-        bad.append("child 2's threads %r: want one, its attributed time its wall time"
-                   % [(x["wall_ns"], x["attr_ns"]) for x in th])
+    cpu = [int(line.split("=")[1]) for line in err.decode(errors="replace").splitlines()
+           if line.startswith("child2_cpu_ns=")]
+    if len(cpu) != 1:
+        bad.append("child 2 printed no CPU time")
+    elif len(th) != 1 or not 0.9 * cpu[0] - 1e6 <= th[0]["attr_ns"] <= 1.1 * cpu[0] + 1e6:
+        bad.append("child 2's threads %r: want one, its attributed time its CPU time %d"
+                   % ([(x["wall_ns"], x["attr_ns"]) for x in th], cpu[0]))
     return bad
 
 
