@@ -430,22 +430,117 @@ static void comp_total(struct sc_component *c, const struct sc_agg *a)
 }
 
 /* In an image where one component runs every thread, every call into it
- * re-enters its threads' time. */
-static void find_reentry(struct sc_agg *a)
+ * re-enters its threads' time. Returns that component's index (ncomp if
+ * none). */
+static size_t find_reentry(struct sc_agg *a)
 {
 	size_t i, owner = a->ncomp;
 
 	for (i = 0; i < a->ncomp; i++)
 		if (a->comp[i].nthreads) {
 			if (owner < a->ncomp)
-				return;
+				return a->ncomp;
 			owner = i;
 		}
 	if (owner == a->ncomp)
-		return;
+		return owner;
 	a->comp[owner].reenter_ns = a->comp[owner].in_ns;
 	a->comp[owner].attr_reenter_ns = sc_sub_sat(a->comp[owner].attr_total_ns,
 						    a->comp[owner].attr_threads_ns);
+	return owner;
+}
+
+/*
+ * Calls into a component made while it is already on the stack through
+ * another edge (python3 -> libpython -> _json -> libpython: the inner
+ * calls' time is inside the outer ones') are in its total once: their
+ * part of in_ns becomes reenter_ns, as a callback into the one component
+ * running threads does (find_reentry, which keeps that case). Which calls
+ * those are, the sums do not say; the edges do where a component Y runs
+ * only inside B: Y has no threads and is entered (seen or unseen edges
+ * Z -> Y) only from B or from such components (_json, entered from
+ * libpython only, through pointers: an unseen edge). Then all of Y's calls
+ * into B are nested in B. A share of "only" is not enough: in a cycle
+ * B -> C -> B, C's calls into B make part of B's time look inside C, yet
+ * B's calls into C came from outside it (test twoedge). So s(Y), the share
+ * of Y's time inside B, counts from INSIDE_MIN up and is 0 below: no
+ * re-entry is taken where the edges cannot tell it, and a component's
+ * total may then still count one twice (held to the threads' time).
+ * Same-edge nesting is not counted here: edge_ns has it out already.
+ * Needs the unseen edges (after find_unseen).
+ */
+#define INSIDE_MIN 0.99L
+static void find_nested(struct sc_agg *a, size_t owner)
+{
+	size_t n = a->ncomp, b, y, e, round;
+	long double *s = sc_xcalloc(n ? n : 1, sizeof(*s)), *tot = sc_xcalloc(n ? n : 1, sizeof(*tot));
+	size_t *to = NULL, ne = 0;
+
+	/* each edge's callee, once */
+	for (y = 0; y < n; y++)
+		ne += a->comp[y].nout;
+	to = sc_xcalloc(ne ? ne : 1, sizeof(*to));
+	for (ne = 0, y = 0; y < n; y++) {
+		const struct sc_component *c = &a->comp[y];
+
+		tot[y] = (long double)c->threads_ns + (long double)c->in_ns +
+			 (long double)c->unseen_in_ns;
+		for (e = 0; e < c->nout; e++) {
+			const struct sc_component *t = sc_agg_component(a, c->out[e].callee);
+
+			to[ne++] = t ? (size_t)(t - a->comp) : n;
+		}
+	}
+	for (b = 0; b < n; b++) {
+		struct sc_component *B = &a->comp[b];
+		long double re = 0, are = 0;
+
+		if (b == owner || B->in_ns <= 0)
+			continue;
+		memset(s, 0, n * sizeof(*s));
+		s[b] = 1;
+		/* a fixed point: s only rises from round to round (a share is
+		 * a mean of others', weights adding up to at most 1) */
+		for (round = 0; round < n + 1; round++) {
+			long double moved = 0;
+
+			for (y = 0; y < n; y++) {
+				long double in = 0;
+				size_t k = 0;
+
+				if (y == b || tot[y] <= 0)
+					continue;
+				for (size_t z = 0; z < n; z++)
+					for (e = 0; e < a->comp[z].nout; e++, k++)
+						if (to[k] == y && z != y && s[z] > 0)
+							in += (long double)a->comp[z].out[e].ns * s[z];
+				in /= tot[y];
+				if (in > 1)
+					in = 1;
+				if (in < INSIDE_MIN)
+					in = 0;
+				if (in - s[y] > moved)
+					moved = in - s[y];
+				s[y] = in;
+			}
+			if (moved < 1e-9L)
+				break;
+		}
+		for (y = 0; y < n; y++) {
+			const struct sc_component *c = &a->comp[y];
+
+			for (size_t k = 0; k < c->nout; k++)
+				if (y != b && s[y] > 0 && strcmp(c->out[k].callee, B->name) == 0) {
+					re += (long double)c->out[k].ns * s[y];
+					are += (long double)c->out[k].attr_ns * s[y];
+				}
+		}
+		B->reenter_ns = sc_round_ns(re);
+		B->attr_reenter_ns = sc_round_ns(are);
+	}
+	free(to);
+	free(tot);
+	free(s);
 }
 
 /*
@@ -587,7 +682,9 @@ static void agg_build(struct sc_agg *a, struct call_in *in, size_t nin,
 		struct sc_component *c;
 		size_t ci;
 
-		if (thr[i].n == 0)
+		/* an image's component without threads may still bring its
+		 * re-entries (find_nested) */
+		if (thr[i].n == 0 && !thr[i].reenter_ns && !thr[i].attr_reenter_ns)
 			continue;
 		ci = comp_get(a, &capcomp, thr[i].name, thr, nthr);
 		c = &a->comp[ci];
@@ -642,8 +739,10 @@ static void agg_build(struct sc_agg *a, struct call_in *in, size_t nin,
 	}
 	clamp_to_edges(a, &capcomp, thr, nthr);
 	if (find) {
-		find_reentry(a);
+		size_t owner = find_reentry(a);
+
 		find_unseen(a);
+		find_nested(a, owner);
 	}
 	for (i = 0; i < nu; i++) {
 		size_t fi = comp_get(a, &capcomp, u[i].from, thr, nthr);

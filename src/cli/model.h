@@ -46,9 +46,10 @@ struct sc_component {
 	 * difference is its unseen_in_ns, taken as unseen_out_ns off the
 	 * components that run threads (model.c: take_unseen). */
 	int64_t unseen_in_ns, unseen_out_ns;
-	/* The part of in_ns made on its own threads (callbacks), so already
-	 * in threads_ns: known when it is the only component of its process
-	 * running threads (all of in_ns), else taken as 0. */
+	/* The part of in_ns already on the stack: made on its own threads
+	 * (callbacks), so in threads_ns (all of in_ns when it is the only
+	 * component of its process running threads), or nested in a call
+	 * into it through another edge (model.c: find_nested). */
 	int64_t reenter_ns, attr_reenter_ns;
 	/* On the stack: threads_ns + in_ns - reenter_ns + unseen_in_ns, at
 	 * most all threads' time (model.c: comp_total). */

@@ -169,3 +169,6 @@ exe $CC sc_estim estim/main.c -lsc_est -pthread
 lib $CC libsc_par.so par/sc_par.c
 exe $CC sc_par par/main.c -lsc_par -pthread
 exe $CC sc_paroncpu par/oncpu.c -lsc_par -pthread
+lib $CC libsc_te_c.so twoedge/sc_te_c.c
+lib $CC libsc_te_b.so twoedge/sc_te_b.c -lsc_te_c
+exe $CC sc_twoedge twoedge/main.c -lsc_te_b -lsc_te_c
