@@ -161,8 +161,8 @@ void sc_control_run(void)
 /* ---- reset (a thread, in its handler) --------------------------------- */
 
 /* Zeroes the counters of records [0, n) of r, keeping the sampling state
- * (countdown, period, span). A record that is zero already is not written
- * (its page may never have been touched). */
+ * (countdown, period, span), the kernel's figures too. A record that is
+ * zero already is not written (its page may never have been touched). */
 static void zero_recs(struct sc_rec *r, uint64_t n)
 {
 	for (uint64_t i = 0; i < n; i++) {
@@ -172,6 +172,7 @@ static void zero_recs(struct sc_rec *r, uint64_t n)
 		x->count = x->timed = x->ticks = 0;
 		x->wticks = x->wcount = x->self_ticks = x->max_ticks = 0;
 		x->wpticks = x->wblock = x->max_tsc = x->dup_ticks = 0;
+		x->wblocked = x->wpreempt = x->wkernel = x->rblocked = 0;
 		memset(x->hist, 0, sizeof(x->hist));
 	}
 }
@@ -204,6 +205,8 @@ static void reset_ended(uint64_t seq)
 		h->start_tsc = h->end_tsc;
 		h->start_p = h->end_p;
 		h->paused_ticks = h->paused_p = 0;
+		h->off_untimed = h->off_p = 0;
+		h->cpu_start_ns = h->cpu_end_ns;
 		__atomic_store_n(&h->ctl_seq, seq, __ATOMIC_RELEASE);
 	}
 }
@@ -219,7 +222,12 @@ static bool in_runtime(const ucontext_t *uc)
  * in flight are counted again and timed from `from` (pfrom: the parallel
  * clock then). ended, if not NULL, is the frame of a call that returned
  * just now and was booked (sc_control_recal): it was in flight at `from`,
- * so it is booked again, whole, from then.
+ * so it is booked again, whole, from then. What the kernel measured goes
+ * the same way: the figures of the time before are dropped (the records',
+ * the thread's time off the CPU outside calls, its CPU time so far), and
+ * what the calls in flight and `ended` were off the CPU is kept up to
+ * their time since `from` (the thread was off it last: a reset carried
+ * out late is one it slept through).
  */
 static void reset_thread(struct sc_thread *t, uint64_t seq, uint64_t from, uint64_t pfrom,
 			 uint64_t now, const struct sc_frame *ended)
@@ -240,6 +248,14 @@ static void reset_thread(struct sc_thread *t, uint64_t seq, uint64_t from, uint6
 		f->tsc = f->t0 = from;
 		f->child = 0;
 		f->moved = 0;
+		if (f->pend) {
+			uint64_t el = now - from;
+			f->off_blocked = f->off_blocked < el ? f->off_blocked : el;
+			f->off_preempt = f->off_preempt < el ? f->off_preempt : el;
+			f->off_incl = f->off_incl < el ? f->off_incl : el;
+			f->nested_preempt = f->nested_preempt < el ? f->nested_preempt : el;
+			f->kernel = 0;
+		}
 		if (f->tk) {
 			f->p = p;
 			f->tk = tk;
@@ -248,8 +264,11 @@ static void reset_thread(struct sc_thread *t, uint64_t seq, uint64_t from, uint6
 		}
 	}
 	if (ended && ended->rec && now > from) {
+		uint64_t b = t->perf.last_blocked < now - from ? t->perf.last_blocked : now - from;
 		ended->rec->count++;
 		sc_rec_book(ended->rec, from, now - from, now - from, 1, 0);
+		ended->rec->wblocked += b;
+		ended->rec->rblocked += b;
 		if (t->sp > t->sp_base)
 			(t->sp - 1)->child += now - from;
 	}
@@ -257,6 +276,9 @@ static void reset_thread(struct sc_thread *t, uint64_t seq, uint64_t from, uint6
 	h->start_tsc = from;
 	h->start_p = pfrom;
 	h->paused_ticks = h->paused_p = 0;
+	h->off_untimed = h->off_p = 0;
+	h->cpu_start_ns = sc_thread_cpu_ns(0);
+	sc_perf_reset(t, from);
 	__atomic_store_n(&h->ctl_seq, seq, __ATOMIC_RELEASE);
 	reset_ended(seq);
 }

@@ -326,6 +326,14 @@ static void take(struct sc_thread *t, const struct perf_event_header *h, const s
 			pf->out = false;
 			if (body[0] <= pf->out_ns)
 				return;
+			uint64_t at = ns_to_tsc(pf->out_ns, a), gap = ns_ticks(body[0] - pf->out_ns);
+			if (at < pf->floor_tsc) {       /* begun before a reset */
+				uint64_t cut = pf->floor_tsc - at;
+				if (gap <= cut)
+					return;
+				gap -= cut;
+				at = pf->floor_tsc;
+			}
 			/*
 			 * A gap is placed by its middle, not its start: the
 			 * thread ran the entry of every call in flight, so no
@@ -334,9 +342,7 @@ static void take(struct sc_thread *t, const struct perf_event_header *h, const s
 			 * has up to half the gap (a preemption is ~ms long,
 			 * the calls it falls in may last 100 ns)
 			 */
-			uint64_t mid = pf->out_ns + (body[0] - pf->out_ns) / 2;
-			struct sc_frame *g = frame_at(t, quiet(t, ns_to_tsc(mid, a)));
-			uint64_t gap = ns_ticks(body[0] - pf->out_ns);
+			struct sc_frame *g = frame_at(t, quiet(t, at + gap / 2));
 			if (g) {
 				give(g, pf->out_preempt ? 0 : gap, pf->out_preempt ? gap : 0, 0);
 				give_off(t, g, gap);
@@ -353,7 +359,10 @@ static void take(struct sc_thread *t, const struct perf_event_header *h, const s
 	case PERF_RECORD_SAMPLE: {
 		if (words < 2 || body[1] > words - 2)
 			return;
-		struct sc_frame *g = frame_at(t, quiet(t, ns_to_tsc(body[0], a)));
+		uint64_t at = ns_to_tsc(body[0], a);
+		if (at < pf->floor_tsc)
+			return;                 /* before a reset */
+		struct sc_frame *g = frame_at(t, quiet(t, at));
 		if (g)
 			give(g, 0, 0, ns_ticks(kernel_period_ns));
 		if (pf->kst) {
@@ -461,7 +470,24 @@ uint64_t sc_perf_open_gap(const struct sc_thread *t, uint64_t now, uint64_t *at,
 	struct anchors a = {t->perf.anchor_tsc, t->perf.anchor_ns, now, mono};
 	*at = ns_to_tsc(out_ns, &a);
 	*preempt = pre;
-	return ns_ticks(mono - out_ns);
+	uint64_t gap = ns_ticks(mono - out_ns);
+	if (*at < t->perf.floor_tsc) {          /* begun before a reset */
+		uint64_t cut = t->perf.floor_tsc - *at;
+		gap = gap > cut ? gap - cut : 0;
+		*at = t->perf.floor_tsc;
+	}
+	return gap;
+}
+
+/*
+ * scaler ctl reset, on thread t itself, from TSC `from`: what the ring
+ * still holds of the time before is dropped when it is read, a gap across
+ * `from` cut there (take, sc_perf_open_gap).
+ */
+void sc_perf_reset(struct sc_thread *t, uint64_t from)
+{
+	if (from > t->perf.floor_tsc)
+		t->perf.floor_tsc = from;
 }
 
 /*
@@ -508,6 +534,7 @@ void sc_perf_return(struct sc_frame *f, uint64_t now)
 	}
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	t->perf.reading = false;
+	t->perf.last_blocked = 0;
 	if (!f->pend)
 		return;
 	f->pend = 0;
@@ -516,6 +543,7 @@ void sc_perf_return(struct sc_frame *f, uint64_t now)
 	uint64_t blocked = f->off_blocked < el ? f->off_blocked : el;
 	r->wblocked += blocked * w;
 	r->rblocked += blocked;
+	t->perf.last_blocked = blocked;
 	/* the call's share of the parallel clock, which the trampoline adds
 	 * to wpticks next, loses the part of it that passed while the thread
 	 * was off the CPU: in proportion, P having moved at about the same

@@ -71,6 +71,10 @@ struct sc_perf {
 	uint64_t quiet_from, quiet_to;
 	struct sc_kst_header *kst;  /* kernel stacks (record --kernel), or 0 */
 	size_t kst_len;
+	/* a reset's TSC (scaler ctl reset): what the kernel reports of the
+	 * time before it is dropped, a gap across it cut there */
+	uint64_t floor_tsc;
+	uint64_t last_blocked;  /* the last timed return's blocked ticks */
 };
 
 /* One shadow frame per timed call in flight (offsets.h: FR_*). */
@@ -456,6 +460,8 @@ void sc_thread_after_fork(void) SC_HIDDEN;
 /* every thread state made so far (ended ones too), by creation order */
 uint32_t sc_thread_count(void) SC_HIDDEN;
 struct sc_thread *sc_thread_at(uint32_t i) SC_HIDDEN;
+/* thread tid's CPU time in ns (0: the calling thread's), 0 if unknown */
+uint64_t sc_thread_cpu_ns(uint32_t tid) SC_HIDDEN;
 void sc_threads_close(void) SC_HIDDEN;
 extern SC_HIDDEN __thread uintptr_t sc_tls_start_routine;
 
@@ -488,6 +494,7 @@ void sc_perf_thread_end(struct sc_thread *t) SC_HIDDEN;
 /* fork child: drop the parent's thread's ring (not mapped in the child) */
 void sc_perf_forget(struct sc_thread *t) SC_HIDDEN;
 void sc_perf_return(struct sc_frame *f, uint64_t now) SC_HIDDEN;
+void sc_perf_reset(struct sc_thread *t, uint64_t from) SC_HIDDEN;
 /* at the end: the gap since t's last switch-out if it is off the CPU
  * now (ticks, 0 if not), its TSC in *at, a preemption or not */
 uint64_t sc_perf_open_gap(const struct sc_thread *t, uint64_t now, uint64_t *at,

@@ -116,7 +116,7 @@ void sc_thread_set_current(struct sc_thread *t)
 
 /* The CPU time of thread tid of this process (0: the calling one), 0 if
  * it cannot be had. */
-static uint64_t thread_cpu_ns(uint32_t tid)
+uint64_t sc_thread_cpu_ns(uint32_t tid)
 {
 	/* the kernel's per-thread CPU clock of a tid: MAKE_THREAD_CPUCLOCK
 	 * (tid, CPUCLOCK_SCHED) */
@@ -236,7 +236,7 @@ static struct sc_thread *thread_new(void *at)
 	t->hdr->seq = seq;
 	t->hdr->tid = t->tid;
 	t->hdr->rec_size = sizeof(struct sc_rec);
-	t->hdr->cpu_start_ns = thread_cpu_ns(0);
+	t->hdr->cpu_start_ns = sc_thread_cpu_ns(0);
 	t->hdr->start_tsc = sc_rdtsc();
 	t->hdr->block_ticks = sc_block_ticks;
 	/* one more thread running, until sc_thread_finish */
@@ -357,7 +357,7 @@ void sc_thread_idle(struct sc_thread *t)
 void sc_thread_finish(struct sc_thread *t, uint64_t tsc)
 {
 	if (t && t->hdr && !t->hdr->end_tsc) {
-		t->hdr->cpu_end_ns = t == sc_tls_thread ? thread_cpu_ns(0) : thread_cpu_ns(t->tid);
+		t->hdr->cpu_end_ns = t == sc_tls_thread ? sc_thread_cpu_ns(0) : sc_thread_cpu_ns(t->tid);
 		t->hdr->end_p = sc_pclock_step(-1, tsc);
 		t->hdr->end_tsc = tsc;
 	}
@@ -486,7 +486,7 @@ void sc_threads_finish_all(uint64_t tsc)
 		}
 		/* running on to the image's end: its CPU time so far */
 		if (t && t->hdr && !t->hdr->end_tsc && t != sc_tls_thread)
-			t->hdr->cpu_end_ns = thread_cpu_ns(t->tid);
+			t->hdr->cpu_end_ns = sc_thread_cpu_ns(t->tid);
 	}
 	struct sc_thread *t = sc_tls_thread;
 	if (t && t != &sc_idle_thread)
