@@ -21,7 +21,11 @@ def check_analysis(t, timing):
     a thread runs only on a CPU: an_serial attributed = its CPU time,
     an_parallel = the four calls' CPU time over min(4, CPUs) (the clock's
     k is capped at the CPUs: doc/design.md), which is the span on an idle
-    machine and less under load; p50 of usleep within the 5 ms sleeps'
+    machine and less under load, within 25 %: under heavy load (9 on 2
+    CPUs) a 60 ms call is switched hundreds of times, more than the ring
+    holds until its return, and the rate is 1/min(k, CPUs) with k varying
+    as the four start and end (tests/e2e/checks/parclock.py holds the rule
+    itself); p50 of usleep within the 5 ms sleeps'
     reach; Wait calls add no critical time."""
     bad, d, err = t.record_program("analysis", timing)
     if bad:
@@ -57,9 +61,9 @@ def check_analysis(t, timing):
     near("an_many inclusive", many["total_ns"], truth.get("many_us"))
     if d.get("wait_source") == "measured":
         ncpu = min(4, len(os.sched_getaffinity(0)))
-        near("an_serial attributed", ser["attr_ns"], truth.get("serial_cpu_us"))
+        near("an_serial attributed", ser["attr_ns"], truth.get("serial_cpu_us"), 0.25)
         near("an_parallel attributed", par["attr_ns"],
-             truth.get("parallel_cpu_us", 0) / ncpu)
+             truth.get("parallel_cpu_us", 0) / ncpu, 0.25)
     else:
         near("an_serial attributed", ser["attr_ns"], truth.get("serial_us"))
         near("an_parallel attributed", par["attr_ns"], truth.get("parallel_span_us"))
