@@ -1,8 +1,9 @@
 /*
  * stale.c - sc_ctlstale, for checks/ctl_stale.py: what the kernel measured
- * before `scaler ctl reset` must not come back after it. Phase 1: 10 reads
- * of a pipe that a writer thread fills every 20 ms (the reads block ~200
- * ms), and a worker thread blocks in readv of another pipe. The test resets
+ * before `scaler ctl reset` must not come back after it. Phase 1: 300 ms
+ * on the CPU, 10 reads of a pipe that a writer thread fills every 20 ms
+ * (the reads block ~200 ms), and a worker thread blocks in readv of
+ * another pipe. The test resets
  * and waits, then phase 2: 200 reads of /dev/zero, 1 MiB each (on the
  * CPU: no Wait), and the worker is let go (its readv blocked from before
  * the reset until now: after the reset only the time since it). Each
@@ -41,6 +42,14 @@ static void *worker(void *arg)
 	return readv(hold[0], &v, 1) == 1 ? NULL : (void *)1;
 }
 
+static long long cpu_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
 static void phase(int k)
 {
 	char line[64];
@@ -58,6 +67,8 @@ int main(void)
 	char c;
 	int z;
 
+	while (cpu_ns() < 300000000LL)
+		;
 	if (pipe(fill) || pipe(hold) || pthread_create(&w, NULL, writer, NULL) ||
 	    pthread_create(&h, NULL, worker, NULL))
 		return 1;
