@@ -43,6 +43,7 @@
  * paused) each thread's header gets the paused part of its life
  * (paused_ticks, paused_p), which the reader takes off its time.
  */
+#include <stddef.h>
 #include <errno.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -160,6 +161,9 @@ void sc_control_run(void)
 
 /* ---- reset (a thread, in its handler) --------------------------------- */
 
+_Static_assert(offsetof(struct sc_rec, period) + sizeof(uint32_t) ==
+	       offsetof(struct sc_rec, wticks), "sampler state is countdown, period");
+
 /* Zeroes the counters of records [0, n) of r, keeping the sampling state
  * (countdown, period, span), the kernel's figures too. A record that is
  * zero already is not written (its page may never have been touched). */
@@ -169,11 +173,15 @@ static void zero_recs(struct sc_rec *r, uint64_t n)
 		struct sc_rec *x = &r[i];
 		if (!x->count && !x->timed && !x->wcount)
 			continue;
-		x->count = x->timed = x->ticks = 0;
-		x->wticks = x->wcount = x->self_ticks = x->max_ticks = 0;
-		x->wpticks = x->wblock = x->max_tsc = x->dup_ticks = 0;
-		x->wblocked = x->wpreempt = x->wkernel = x->rblocked = 0;
-		memset(x->hist, 0, sizeof(x->hist));
+		/* every sum goes, whatever fields the format grows; the sampler's
+		 * state (countdown, period, span), which the thread may be
+		 * updating now, is not written */
+		char *b = (char *)x;
+		memset(b, 0, offsetof(struct sc_rec, countdown));
+		memset(b + offsetof(struct sc_rec, wticks), 0,
+		       offsetof(struct sc_rec, span) - offsetof(struct sc_rec, wticks));
+		memset(b + offsetof(struct sc_rec, span) + sizeof(x->span), 0,
+		       sizeof(*x) - offsetof(struct sc_rec, span) - sizeof(x->span));
 	}
 }
 
