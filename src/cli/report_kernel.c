@@ -5,31 +5,52 @@
  * HTML views and for `scaler walk` (report.h).
  *
  * The profile has each call row's kernel functions with their inclusive
- * time, largest first, not the kernel's call graph: the functions every
- * system call goes through (the entry, the dispatch) and those that
- * interrupt it (an interrupt's or a fault's entry, softirqs) are told
- * apart by name and left out; what is left, largest first, follows the
- * call chain below the system call as far as inclusive times can tell
- * (a caller holds at least what its callees do; siblings of one caller
- * are not told from a callee).
+ * time, largest first, not the kernel's call graph. Three kinds of
+ * function are plumbing, not the work a call asked for, and are told
+ * apart by name and left out (glue): the way into and out of every system
+ * call (the entry, the dispatch, the return to user space), what
+ * interrupts one (an interrupt's or a fault's entry, softirq processing's
+ * entry), and the scheduler's switch, by which a task leaves the CPU and
+ * where it resumes (schedule and its variants, finish_task_switch): CPU
+ * time sampled there is the switch itself, or, with per-thread sampling
+ * timers that stop and restart at each switch, a sample deferred to the
+ * moment the task is switched back in. What is left, largest first,
+ * follows the call chain below the system call as far as inclusive times
+ * can tell (a caller holds at least what its callees do; siblings of one
+ * caller are not told from a callee).
  */
 #include <string.h>
 
 #include "report.h"
 
-/* the entry of every system call, and what interrupts one */
+/*
+ * Is kernel function name plumbing (the top says which)? A compiler's
+ * local copy ("finish_task_switch.isra.0", "do_softirq.part.0") is its
+ * function's.
+ */
 static int glue(const char *name)
 {
 	static const char *const names[] = {
+		/* the way into and out of a system call */
 		"do_syscall_64", "x64_sys_call", "__x64_sys_call", "syscall_exit_to_user_mode",
-		"exit_to_user_mode_prepare", "exit_to_user_mode_loop", "__irq_exit_rcu", "irq_exit_rcu", "handle_softirqs",
-		"__do_softirq", "do_softirq", "common_interrupt", "rcu_core", "rcu_core_si",
-		"__sysvec_apic_timer_interrupt", "hrtimer_interrupt", "__hrtimer_run_queues",
+		"exit_to_user_mode_prepare", "exit_to_user_mode_loop", "irqentry_exit",
+		"irqentry_exit_to_user_mode",
+		/* what interrupts one */
+		"__irq_exit_rcu", "irq_exit_rcu", "handle_softirqs", "__do_softirq", "do_softirq",
+		"common_interrupt", "rcu_core", "rcu_core_si", "__sysvec_apic_timer_interrupt",
+		"hrtimer_interrupt", "__hrtimer_run_queues",
+		/* the scheduler's switch */
+		"__schedule", "context_switch", "finish_task_switch", "__cond_resched",
+		"_cond_resched",
 	};
-	static const char *const prefixes[] = { "entry_SYSCALL", "asm_", "sysvec_", "ret_from_" };
+	static const char *const prefixes[] = {
+		"entry_SYSCALL", "asm_", "sysvec_", "ret_from_",
+		"schedule", "preempt_schedule", "io_schedule", "__switch_to",
+	};
+	size_t len = strcspn(name, ".");
 
 	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
-		if (!strcmp(name, names[i]))
+		if (strlen(names[i]) == len && !strncmp(name, names[i], len))
 			return 1;
 	for (size_t i = 0; i < sizeof(prefixes) / sizeof(prefixes[0]); i++)
 		if (!strncmp(name, prefixes[i], strlen(prefixes[i])))

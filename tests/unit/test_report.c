@@ -117,6 +117,30 @@ static void test_fit_unique(void)
 	CHECK(strstr(out[0], "ocol") && strstr(out[1], "ling"), "fit_unique: clashing names keep their ends");
 }
 
+/* report_kernel_chain: below the system call, the kernel's functions
+ * largest first, without the plumbing: the way in and out of a system
+ * call, softirq entry (a compiler's .part copy too) and the scheduler's
+ * switch (where a preempted task resumes: finish_task_switch.isra.0). */
+static void test_kernel_chain(void)
+{
+	struct sc_call_kfunc kf[] = {
+		{ "entry_SYSCALL_64_after_hwframe", 100 }, { "do_syscall_64", 100 },
+		{ "do_writev", 90 }, { "tcp_sendmsg", 60 }, { "exit_to_user_mode_loop", 40 },
+		{ "schedule", 40 }, { "__schedule", 39 }, { "finish_task_switch.isra.0", 38 },
+		{ "tcp_write_xmit", 30 }, { "do_softirq.part.0", 20 }, { "net_rx_action", 20 },
+		{ "preempt_schedule_irq", 5 }, { "_cond_resched", 4 }, { "schedule_timeout", 3 },
+	};
+	struct sc_call c = { .api = "writev", .measured = 2, .kfuncs = kf,
+			     .nkfuncs = sizeof(kf) / sizeof(kf[0]) };
+	const char *want[] = { "do_writev", "tcp_sendmsg", "tcp_write_xmit", "net_rx_action" };
+	size_t idx[16], n = report_kernel_chain(&c, idx, 16);
+
+	CHECK_EQ(n, sizeof(want) / sizeof(want[0]), "kernel chain: its length");
+	for (size_t i = 0; i < n && i < sizeof(want) / sizeof(want[0]); i++)
+		CHECK(!strcmp(kf[idx[i]].name, want[i]), "kernel chain: no entry, softirq entry "
+		      "or scheduler step");
+}
+
 int main(void)
 {
 	struct sc_profile p;
@@ -127,6 +151,7 @@ int main(void)
 	char *s;
 
 	build(&p, &im, &m, &ia);
+	test_kernel_chain();
 
 	/* thread groups: the fast stage waits while the slow one's effective
 	 * time per thread is 5x its own; main never counts as a stage */
