@@ -491,9 +491,10 @@ int cmd_record(int argc, char **argv)
 		unsetenv("SCALER_ARGS");
 	if (kernel) {
 		setenv("SCALER_KERNEL", "1", 1);
-		record_kernel_say();
+		record_kernel_setup();
 	} else {
 		unsetenv("SCALER_KERNEL");
+		unsetenv("SCALER_SCHED_SWITCH");
 	}
 	free(preload);
 

@@ -73,12 +73,72 @@ static int kallsyms_visible(void)
 	return nonzero;
 }
 
-void record_kernel_say(void)
+/*
+ * The id of the sched_switch tracepoint, from tracefs, into id (decimal
+ * text); 0, or -1 with why (at most n bytes) when it cannot be read.
+ */
+static int sched_switch_id(char *id, size_t idlen, char *why, size_t n)
+{
+	static const char *const paths[] = {
+		"/sys/kernel/tracing/events/sched/sched_switch/id",
+		"/sys/kernel/debug/tracing/events/sched/sched_switch/id",
+	};
+	int err = ENOENT;
+
+	for (size_t i = 0; i < sizeof(paths) / sizeof(paths[0]); i++) {
+		FILE *f = fopen(paths[i], "re");
+		unsigned long long v;
+
+		if (!f) {
+			if (errno != ENOENT)
+				err = errno;
+			continue;
+		}
+		int ok = fscanf(f, "%llu", &v) == 1 && v > 0;
+		fclose(f);
+		if (ok) {
+			snprintf(id, idlen, "%llu", v);
+			return 0;
+		}
+	}
+	if (err == ENOENT)
+		snprintf(why, n, "tracefs not mounted, or no sched_switch event there");
+	else
+		snprintf(why, n, "tracefs: %s: it is readable by root only, as a rule", strerror(err));
+	return -1;
+}
+
+/* Can this process sample the sched_switch tracepoint with kernel
+ * callchains, as the runtime does (offcpu.c)? */
+static int sched_switch_allowed(unsigned long long id, char *why, size_t n)
+{
+	struct perf_event_attr a;
+	int fd;
+
+	memset(&a, 0, sizeof(a));
+	a.size = sizeof(a);
+	a.type = PERF_TYPE_TRACEPOINT;
+	a.config = id;
+	a.sample_period = 1;
+	a.sample_type = PERF_SAMPLE_TIME | PERF_SAMPLE_CALLCHAIN;
+	a.exclude_callchain_user = 1;
+	a.disabled = 1;
+	fd = (int)syscall(SYS_perf_event_open, &a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+	if (fd < 0) {
+		snprintf(why, n, "the sched_switch tracepoint: %s", strerror(errno));
+		return 0;
+	}
+	close(fd);
+	return 1;
+}
+
+void record_kernel_setup(void)
 {
 	int err = 0, paranoid = 0, restrict_ = 0;
-	char what[512] = "";
+	char what[512] = "", id[32], why[256];
 	size_t n = 0;
 
+	unsetenv("SCALER_SCHED_SWITCH");
 	if (!kernel_sampling_allowed(&err)) {
 		if (read_int_file("/proc/sys/kernel/perf_event_paranoid", &paranoid) == 0)
 			n += (size_t)snprintf(what + n, sizeof(what) - n, "kernel stacks not sampled "
@@ -88,14 +148,21 @@ void record_kernel_say(void)
 		else
 			n += (size_t)snprintf(what + n, sizeof(what) - n, "kernel stacks not sampled "
 					      "(%s)", strerror(err));
-	} else if (!kallsyms_visible()) {
-		read_int_file("/proc/sys/kernel/kptr_restrict", &restrict_);
-		n += (size_t)snprintf(what + n, sizeof(what) - n, "kernel symbols hidden "
-				      "(/proc/kallsyms shows zeros: kptr_restrict is %d): kernel "
-				      "functions are shown as addresses", restrict_);
-	}
-	if (n)
 		fprintf(stderr, "scaler: --kernel: %s; off-CPU time is measured\n", what);
+		return;
+	}
+	if (!kallsyms_visible()) {
+		read_int_file("/proc/sys/kernel/kptr_restrict", &restrict_);
+		fprintf(stderr, "scaler: --kernel: kernel symbols hidden (/proc/kallsyms shows zeros: "
+			"kptr_restrict is %d): kernel functions are shown as addresses\n", restrict_);
+	}
+	/* off-CPU stacks: where the time blocked was spent */
+	if (sched_switch_id(id, sizeof(id), why, sizeof(why)) == 0 &&
+	    sched_switch_allowed(strtoull(id, NULL, 10), why, sizeof(why)))
+		setenv("SCALER_SCHED_SWITCH", id, 1);
+	else
+		fprintf(stderr, "scaler: --kernel: off-CPU stacks not sampled (%s): blocked time is "
+			"measured, not where in the kernel it was spent\n", why);
 }
 
 /* ---- naming the sampled addresses -------------------------------------- */
@@ -119,7 +186,8 @@ static int cmp_u64(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-/* Every kernel address the .kst files of dir hold, sorted, distinct. */
+/* Every kernel address the .kst and .kso files of dir hold, sorted,
+ * distinct. */
 static uint64_t *sampled_addresses(const char *dir, size_t *n)
 {
 	DIR *d = opendir(dir);
@@ -135,13 +203,15 @@ static uint64_t *sampled_addresses(const char *dir, size_t *n)
 		struct sc_kst_header h;
 		int fd;
 
-		if (len < 5 || strcmp(de->d_name + len - 4, ".kst"))
+		if (len < 5 || (strcmp(de->d_name + len - 4, ".kst") &&
+				 strcmp(de->d_name + len - 4, ".kso")))
 			continue;
 		fd = openat(dirfd(d), de->d_name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
 		if (fd < 0)
 			continue;
 		if (pread(fd, &h, sizeof(h), 0) == (ssize_t)sizeof(h) &&
-		    !memcmp(h.magic, SC_KST_MAGIC, 8) && h.slot_size == sizeof(struct sc_kst_slot) &&
+		    (!memcmp(h.magic, SC_KST_MAGIC, 8) || !memcmp(h.magic, SC_KSO_MAGIC, 8)) &&
+		    h.slot_size == sizeof(struct sc_kst_slot) &&
 		    h.nslots <= (1u << 20)) {
 			for (uint32_t i = 0; i < h.nslots; i++) {
 				struct sc_kst_slot s;

@@ -12,7 +12,11 @@
  *   p<pid>-<gen>-t<seq>.thr    one per thread: 256-byte header + counter array
  *   p<pid>-<gen>-t<seq>.kst    with `scaler record --kernel`: the thread's
  *                              kernel stacks per entry (struct sc_kst_header)
+ *   p<pid>-<gen>-t<seq>.kso    with --kernel where the sched_switch
+ *                              tracepoint is allowed: the kernel stacks the
+ *                              thread blocked in, per entry (the same layout)
  *   kallsyms                   with --kernel: the kernel addresses the .kst
+ *                              and .kso
  *                              files hold, named (SC_KSYMS_FILE)
  *
  * <gen> starts at 0 and is bumped when a file of that name already exists
@@ -497,6 +501,17 @@ struct sc_args_rec {
  * slots give its split among kernel stacks.
  */
 #define SC_KST_MAGIC "SCALERK1"
+/*
+ * A .kso file (off-CPU stacks) has the same header and slots, magic
+ * SC_KSO_MAGIC: each slot is (entry index, the kernel stack at the
+ * thread's switch-out from the sched_switch tracepoint) and `samples` is
+ * the time in ns the thread stayed blocked (switched out not runnable)
+ * after switch-outs at that stack; the header's samples is the sum of
+ * those, overflow the ns of pairs that found no slot, period_ns 0. Its
+ * time is booked in the entries' records (sc_rec.wblocked); the slots give
+ * its split among kernel stacks.
+ */
+#define SC_KSO_MAGIC "SCALERO1"
 #define SC_KST_DEPTH 30         /* kernel frames kept, innermost first */
 #define SC_KSYMS_FILE "kallsyms"
 

@@ -69,6 +69,7 @@ void sc_perf_init(uint64_t hz)
 		kernel_period_ns = (uint32_t)v;
 	perf_off = p && !strcmp(p, "off");
 	tsc_hz = hz;
+	sc_offcpu_init();
 }
 
 static int event_open(bool kernel)
@@ -139,8 +140,10 @@ static bool ring_open(struct sc_thread *t)
 	close(fd);
 	if (m == MAP_FAILED)
 		return false;
-	if (kind == SC_PERF_KERNEL)
+	if (kind == SC_PERF_KERNEL) {
 		kst_open(t);
+		sc_offcpu_thread_start(t);
+	}
 	t->perf.ring_len = len;
 	t->perf.kind = kind;
 	t->hdr->perf_kind = kind;
@@ -168,6 +171,7 @@ void sc_perf_thread_end(struct sc_thread *t)
 		munmap(t->perf.kst, t->perf.kst_len);
 	t->perf.kst = NULL;
 	t->perf.ring_len = 0;
+	sc_offcpu_thread_end(t);
 }
 
 void sc_perf_forget(struct sc_thread *t)
@@ -176,6 +180,7 @@ void sc_perf_forget(struct sc_thread *t)
 	if (t->perf.kst)
 		munmap(t->perf.kst, t->perf.kst_len);   /* the parent's file */
 	t->perf.kst = NULL;
+	sc_offcpu_forget(t);
 }
 
 /* ---- reading the ring ----------------------------------------------- */
@@ -273,39 +278,46 @@ static uint64_t mix(uint64_t h, uint64_t v)
 }
 
 /* One kernel stack (innermost first) of entry slot `entry` (index + 1,
- * or UINT32_MAX outside any timed call), counted in the thread's table. */
-static void kst_add(struct sc_kst_header *h, uint32_t entry, const uint64_t *ip, uint32_t n)
+ * or UINT32_MAX outside any timed call), counted w times in a thread's
+ * table (its open addressing: format.h). */
+void sc_kst_add(struct sc_kst_header *h, uint32_t entry, const uint64_t *ip, uint32_t n, uint64_t w)
 {
 	struct sc_kst_slot *slots = (struct sc_kst_slot *)(h + 1);
 	uint64_t k = mix(0, entry);
 	for (uint32_t i = 0; i < n; i++)
 		k = mix(k, ip[i]);
-	h->samples++;
+	h->samples += w;
 	for (uint32_t p = 0; p < KST_PROBES; p++) {
-		struct sc_kst_slot *s = &slots[(k + p) % KST_SLOTS];
+		struct sc_kst_slot *s = &slots[(k + p) % h->nslots];
 		if (!s->entry) {
 			s->depth = n;
 			memcpy(s->ip, ip, n * sizeof(*ip));
-			s->samples = 1;
+			s->samples = w;
 			s->entry = entry;
 			return;
 		}
 		if (s->entry == entry && s->depth == n && !memcmp(s->ip, ip, n * sizeof(*ip))) {
-			s->samples++;
+			s->samples += w;
 			return;
 		}
 	}
-	h->overflow++;
+	h->overflow += w;
 }
 
-/* A sample's kernel frames, without the context markers perf puts in. */
-static uint32_t kernel_frames(const uint64_t *chain, uint64_t nr, uint64_t *out)
+uint32_t sc_perf_kernel_frames(const uint64_t *chain, uint64_t nr, uint64_t *out)
 {
 	uint32_t n = 0;
 	for (uint64_t i = 0; i < nr && n < SC_KST_DEPTH; i++)
 		if (chain[i] < (uint64_t)PERF_CONTEXT_MAX)
 			out[n++] = chain[i];
 	return n;
+}
+
+/* The entry slot of timed call g's record for a stack table (index + 1),
+ * UINT32_MAX for none (no timed call, or one inherited across fork). */
+static uint32_t entry_of(const struct sc_thread *t, const struct sc_frame *g)
+{
+	return g && g->rec != &sc_inherited_rec ? (uint32_t)(g->rec - t->recs) + 1 : UINT32_MAX;
 }
 
 /* One record of the ring (its header and body, contiguous). */
@@ -343,6 +355,8 @@ static void take(struct sc_thread *t, const struct perf_event_header *h, const s
 			 * the calls it falls in may last 100 ns)
 			 */
 			struct sc_frame *g = frame_at(t, quiet(t, at + gap / 2));
+			sc_offcpu_gap(t, entry_of(t, g), pf->out_ns,
+				      pf->out_preempt ? 0 : body[0] - pf->out_ns);
 			if (g) {
 				give(g, pf->out_preempt ? 0 : gap, pf->out_preempt ? gap : 0, 0);
 				give_off(t, g, gap);
@@ -367,11 +381,9 @@ static void take(struct sc_thread *t, const struct perf_event_header *h, const s
 			give(g, 0, 0, ns_ticks(kernel_period_ns));
 		if (pf->kst) {
 			uint64_t ip[SC_KST_DEPTH];
-			uint32_t n = kernel_frames(body + 2, body[1], ip);
-			uint32_t entry = g && g->rec != &sc_inherited_rec
-					 ? (uint32_t)(g->rec - t->recs) + 1 : UINT32_MAX;
+			uint32_t n = sc_perf_kernel_frames(body + 2, body[1], ip);
 			if (n)
-				kst_add(pf->kst, entry, ip, n);
+				sc_kst_add(pf->kst, entry_of(t, g), ip, n, 1);
 		}
 		return;
 	}
@@ -383,6 +395,31 @@ static void take(struct sc_thread *t, const struct perf_event_header *h, const s
 		}
 		return;
 	}
+}
+
+size_t sc_perf_ring_copy(const char *data, uint64_t size, uint64_t tail, uint64_t head, void *buf,
+			 size_t cap)
+{
+	struct perf_event_header hh;
+	uint64_t off = tail % size;
+	if (tail + sizeof(hh) > head)
+		return 0;
+	if (off + sizeof(hh) <= size) {
+		memcpy(&hh, data + off, sizeof(hh));
+	} else {
+		memcpy(&hh, data + off, size - off);
+		memcpy((char *)&hh + (size - off), data, sizeof(hh) - (size - off));
+	}
+	if (hh.size < sizeof(hh) || tail + hh.size > head)
+		return 0;
+	size_t n = hh.size <= cap ? hh.size : sizeof(hh);
+	if (off + n <= size) {
+		memcpy(buf, data + off, n);
+	} else {
+		memcpy(buf, data + off, size - off);
+		memcpy((char *)buf + (size - off), data, n - (size - off));
+	}
+	return hh.size;
 }
 
 /* Reads every record the kernel wrote since the last look. */
@@ -399,28 +436,11 @@ static void drain(struct sc_thread *t)
 		struct perf_event_header h;
 		char b[2048];
 	} buf;
-	while (tail + sizeof(struct perf_event_header) <= head) {
-		uint64_t off = tail % size;
-		const struct perf_event_header *h = (const void *)(data + off);
-		struct perf_event_header hh;
-		if (off + sizeof(hh) <= size) {
-			hh = *h;
-		} else {
-			memcpy(&hh, data + off, size - off);
-			memcpy((char *)&hh + (size - off), data, sizeof(hh) - (size - off));
-		}
-		if (hh.size < sizeof(hh) || tail + hh.size > head)
-			break;
-		if (hh.size <= sizeof(buf)) {
-			if (off + hh.size <= size) {
-				memcpy(buf.b, data + off, hh.size);
-			} else {
-				memcpy(buf.b, data + off, size - off);
-				memcpy(buf.b + (size - off), data, hh.size - (size - off));
-			}
+	size_t n;
+	while ((n = sc_perf_ring_copy(data, size, tail, head, buf.b, sizeof(buf))) != 0) {
+		if (n <= sizeof(buf))
 			take(t, &buf.h, &a);
-		}
-		tail += hh.size;
+		tail += n;
 	}
 	t->ring_tail = head;
 	__atomic_store_n(&pg->data_tail, head, __ATOMIC_RELEASE);

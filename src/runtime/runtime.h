@@ -75,6 +75,17 @@ struct sc_perf {
 	 * time before it is dropped, a gap across it cut there */
 	uint64_t floor_tsc;
 	uint64_t last_blocked;  /* the last timed return's blocked ticks */
+	/* off-CPU stacks (offcpu.c): the sched_switch tracepoint's ring,
+	 * how far it was read, the thread's .kso table, and the stack of
+	 * the last switch-out read from the ring and its time */
+	struct perf_event_mmap_page *oring;
+	size_t oring_len;
+	uint64_t otail;
+	struct sc_kst_header *kso;
+	size_t kso_len;
+	uint64_t ostack_ns;
+	uint32_t ostack_n;
+	uint64_t ostack[SC_KST_DEPTH];
 };
 
 /* One shadow frame per timed call in flight (offsets.h: FR_*). */
@@ -499,6 +510,27 @@ void sc_perf_reset(struct sc_thread *t, uint64_t from) SC_HIDDEN;
  * now (ticks, 0 if not), its TSC in *at, a preemption or not */
 uint64_t sc_perf_open_gap(const struct sc_thread *t, uint64_t now, uint64_t *at,
 			  bool *preempt) SC_HIDDEN;
+/* the record at tail of a ring's data (size bytes), whole in buf if it
+ * fits in cap bytes, else its header only: its size, 0 if none is whole
+ * before head */
+size_t sc_perf_ring_copy(const char *data, uint64_t size, uint64_t tail, uint64_t head, void *buf,
+			 size_t cap) SC_HIDDEN;
+/* one kernel stack (innermost first) of entry slot `entry` counted w
+ * times in table h (.kst, .kso: format.h) */
+void sc_kst_add(struct sc_kst_header *h, uint32_t entry, const uint64_t *ip, uint32_t n,
+		uint64_t w) SC_HIDDEN;
+/* a callchain's kernel frames, without perf's context markers */
+uint32_t sc_perf_kernel_frames(const uint64_t *chain, uint64_t nr, uint64_t *out) SC_HIDDEN;
+
+/* offcpu.c: the kernel stacks a thread blocked in (record --kernel, the
+ * sched_switch tracepoint where allowed); none of it is fatal */
+void sc_offcpu_init(void) SC_HIDDEN;
+void sc_offcpu_thread_start(struct sc_thread *t) SC_HIDDEN;
+void sc_offcpu_thread_end(struct sc_thread *t) SC_HIDDEN;
+void sc_offcpu_forget(struct sc_thread *t) SC_HIDDEN;
+/* t, switched out at out_ns (CLOCK_MONOTONIC) in entry slot `entry` (as
+ * sc_kst_add's), stayed blocked ns (0: it was preempted) */
+void sc_offcpu_gap(struct sc_thread *t, uint32_t entry, uint64_t out_ns, uint64_t ns) SC_HIDDEN;
 
 /* init.c: start-up (0, or -1 said and left unhooked); the end of the
  * image, status from exit()/_exit() when known */

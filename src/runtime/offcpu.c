@@ -1,0 +1,161 @@
+/*
+ * offcpu.c - where in the kernel a thread blocked (`scaler record
+ * --kernel`, where the sched_switch tracepoint is allowed): the kernel
+ * stack of each switch-out, with the time the thread then stayed off the
+ * CPU blocked, given to the timed call in flight as perf.c gives it the
+ * blocked time itself.
+ *
+ * Each thread with kernel samples (perf.c, SC_PERF_KERNEL) opens one more
+ * perf event for itself: the sched_switch tracepoint (its id from
+ * SCALER_SCHED_SWITCH, which `scaler record` read in tracefs), sampled at
+ * every hit with the kernel callchain. A per-thread tracepoint event hits
+ * only while its thread runs, so every sample is one of its own
+ * switch-outs, the stack where it left the CPU (pipe_write > ... >
+ * schedule). Like the main ring, its ring is mapped and the descriptor
+ * closed at once (the mapping keeps the event alive).
+ *
+ * The rings are read together: perf.c, at a switch-in that ends a gap
+ * off the CPU, calls sc_offcpu_gap with the switch-out's time; this ring
+ * is read up to that time (both are in CLOCK_MONOTONIC, in order), and
+ * its last sample, taken a moment before the switch-out record, is that
+ * switch-out's stack. A preempted gap only moves the reading on. A stack
+ * not found close enough before the switch-out (the ring was full and the
+ * kernel dropped samples) leaves the gap unplaced: the .kso table gives
+ * the split of blocked time among stacks, the records its amount.
+ *
+ * Failure anywhere (the id unset, EACCES, EMFILE, locked memory) leaves
+ * the thread without off-CPU stacks, never fatal.
+ */
+#include <linux/perf_event.h>
+#include <stdlib.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "runtime.h"
+
+#define RING_PAGES 4            /* samples are ~250 bytes: 64 of them */
+#define KSO_SLOTS 512u          /* distinct (entry, stack) pairs kept */
+#define MAX_STACK 32
+/* a switch-out's record follows its tracepoint sample by microseconds;
+ * an older sample is another switch-out's */
+#define NEAR_NS 1000000u
+
+static uint64_t tracepoint_id;  /* 0: off-CPU stacks not asked for */
+
+void sc_offcpu_init(void)
+{
+	const char *id = getenv("SCALER_SCHED_SWITCH");
+	tracepoint_id = id ? strtoull(id, NULL, 10) : 0;
+}
+
+static int event_open(void)
+{
+	struct perf_event_attr a;
+	memset(&a, 0, sizeof(a));
+	a.size = sizeof(a);
+	a.type = PERF_TYPE_TRACEPOINT;
+	a.config = tracepoint_id;
+	a.sample_period = 1;
+	a.sample_type = PERF_SAMPLE_TIME | PERF_SAMPLE_CALLCHAIN;
+	a.exclude_callchain_user = 1;
+	a.sample_max_stack = MAX_STACK;
+	a.use_clockid = 1;
+	a.clockid = CLOCK_MONOTONIC;
+	return (int)syscall(SYS_perf_event_open, &a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+}
+
+void sc_offcpu_thread_start(struct sc_thread *t)
+{
+	struct sc_perf *pf = &t->perf;
+	if (!tracepoint_id)
+		return;
+	int fd = event_open();
+	if (fd < 0)
+		return;
+	size_t len = (size_t)sysconf(_SC_PAGESIZE) * (1 + RING_PAGES);
+	void *m = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	close(fd);
+	if (m == MAP_FAILED)
+		return;
+	char name[SC_NAME_MAX];
+	bool created;
+	size_t klen = sizeof(struct sc_kst_header) + KSO_SLOTS * sizeof(struct sc_kst_slot);
+	sc_file_name(name, t->pid, t->gen, "-t", t->seq, ".kso");
+	struct sc_kst_header *h = sc_file_map_new(name, klen, &created);
+	if (!h) {
+		munmap(m, len);
+		return;
+	}
+	h->version = SC_FORMAT_VERSION;
+	h->nslots = KSO_SLOTS;
+	h->slot_size = sizeof(struct sc_kst_slot);
+	memcpy(h->magic, SC_KSO_MAGIC, 8);
+	pf->kso = h;
+	pf->kso_len = klen;
+	pf->otail = 0;
+	pf->ostack_n = 0;
+	pf->oring_len = len;
+	pf->oring = m;
+}
+
+void sc_offcpu_thread_end(struct sc_thread *t)
+{
+	struct sc_perf *pf = &t->perf;
+	if (pf->oring)
+		munmap(pf->oring, pf->oring_len);
+	if (pf->kso)
+		munmap(pf->kso, pf->kso_len);
+	pf->oring = NULL;
+	pf->kso = NULL;
+}
+
+void sc_offcpu_forget(struct sc_thread *t)
+{
+	t->perf.oring = NULL;           /* not mapped in a fork child */
+	if (t->perf.kso)
+		munmap(t->perf.kso, t->perf.kso_len);   /* the parent's file */
+	t->perf.kso = NULL;
+}
+
+/* Reads the ring's samples up to time `until`: the last one read is the
+ * stack of the latest switch-out before it. */
+static void read_until(struct sc_perf *pf, uint64_t until)
+{
+	struct perf_event_mmap_page *pg = pf->oring;
+	uint64_t head = __atomic_load_n(&pg->data_head, __ATOMIC_ACQUIRE), tail = pf->otail;
+	const char *data = (const char *)pg + pg->data_offset;
+	union {
+		struct perf_event_header h;
+		uint64_t w[4 + MAX_STACK + 8];
+	} buf;
+	size_t n;
+	if (!pg->data_size || !pg->data_offset)
+		return;
+	while ((n = sc_perf_ring_copy(data, pg->data_size, tail, head, &buf, sizeof(buf))) != 0) {
+		const uint64_t *body = buf.w + 1;
+		size_t words = (buf.h.size - sizeof(buf.h)) / 8;
+		if (n <= sizeof(buf) && buf.h.type == PERF_RECORD_SAMPLE && words >= 2 &&
+		    body[1] <= words - 2) {
+			if (body[0] > until)
+				break;
+			pf->ostack_ns = body[0];
+			pf->ostack_n = sc_perf_kernel_frames(body + 2, body[1], pf->ostack);
+		}
+		tail += n;
+	}
+	pf->otail = tail;
+	__atomic_store_n(&pg->data_tail, tail, __ATOMIC_RELEASE);
+}
+
+void sc_offcpu_gap(struct sc_thread *t, uint32_t entry, uint64_t out_ns, uint64_t ns)
+{
+	struct sc_perf *pf = &t->perf;
+	if (!pf->oring)
+		return;
+	read_until(pf, out_ns);
+	if (ns && pf->ostack_n && pf->ostack_ns <= out_ns && out_ns - pf->ostack_ns <= NEAR_NS)
+		sc_kst_add(pf->kso, entry, pf->ostack, pf->ostack_n, ns);
+	pf->ostack_n = 0;       /* each switch-out's stack once */
+}
