@@ -26,8 +26,8 @@ struct call_in {
 	long double total_ns, self_ns, dup_ns;
 	long double attr_ns, wait_ns;
 	long double blocked_ns, preempt_ns, kernel_ns, self_preempt_ns;
-	size_t nkfuncs;
-	const struct sc_call_kfunc *kfuncs;    /* ns rounded already */
+	size_t nkfuncs, nokfuncs;
+	const struct sc_call_kfunc *kfuncs, *okfuncs;  /* ns rounded already */
 	int64_t max_ns;
 	int wait, function, measured;
 	long double hist[SC_HIST_BUCKETS];     /* by sc_hist_lo_ns */
@@ -130,20 +130,22 @@ size_t sc_kfuncs_sum(struct sc_call_kfunc *v, size_t n)
 	return m;
 }
 
-/* Kernel functions summed over the inputs of one call key, by name. */
-static void merge_kfuncs(struct sc_call *c, const struct call_in *in, size_t n)
+/* Kernel functions summed over the inputs of one call key, by name: on
+ * CPU (kfuncs), or with off where it blocked (okfuncs). */
+static void merge_kfuncs(struct sc_call *c, const struct call_in *in, size_t n, int off)
 {
-	size_t total = 0;
+	struct sc_call_kfunc **v = off ? &c->okfuncs : &c->kfuncs;
+	size_t total = 0, *nv = off ? &c->nokfuncs : &c->nkfuncs;
 
 	for (size_t j = 0; j < n; j++)
-		total += in[j].nkfuncs;
+		total += off ? in[j].nokfuncs : in[j].nkfuncs;
 	if (!total)
 		return;
-	c->kfuncs = sc_xcalloc(total, sizeof(*c->kfuncs));
+	*v = sc_xcalloc(total, sizeof(**v));
 	for (size_t j = 0; j < n; j++)
-		for (size_t k = 0; k < in[j].nkfuncs; k++)
-			c->kfuncs[c->nkfuncs++] = in[j].kfuncs[k];
-	c->nkfuncs = sc_kfuncs_sum(c->kfuncs, c->nkfuncs);
+		for (size_t k = 0; k < (off ? in[j].nokfuncs : in[j].nkfuncs); k++)
+			(*v)[(*nv)++] = off ? in[j].okfuncs[k] : in[j].kfuncs[k];
+	*nv = sc_kfuncs_sum(*v, *nv);
 }
 
 /* Index of the component `name` in a, created if absent (so pointers
@@ -669,7 +671,8 @@ static void agg_build(struct sc_agg *a, struct call_in *in, size_t nin,
 		if (c->self_preempt_ns > c->self_ns)
 			c->self_preempt_ns = c->self_ns;
 		c->kernel_ns = sc_round_ns(kernel);
-		merge_kfuncs(c, in + i, j - i);
+		merge_kfuncs(c, in + i, j - i, 0);
+		merge_kfuncs(c, in + i, j - i, 1);
 		c->max_ns = maxns;
 		for (b = 0; b < SC_HIST_BUCKETS; b++)
 			c->hist[b] = (uint64_t)llroundl(hist[b]);
@@ -780,6 +783,7 @@ static void agg_free(struct sc_agg *a)
 	for (i = 0; i < a->ncalls; i++) {
 		free(a->calls[i].args);
 		free(a->calls[i].kfuncs);
+		free(a->calls[i].okfuncs);
 	}
 	free(a->calls);
 	memset(a, 0, sizeof(*a));
@@ -793,6 +797,18 @@ const struct sc_component *sc_agg_component(const struct sc_agg *a, const char *
 		if (strcmp(a->comp[i].name, name) == 0)
 			return &a->comp[i];
 	return NULL;
+}
+
+/* An entry's n kernel functions with their ns (NULL for none). */
+static struct sc_call_kfunc *kfuncs_ns(const struct sc_image *im, const struct sc_kfunc *f,
+				       size_t n)
+{
+	struct sc_call_kfunc *v = n ? sc_xcalloc(n, sizeof(*v)) : NULL;
+
+	for (size_t k = 0; k < n; k++)
+		v[k] = (struct sc_call_kfunc){f[k].name,
+					     sc_round_ns(sc_ticks_to_ns(im->tsc_hz, f[k].ticks))};
+	return v;
 }
 
 /* One image's aggregate: its threads by the component each belongs to,
@@ -823,7 +839,7 @@ static void image_agg(struct sc_agg *a, struct sc_profile *p, const struct sc_im
 	/* one call contribution per entry with calls; its kernel functions
 	 * as ns (each entry's list, kept until agg_build has merged them) */
 	in = sc_xcalloc(im->nentries, sizeof(*in));
-	kf = sc_xcalloc(im->nentries, sizeof(*kf));
+	kf = sc_xcalloc(2 * im->nentries, sizeof(*kf));
 	for (i = 0; i < im->nentries; i++) {
 		const struct sc_entry *e = &im->entries[i];
 
@@ -837,14 +853,10 @@ static void image_agg(struct sc_agg *a, struct sc_profile *p, const struct sc_im
 			in[nin].preempt_ns = sc_ticks_to_ns(im->tsc_hz, e->preempt_ticks);
 			in[nin].self_preempt_ns = sc_ticks_to_ns(im->tsc_hz, e->self_preempt_ticks);
 			in[nin].kernel_ns = sc_ticks_to_ns(im->tsc_hz, e->kernel_ticks);
-			if (e->nkfuncs) {
-				kf[i] = sc_xcalloc(e->nkfuncs, sizeof(*kf[i]));
-				for (size_t k = 0; k < e->nkfuncs; k++)
-					kf[i][k] = (struct sc_call_kfunc){e->kfuncs[k].name,
-						sc_round_ns(sc_ticks_to_ns(im->tsc_hz, e->kfuncs[k].ticks))};
-				in[nin].kfuncs = kf[i];
-				in[nin].nkfuncs = e->nkfuncs;
-			}
+			in[nin].kfuncs = kf[2 * i] = kfuncs_ns(im, e->kfuncs, e->nkfuncs);
+			in[nin].nkfuncs = e->nkfuncs;
+			in[nin].okfuncs = kf[2 * i + 1] = kfuncs_ns(im, e->okfuncs, e->nokfuncs);
+			in[nin].nokfuncs = e->nokfuncs;
 		}
 		in[nin].caller = sc_object_name(p, im, e->caller);
 		in[nin].callee = sc_object_name(p, im, e->callee);
@@ -871,7 +883,7 @@ static void image_agg(struct sc_agg *a, struct sc_profile *p, const struct sc_im
 	agg_build(a, in, nin, thr, im->nthreads + im->nobjects, NULL, 0, 1);
 	a->wait_source = im->wait_source;
 	a->kernel_sampled = im->kernel_sampled;
-	for (i = 0; i < im->nentries; i++)
+	for (i = 0; i < 2 * im->nentries; i++)
 		free(kf[i]);
 	free(kf);
 	free(in);
@@ -912,6 +924,8 @@ static void profile_agg(struct sc_agg *a, const struct sc_agg *img, size_t nimg)
 			in[nin].kernel_ns = (long double)c->kernel_ns;
 			in[nin].kfuncs = c->kfuncs;
 			in[nin].nkfuncs = c->nkfuncs;
+			in[nin].okfuncs = c->okfuncs;
+			in[nin].nokfuncs = c->nokfuncs;
 			in[nin].max_ns = c->max_ns;
 			for (k = 0; k < SC_HIST_BUCKETS; k++)
 				in[nin].hist[k] = (long double)c->hist[k];

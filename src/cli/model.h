@@ -110,12 +110,14 @@ struct sc_call {
 	/* Measured by the kernel (measured 1: some of its calls ran on
 	 * threads with perf events, 2: with kernel samples): off-CPU blocked (then wait_ns is it),
 	 * off-CPU preempted, on-CPU in the kernel, and that kernel time's
-	 * functions, inclusive, largest first (record --kernel) */
+	 * functions, inclusive, largest first (record --kernel); okfuncs:
+	 * the same of its blocked time, the functions of the kernel stacks
+	 * it blocked at (the sched_switch tracepoint) */
 	int measured;
 	int64_t blocked_ns, preempt_ns, kernel_ns;
 	int64_t self_preempt_ns;        /* the part of preempt_ns in self_ns */
-	size_t nkfuncs;
-	struct sc_call_kfunc *kfuncs;
+	size_t nkfuncs, nokfuncs;
+	struct sc_call_kfunc *kfuncs, *okfuncs;
 	int64_t max_ns;         /* longest timed call */
 	int64_t p50_ns, p99_ns; /* from hist, interpolated within a bucket */
 	/* Estimated calls per latency bucket: hist[i] counts calls of

@@ -127,6 +127,22 @@ static void json_errors(struct sc_json *j, const struct sc_call *c)
 	}
 }
 
+/* key: [{"name": ..., "ns": ...}, ...] of n kernel functions. */
+static void json_kfuncs(struct sc_json *j, const char *key, const struct sc_call_kfunc *f, size_t n)
+{
+	sc_json_key(j, key);
+	sc_json_begin_array(j);
+	for (size_t i = 0; i < n; i++) {
+		sc_json_begin_object(j);
+		sc_json_key(j, "name");
+		sc_json_string(j, f[i].name);
+		sc_json_key(j, "ns");
+		sc_json_int(j, f[i].ns);
+		sc_json_end_object(j);
+	}
+	sc_json_end_array(j);
+}
+
 /* What the kernel measured of a call key (doc/report.md, "kernel"). */
 static void json_kernel(struct sc_json *j, const struct sc_call *c)
 {
@@ -143,17 +159,8 @@ static void json_kernel(struct sc_json *j, const struct sc_call *c)
 	sc_json_int(j, c->preempt_ns);
 	sc_json_key(j, "self_preempted_ns");
 	sc_json_int(j, c->self_preempt_ns);
-	sc_json_key(j, "functions");
-	sc_json_begin_array(j);
-	for (size_t i = 0; i < c->nkfuncs; i++) {
-		sc_json_begin_object(j);
-		sc_json_key(j, "name");
-		sc_json_string(j, c->kfuncs[i].name);
-		sc_json_key(j, "ns");
-		sc_json_int(j, c->kfuncs[i].ns);
-		sc_json_end_object(j);
-	}
-	sc_json_end_array(j);
+	json_kfuncs(j, "functions", c->kfuncs, c->nkfuncs);
+	json_kfuncs(j, "off_cpu_functions", c->okfuncs, c->nokfuncs);
 	sc_json_end_object(j);
 }
 
@@ -169,7 +176,7 @@ static void json_kernel(struct sc_json *j, const struct sc_call *c)
 static void json_kernel_sum(struct sc_json *j, const struct sc_agg *a, const char *callee)
 {
 	struct sc_call c = { .measured = 0 };
-	size_t n = 0, k = 0;
+	size_t n = 0, k = 0, on = 0, ok = 0;
 
 	for (size_t i = 0; i < a->ncalls; i++) {
 		const struct sc_call *r = &a->calls[i];
@@ -181,19 +188,28 @@ static void json_kernel_sum(struct sc_json *j, const struct sc_agg *a, const cha
 		c.blocked_ns = sc_add_sat(c.blocked_ns, r->blocked_ns);
 		c.preempt_ns = sc_add_sat(c.preempt_ns, r->preempt_ns);
 		n += r->nkfuncs;
+		on += r->nokfuncs;
 	}
 	if (!c.measured)
 		return;
 	c.kfuncs = report_xcalloc(n ? n : 1, sizeof(*c.kfuncs));
+	c.okfuncs = report_xcalloc(on ? on : 1, sizeof(*c.okfuncs));
 	for (size_t i = 0; i < a->ncalls; i++)
-		if (a->calls[i].measured && (!callee || !strcmp(a->calls[i].callee, callee)))
+		if (a->calls[i].measured && (!callee || !strcmp(a->calls[i].callee, callee))) {
 			for (size_t f = 0; f < a->calls[i].nkfuncs; f++)
 				c.kfuncs[k++] = a->calls[i].kfuncs[f];
+			for (size_t f = 0; f < a->calls[i].nokfuncs; f++)
+				c.okfuncs[ok++] = a->calls[i].okfuncs[f];
+		}
 	c.nkfuncs = sc_kfuncs_sum(c.kfuncs, n);
 	if (c.nkfuncs > KERNEL_SUM_FUNCS)
 		c.nkfuncs = KERNEL_SUM_FUNCS;
+	c.nokfuncs = sc_kfuncs_sum(c.okfuncs, on);
+	if (c.nokfuncs > KERNEL_SUM_FUNCS)
+		c.nokfuncs = KERNEL_SUM_FUNCS;
 	json_kernel(j, &c);
 	free(c.kfuncs);
+	free(c.okfuncs);
 }
 
 void report_json_call(struct sc_json *j, const struct sc_call *c)

@@ -1,8 +1,9 @@
 /*
- * kstacks.c - kernel stacks per entry (kstacks.h): the .kst tables the
- * runtime filled (format.h) read back, each stack's addresses named from
- * the kallsyms file `scaler record --kernel` wrote, and every function on
- * a stack counted once for its samples: inclusive time per function.
+ * kstacks.c - kernel stacks per entry (kstacks.h): the .kst and .kso
+ * tables the runtime filled (format.h) read back, each stack's addresses
+ * named from the kallsyms file `scaler record --kernel` wrote, and every
+ * function on a stack counted once for its samples (.kso: its blocked
+ * ns): inclusive time per function.
  */
 #include "kstacks.h"
 
@@ -99,14 +100,16 @@ struct entry_acc {
 };
 
 struct sc_kst_acc {
+	int off;                /* .kso: blocked ns, not samples */
 	size_t n;
 	struct entry_acc *e;    /* by position in the image's entries */
 };
 
-struct sc_kst_acc *sc_kst_acc_new(size_t nentries)
+struct sc_kst_acc *sc_kst_acc_new(size_t nentries, int off)
 {
 	struct sc_kst_acc *a = sc_xcalloc(1, sizeof(*a));
 
+	a->off = off;
 	a->n = nentries;
 	a->e = sc_xcalloc(nentries ? nentries : 1, sizeof(*a->e));
 	return a;
@@ -150,7 +153,7 @@ int sc_kst_fold(struct sc_kst_acc *a, struct sc_profile *p, const struct sc_imag
 	struct sc_kst_header h;
 
 	if (pread(fd, &h, sizeof(h), 0) != (ssize_t)sizeof(h) ||
-	    memcmp(h.magic, SC_KST_MAGIC, 8) != 0 || h.slot_size != sizeof(struct sc_kst_slot) ||
+	    memcmp(h.magic, a->off ? SC_KSO_MAGIC : SC_KST_MAGIC, 8) != 0 || h.slot_size != sizeof(struct sc_kst_slot) ||
 	    h.nslots > (1u << 20))
 		return -1;
 	for (uint32_t i = 0; i < h.nslots; i++) {
@@ -198,13 +201,16 @@ void sc_kst_finish(struct sc_kst_acc *a, struct sc_image *im)
 		struct sc_entry *en = &im->entries[i];
 
 		if (e->samples && e->n) {
-			en->kfuncs = sc_xcalloc(e->n, sizeof(*en->kfuncs));
+			struct sc_kfunc *f = sc_xcalloc(e->n, sizeof(*f));
+			long double of = a->off ? en->blocked_ticks : en->kernel_ticks;
+
 			for (size_t j = 0; j < e->n; j++)
-				en->kfuncs[j] = (struct sc_kfunc){e->fn[j].name,
-					en->kernel_ticks * (long double)e->fn[j].samples /
-					(long double)e->samples};
-			qsort(en->kfuncs, e->n, sizeof(*en->kfuncs), cmp_kfunc);
-			en->nkfuncs = e->n < SC_KFUNCS_MAX ? e->n : SC_KFUNCS_MAX;
+				f[j] = (struct sc_kfunc){e->fn[j].name,
+					of * (long double)e->fn[j].samples / (long double)e->samples};
+			qsort(f, e->n, sizeof(*f), cmp_kfunc);
+			*(a->off ? &en->okfuncs : &en->kfuncs) = f;
+			*(a->off ? &en->nokfuncs : &en->nkfuncs) = e->n < SC_KFUNCS_MAX ? e->n
+								: SC_KFUNCS_MAX;
 		}
 		free(e->fn);
 	}

@@ -1421,8 +1421,10 @@ static void image_free(struct sc_image *im)
 	sc_profile_args_free(im);
 	free(im->argv);
 	free(im->objects);
-	for (size_t i = 0; i < im->nentries; i++)
+	for (size_t i = 0; i < im->nentries; i++) {
 		free(im->entries[i].kfuncs);
+		free(im->entries[i].okfuncs);
+	}
 	free(im->entries);
 	free(im->threads);
 	free(im->longest);
@@ -1431,8 +1433,10 @@ static void image_free(struct sc_image *im)
 
 /*
  * The kernel stacks of im's threads that sampled them (record --kernel):
- * each thread's .kst file, named from the profile's kallsyms file. Either
- * missing or untrusted: the entries' kernel time stays, without functions.
+ * each thread's .kst file, and its .kso file where it had the
+ * sched_switch tracepoint, named from the profile's kallsyms file. Either
+ * missing or untrusted: the entries' kernel and blocked time stays,
+ * without functions.
  */
 static void load_kstacks(struct sc_profile *p, struct sc_image *im, int dfd, uid_t dir_uid,
 			 size_t nmeta)
@@ -1453,22 +1457,25 @@ static void load_kstacks(struct sc_profile *p, struct sc_image *im, int dfd, uid
 		ks = sc_ksyms_read(fd);
 		close(fd);
 	}
-	acc = sc_kst_acc_new(im->nentries);
-	for (i = 0; i < im->nthreads; i++) {
-		const struct sc_thread *t = &im->threads[i];
+	for (int off = 0; off < 2; off++) {
+		acc = sc_kst_acc_new(im->nentries, off);
+		for (i = 0; i < im->nthreads; i++) {
+			const struct sc_thread *t = &im->threads[i];
 
-		if (t->perf_kind != SC_PERF_KERNEL)
-			continue;
-		snprintf(name, sizeof(name), "p%u-%u-t%u.kst", im->pid, im->gen, t->seq);
-		fd = open_trusted(dfd, dir_uid, name, thread_declared(im, nmeta, t->seq), &st, why,
-				  sizeof(why));
-		if (fd < 0)
-			continue;
-		if (sc_kst_fold(acc, p, im, fd, ks) < 0)
-			skip_file(p, name, "not a kernel stack table");
-		close(fd);
+			if (t->perf_kind != SC_PERF_KERNEL)
+				continue;
+			snprintf(name, sizeof(name), "p%u-%u-t%u.%s", im->pid, im->gen, t->seq,
+				 off ? "kso" : "kst");
+			fd = open_trusted(dfd, dir_uid, name, thread_declared(im, nmeta, t->seq), &st,
+					  why, sizeof(why));
+			if (fd < 0)
+				continue;
+			if (sc_kst_fold(acc, p, im, fd, ks) < 0)
+				skip_file(p, name, "not a kernel stack table");
+			close(fd);
+		}
+		sc_kst_finish(acc, im);
 	}
-	sc_kst_finish(acc, im);
 	sc_ksyms_free(ks);
 }
 

@@ -54,11 +54,13 @@ struct sc_entry {
 	/* Measured by the kernel (format 6, threads with perf_kind set):
 	 * off-CPU blocked, off-CPU preempted (runnable), on-CPU in the
 	 * kernel; and the kernel functions of that kernel time, inclusive,
-	 * largest first (record --kernel) */
+	 * largest first (record --kernel), and those of its blocked time
+	 * (okfuncs: the stacks it blocked at, with the sched_switch
+	 * tracepoint) */
 	long double blocked_ticks, preempt_ticks, kernel_ticks;
 	long double self_preempt_ticks; /* the part of preempt_ticks in self_ticks */
-	size_t nkfuncs;
-	struct sc_kfunc *kfuncs;
+	size_t nkfuncs, nokfuncs;
+	struct sc_kfunc *kfuncs, *okfuncs;
 	long double hist[SC_REC_HIST]; /* estimated calls per tick bucket */
 	uint64_t max_ticks;
 	long double total_ns;
