@@ -214,6 +214,9 @@ int report_kernel_syscall(const char *name);
  * it, largest first (report_kernel.c says how far that is the call
  * chain), at most max; how many (0: no kernel functions). */
 size_t report_kernel_chain(const struct sc_call *c, size_t *idx, size_t max);
+/* The same of c->okfuncs: where its blocked time was spent (the stacks
+ * it blocked at, record --kernel with the sched_switch tracepoint). */
+size_t report_kernel_off_chain(const struct sc_call *c, size_t *idx, size_t max);
 
 /* ---- report_fmt.c: text for people ---- */
 

@@ -829,7 +829,7 @@ static void html_kernel(const struct report *r)
 {
 	static const char *const cols[] = {
 		"api", "from", "#total", "#user", "#kernel", "#blocked", "#preempted",
-		"kernel functions (share of the API's time)",
+		"kernel functions (share of the API's time)", "blocked in",
 	};
 	FILE *f = r->out;
 	size_t k, n = 0;
@@ -894,6 +894,16 @@ static void html_kernel(const struct report *r)
 				       (long double)c->total_ns);
 			fputs(i ? ", " : "", f);
 			html_text(f, c->kfuncs[idx[i]].name);
+			fprintf(f, " %s", pc);
+		}
+		/* where its blocked time was spent */
+		fputs("</td><td>", f);
+		nf = report_kernel_off_chain(c, idx, KERNEL_TOP);
+		for (size_t i = 0; i < nf; i++) {
+			report_fmt_pct(pc, sizeof(pc), (long double)c->okfuncs[idx[i]].ns,
+				       (long double)c->total_ns);
+			fputs(i ? ", " : "", f);
+			html_text(f, c->okfuncs[idx[i]].name);
 			fprintf(f, " %s", pc);
 		}
 		fputs("</td></tr>\n", f);

@@ -78,7 +78,9 @@ static int named_after(const char *name, const char *api)
 	return 0;
 }
 
-size_t report_kernel_chain(const struct sc_call *c, size_t *idx, size_t max)
+/* report_kernel_chain of the n kernel functions f of a call of api. */
+static size_t chain(const char *api, const struct sc_call_kfunc *f, size_t nf, size_t *idx,
+		    size_t max)
 {
 	size_t n = 0, i = 0, sys;
 
@@ -86,22 +88,32 @@ size_t report_kernel_chain(const struct sc_call *c, size_t *idx, size_t max)
 	 * preemption on the way out, its schedule sampled on CPU, holds more
 	 * time than the call's own work), else one named like a system
 	 * call, else the first below the glue */
-	for (sys = 0; sys < c->nkfuncs && !named_after(c->kfuncs[sys].name, c->api); sys++)
+	for (sys = 0; sys < nf && !named_after(f[sys].name, api); sys++)
 		;
-	if (sys == c->nkfuncs)
-		for (sys = 0; sys < c->nkfuncs && !report_kernel_syscall(c->kfuncs[sys].name); sys++)
+	if (sys == nf)
+		for (sys = 0; sys < nf && !report_kernel_syscall(f[sys].name); sys++)
 			;
-	if (sys == c->nkfuncs)
-		for (sys = 0; sys < c->nkfuncs && glue(c->kfuncs[sys].name); sys++)
+	if (sys == nf)
+		for (sys = 0; sys < nf && glue(f[sys].name); sys++)
 			;
-	if (sys == c->nkfuncs || !max)
+	if (sys == nf || !max)
 		return 0;
 	idx[n++] = sys;
-	for (i = 0; i < c->nkfuncs && n < max; i++)
-		if (i != sys && c->kfuncs[i].ns <= c->kfuncs[sys].ns && !glue(c->kfuncs[i].name) &&
-		    !report_kernel_syscall(c->kfuncs[i].name))
+	for (i = 0; i < nf && n < max; i++)
+		if (i != sys && f[i].ns <= f[sys].ns && !glue(f[i].name) &&
+		    !report_kernel_syscall(f[i].name))
 			idx[n++] = i;
 	return n;
+}
+
+size_t report_kernel_chain(const struct sc_call *c, size_t *idx, size_t max)
+{
+	return chain(c->api, c->kfuncs, c->nkfuncs, idx, max);
+}
+
+size_t report_kernel_off_chain(const struct sc_call *c, size_t *idx, size_t max)
+{
+	return chain(c->api, c->okfuncs, c->nokfuncs, idx, max);
 }
 
 void report_kernel_split(const struct sc_call *c, struct report_ksplit *s)

@@ -433,6 +433,13 @@ static void kernel_line(const struct report *r, const struct sc_call *c)
 		report_fmt_pct(f, sizeof(f), (long double)c->kfuncs[idx[i]].ns, all);
 		fprintf(r->out, "%s %s %s", i ? "," : ";", c->kfuncs[idx[i]].name, f);
 	}
+	/* where its blocked time was spent (the stacks it blocked at) */
+	n = report_kernel_off_chain(c, idx, KERNEL_FUNCS);
+	for (size_t i = 0; i < n; i++) {
+		report_fmt_pct(f, sizeof(f), (long double)c->okfuncs[idx[i]].ns, all);
+		fprintf(r->out, "%s %s %s", i ? "," : "\n        blocked in", c->okfuncs[idx[i]].name,
+			f);
+	}
 	sgr(r, "0");
 	fputc('\n', r->out);
 }

@@ -518,27 +518,54 @@ static long double bytes_per_call(const struct sc_call *c)
 	return 0;
 }
 
+/*
+ * The kernel functions of call row c that the walk follows, into
+ * f[WALK_KFUNCS] (as a call row's, largest first): its on-CPU ones, and
+ * in a wall walk its time blocked too, each function holding the time
+ * blocked at switch-outs below it (c->okfuncs) besides its own on-CPU
+ * time; then its chain (report_kernel_chain) into idx. Returns the
+ * chain's length; *fk the row whose kfuncs are f.
+ */
+#define WALK_KFUNCS 128
+static size_t walk_chain(const struct ctx *x, const struct sc_call *c, struct sc_call *fk,
+			 struct sc_call_kfunc *f, size_t *idx)
+{
+	size_t n = 0;
+
+	*fk = *c;
+	for (size_t i = 0; i < c->nkfuncs && n < WALK_KFUNCS; i++)
+		f[n++] = c->kfuncs[i];
+	for (size_t i = 0; x->w->wall && i < c->nokfuncs && n < WALK_KFUNCS; i++)
+		f[n++] = c->okfuncs[i];
+	fk->kfuncs = f;
+	fk->nkfuncs = sc_kfuncs_sum(f, n);
+	return report_kernel_chain(fk, idx, WALK_MAX_STEPS);
+}
+
 /* What the kernel measured of an API or function's call row c, scaled
  * to its place: the kernel and preempted parts, and the deepest function
  * of its kernel chain that holds at least half of the system call's time
  * (what the sentence names when no kernel step passed the threshold). */
-static void kernel_figures(struct walk_step *s, const struct cand *c)
+static void kernel_figures(const struct ctx *x, struct walk_step *s, const struct cand *c)
 {
 	struct report_ksplit k;
+	struct sc_call_kfunc f[WALK_KFUNCS];
+	struct sc_call fk;
 	size_t idx[WALK_MAX_STEPS], n, last = 0;
 	const struct sc_call *call = c->call;
 
 	report_kernel_split(call, &k);
 	s->kernel_ns = call->measured > 1 ? (int64_t)((long double)k.kernel * c->part) : -1;
 	s->preempt_ns = (int64_t)((long double)k.preempted * c->part);
-	n = report_kernel_chain(call, idx, WALK_MAX_STEPS);
+	n = walk_chain(x, call, &fk, f, idx);
 	for (size_t i = 1; i < n; i++)
-		if (call->kfuncs[idx[i]].ns * 2 >= call->kfuncs[idx[0]].ns)
+		if (f[idx[i]].ns * 2 >= f[idx[0]].ns)
 			last = i;
-	/* worth naming only where the kernel holds a part of the call */
-	if (n && s->kernel_ns * 10 >= s->ns) {
-		snprintf(s->kernel_fn, sizeof(s->kernel_fn), "%s", call->kfuncs[idx[last]].name);
-		s->kernel_fn_ns = (int64_t)((long double)call->kfuncs[idx[last]].ns * c->part);
+	/* worth naming only where the kernel holds a part of the call (in
+	 * a wall walk: with the time blocked in it) */
+	if (n && (s->kernel_ns + (x->w->wall && call->nokfuncs ? s->wait_ns : 0)) * 10 >= s->ns) {
+		snprintf(s->kernel_fn, sizeof(s->kernel_fn), "%s", f[idx[last]].name);
+		s->kernel_fn_ns = (int64_t)((long double)f[idx[last]].ns * c->part);
 	}
 }
 
@@ -599,7 +626,7 @@ static void push(const struct ctx *x, struct walk_path *p, const struct cand *c)
 	s->share = total > 0 ? (double)c->ns / (double)total : 0;
 	s->kernel_ns = s->preempt_ns = -1;
 	if ((c->level == WALK_API || c->level == WALK_FUNCTION) && c->call && c->call->measured)
-		kernel_figures(s, c);
+		kernel_figures(x, s, c);
 	if (c->level == WALK_COMPONENT)
 		thread_root(s, c->image);
 }
@@ -655,25 +682,26 @@ static size_t kernel_children(const struct ctx *x, const struct cand *at, struct
 {
 	size_t idx[WALK_MAX_STEPS], n, next;
 	const struct sc_call *k = at->call;
+	struct sc_call_kfunc f[WALK_KFUNCS];
+	struct sc_call fk;
 
-	(void)x;
-	if (!k || !k->nkfuncs || at->part <= 0)
+	if (!k || at->part <= 0)
 		return 0;
-	n = report_kernel_chain(k, idx, WALK_MAX_STEPS);
+	n = walk_chain(x, k, &fk, f, idx);
 	next = at->level == WALK_API || at->level == WALK_FUNCTION ? 0 : at->chain + 1;
 	if (next >= n)
 		return 0;
 	memset(c, 0, sizeof(*c));
 	c->level = next ? WALK_KERNEL : WALK_SYSCALL;
-	c->ns = (int64_t)((long double)k->kfuncs[idx[next]].ns * at->part);
-	snprintf(c->label, sizeof(c->label), "%s", k->kfuncs[idx[next]].name);
+	c->ns = (int64_t)((long double)f[idx[next]].ns * at->part);
+	snprintf(c->label, sizeof(c->label), "%s", f[idx[next]].name);
 	/* functions of the same time below the system call: one calls the
 	 * other, and which cannot be told: one step names them all */
-	while (next && next + 1 < n && k->kfuncs[idx[next + 1]].ns == k->kfuncs[idx[next]].ns) {
+	while (next && next + 1 < n && f[idx[next + 1]].ns == f[idx[next]].ns) {
 		size_t len = strlen(c->label);
 
 		next++;
-		snprintf(c->label + len, sizeof(c->label) - len, " / %s", k->kfuncs[idx[next]].name);
+		snprintf(c->label + len, sizeof(c->label) - len, " / %s", f[idx[next]].name);
 	}
 	c->name = NULL;
 	if (c->ns > at->ns)
