@@ -22,6 +22,12 @@ samples are allowed): 200000 writes of 16 bytes to a file spend most of
 their time on-CPU in the kernel, under a vfs_write path; getrandom of 8 MB
 buffers spends nearly all of it in the kernel, its top kernel functions a
 getrandom/chacha path.
+offcpu-kernel-pipe, offcpu-kernel-sleep (record --kernel, where the
+sched_switch tracepoint is allowed too): where the blocked time was spent
+in the kernel. The write into a full pipe blocked in pipe_write (below
+vfs_write), the sleep in do_nanosleep, each function holding nearly all
+of the call's off_cpu_ns; the text view's "blocked in" line names them,
+the HTML's kernel table too, and the --wall walk ends at them.
 """
 import json
 import os
@@ -140,6 +146,54 @@ def names_fallback(t):
     return bad
 
 
+def kernel_denied(err):
+    """record --kernel's line saying kernel stacks were not sampled, or not
+    named, here; None when they were."""
+    for line in err.splitlines():
+        if "kernel stacks not sampled" in line or "kernel symbols hidden" in line:
+            return line.strip()
+    return None
+
+
+def blocked_in(t, mode, args, fn, want_text):
+    """sc_offcpu ARGS recorded with --kernel: the blocked call's off-CPU
+    kernel functions hold its blocked time in a function whose name has
+    fn, and the text, HTML and --wall walk show it."""
+    name = "offcpu-kernel-" + mode
+    own, d, prof, err = record_mode(t, "ko" + mode, args, kernel=True)
+    if kernel_denied(err):
+        return skip(name, kernel_denied(err))
+    for line in err.splitlines():
+        if "off-CPU stacks not sampled" in line:
+            return skip(name, line.strip())
+    c = call(d, "write" if mode == "pipe" else "nanosleep")
+    k = c.get("kernel") or {}
+    off = k.get("off_cpu_ns") or 0
+    fns = {f["name"]: f["ns"] for f in k.get("off_cpu_functions", [])}
+    bad = []
+    if off < 0.9 * own:
+        bad.append("off_cpu_ns %d, the program's clock %d" % (off, own))
+    hit = [n for n in fns if fn in n]
+    if not hit or fns[hit[0]] < 0.9 * off:
+        bad.append("no off-CPU function %r holding 90 %% of %d ns: %r" %
+                   (fn, off, sorted(fns.items(), key=lambda x: -x[1])[:10]))
+    if "vfs_write" not in fns and mode == "pipe":
+        bad.append("pipe: no vfs_write among %r" % list(fns))
+    rc, out, _ = report_cmd(t.scaler, prof)
+    if not any(l.strip().startswith("blocked in") and want_text in l for l in out.splitlines()):
+        bad.append("the text view has no 'blocked in ...%s' line: %r" % (want_text, out[-800:]))
+    rc, html, _ = report_cmd(t.scaler, prof, "--format", "html")
+    if ">blocked in<" not in html or fn not in html:
+        bad.append("the HTML kernel table has no blocked-in column naming %r" % fn)
+    rc, out, _ = run([t.scaler, "walk", "-i", prof, "--wall", "--format", "json"])
+    steps = json.loads(out)["path"] if rc == 0 else []
+    if not steps or steps[-1]["level"] != "kernel" or \
+            not any(fn in n for n in steps[-1]["name"].split(" / ")):
+        bad.append("--wall walk ends at %r, not at %r" %
+                   ([(s["level"], s["name"]) for s in steps[-3:]], fn))
+    return bad
+
+
 def kernel_top(k):
     return [f["name"] for f in k.get("functions", [])[:12]]
 
@@ -147,8 +201,8 @@ def kernel_top(k):
 def kernel_tiny(t):
     own, d, prof, err = record_mode(t, "ktiny", ["tiny", os.path.join(t.tmp, "tiny")],
                                     kernel=True)
-    if "scaler: --kernel:" in err:     # not sampled, or not named, here
-        return skip("offcpu-kernel-tiny", err.strip().splitlines()[-1])
+    if kernel_denied(err):
+        return skip("offcpu-kernel-tiny", kernel_denied(err))
     w = call(d, "write")
     k = w.get("kernel") or {}
     bad = []
@@ -166,8 +220,8 @@ def kernel_tiny(t):
 
 def kernel_random(t):
     own, d, prof, err = record_mode(t, "krandom", ["random"], kernel=True)
-    if "scaler: --kernel:" in err:
-        return skip("offcpu-kernel-random", err.strip().splitlines()[-1])
+    if kernel_denied(err):
+        return skip("offcpu-kernel-random", kernel_denied(err))
     g = call(d, "getrandom")
     k = g.get("kernel") or {}
     bad = []
@@ -230,3 +284,7 @@ def checks(t):
     guarded("offcpu-names", None, lambda: names_fallback(t))
     guarded("offcpu-kernel-tiny", None, lambda: kernel_tiny(t))
     guarded("offcpu-kernel-random", None, lambda: kernel_random(t))
+    guarded("offcpu-kernel-pipe", None,
+            lambda: blocked_in(t, "pipe", ["pipe"], "pipe_write", "pipe_write"))
+    guarded("offcpu-kernel-sleep", None,
+            lambda: blocked_in(t, "sleep", ["sleep"], "nanosleep", "nanosleep"))

@@ -7,7 +7,8 @@ says why (walk-deeper), the JSON against doc/walk.md's schema both ways
 (walk-json-doc), a thread group and a blocked call (walk-threads), the
 bytes per call of 64-byte writes recorded with --args (walk-args), the
 kernel below getrandom and tiny writes and a sleep's Wait on sc_offcpu
-recorded with --kernel (walk-kernel), the on-CPU walk against the --wall
+recorded with --kernel, the --wall walk going on below the sleep to where
+it blocked where off-CPU stacks were sampled (walk-kernel), the on-CPU walk against the --wall
 one on a sleeping thread and a busy one (walk-oncpu; both skipped where
 kernel samples are not allowed), and bad input: one line, non-zero exit
 (walk-errors). Checks: walk-api, walk-branches, walk-threads, walk-args,
@@ -175,18 +176,28 @@ def check_args(t):
     return bad
 
 
+OFF_STACKS = {}     # sc_offcpu mode: were its off-CPU stacks sampled?
+
+
 def kernel_walk(t, args, *opts):
     """The walk (JSON, text; at a 1 % threshold unless OPTS say) of
     sc_offcpu ARGS recorded with --kernel; None when kernel samples are not
-    allowed here."""
+    allowed here. OFF_STACKS[mode] says whether off-CPU stacks were."""
     prof = os.path.join(t.tmp, "walk-k" + args[0])
     rc, _, err = run([t.scaler, "record", "--kernel", "-o", prof, "--", t.exe("offcpu")] + args)
     err = err.decode(errors="replace")
     if rc:
         raise RuntimeError("record --kernel sc_offcpu %s: exit %d %r" % (args[0], rc, err[-200:]))
-    if "kernel stacks" in err and "not" in err:
+    if "kernel stacks not sampled" in err:
         return None, err.strip().splitlines()[-1]
+    OFF_STACKS[args[0]] = "off-CPU stacks not sampled" not in err
     return walk(t, prof, *(opts or ("--threshold", "1")))
+
+
+def last_api(path):
+    """The deepest API of a path, as (level, name), or None."""
+    apis = [s for s in levels(path) if s[0] == "api"]
+    return apis[-1] if apis else None
 
 
 def check_kernel(t):
@@ -215,12 +226,22 @@ def check_kernel(t):
         if not re.search(r"[0-9.]+ %% of it in the kernel.*; in the kernel [0-9.]+ %% of "
                          r"it is in %s$" % re.escape(got[-1][1]), first):
             bad.append("%s: sentence %r does not end in the last kernel step" % (mode, first))
+    # a sleep: all blocked; with off-CPU stacks the --wall walk goes on
+    # below it to where it blocked, without them it ends at the API
     d, text = kernel_walk(t, ["sleep"], "--threshold", "1", "--wall")
     if d is not None:
         got = levels(d["path"])
-        if got[-1] not in (("api", "nanosleep"), ("api", "clock_nanosleep")) or \
-                not re.search(r"(9[0-9]|100) % of it blocked$", text.split("\n")[0]):
-            bad.append("sleep: path %r, sentence %r" % (got, text.split("\n")[0]))
+        first = text.split("\n")[0]
+        if last_api(d["path"]) not in (("api", "nanosleep"), ("api", "clock_nanosleep")) or \
+                not re.search(r"(9[0-9]|100) % of it blocked", first):
+            bad.append("sleep: path %r, sentence %r" % (got, first))
+        elif OFF_STACKS["sleep"] and not (got[-1][0] == "kernel" and "nanosleep" in got[-1][1] and
+                                          re.search(r"; in the kernel (9[0-9]|100) % of it is "
+                                                    r"in .*nanosleep", first)):
+            bad.append("sleep (off-CPU stacks): path %r, sentence %r: want it to end in the "
+                       "kernel's nanosleep" % (got, first))
+        elif not OFF_STACKS["sleep"] and got[-1][0] != "api":
+            bad.append("sleep (no off-CPU stacks): path %r ends below the API" % (got,))
     return bad
 
 
@@ -247,7 +268,7 @@ def check_oncpu(t):
                     r"kernel [0-9.]+ %% of it is in %s$" % re.escape(got[-1][1]), first):
         bad.append("on-CPU sentence %r" % first)
     d, text = walk(t, os.path.join(t.tmp, "walk-kmixed"), "--wall")
-    ends = {levels(p)[-1] for p in [d["path"]] + d["branches"]}
+    ends = {last_api(p) for p in [d["path"]] + d["branches"]}
     if d["time"] != "wall" or not ends & {("api", "nanosleep"), ("api", "pthread_join")} or \
             not re.match(r"^[0-9.]+ % of the time \(", text):
         bad.append("--wall walk: time %r, ends %r, %r" % (d["time"], ends, text.split("\n")[0]))
