@@ -491,10 +491,9 @@ int cmd_record(int argc, char **argv)
 		unsetenv("SCALER_ARGS");
 	if (kernel) {
 		setenv("SCALER_KERNEL", "1", 1);
-		record_kernel_setup();
+		record_kernel_say();
 	} else {
 		unsetenv("SCALER_KERNEL");
-		unsetenv("SCALER_SCHED_SWITCH");
 	}
 	free(preload);
 

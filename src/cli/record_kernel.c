@@ -132,7 +132,7 @@ static int sched_switch_allowed(unsigned long long id, char *why, size_t n)
 	return 1;
 }
 
-void record_kernel_setup(void)
+void record_kernel_say(void)
 {
 	int err = 0, paranoid = 0, restrict_ = 0;
 	char what[512] = "", id[32], why[256];

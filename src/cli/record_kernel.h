@@ -11,7 +11,7 @@
  * stacks cannot (the sched_switch tracepoint), nothing otherwise; sets
  * SCALER_SCHED_SWITCH (the tracepoint's id) for the runtime when they
  * can, unsets it when not. */
-void record_kernel_setup(void);
+void record_kernel_say(void);
 
 /* Names every kernel address the profile dir's .kst and .kso files hold, from
  * /proc/kallsyms, into dir/kallsyms (format.h, SC_KSYMS_FILE). */

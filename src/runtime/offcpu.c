@@ -119,6 +119,30 @@ void sc_offcpu_forget(struct sc_thread *t)
 	t->perf.kso = NULL;
 }
 
+/* The record at tail of a ring's data (size bytes), whole in buf if it
+ * fits in cap bytes, else its header only: its size, 0 if none is whole
+ * before head. */
+static size_t ring_copy(const char *data, uint64_t size, uint64_t tail, uint64_t head, void *buf,
+			size_t cap)
+{
+	struct perf_event_header hh;
+	uint64_t off = tail % size;
+	if (tail + sizeof(hh) > head)
+		return 0;
+	for (size_t i = 0; i < sizeof(hh); i++)
+		((char *)&hh)[i] = data[(off + i) % size];
+	if (hh.size < sizeof(hh) || tail + hh.size > head)
+		return 0;
+	size_t n = hh.size <= cap ? hh.size : sizeof(hh);
+	if (off + n <= size) {
+		memcpy(buf, data + off, n);
+	} else {
+		memcpy(buf, data + off, size - off);
+		memcpy((char *)buf + (size - off), data, n - (size - off));
+	}
+	return hh.size;
+}
+
 /* Reads the ring's samples up to time `until`: the last one read is the
  * stack of the latest switch-out before it. */
 static void read_until(struct sc_perf *pf, uint64_t until)
@@ -133,7 +157,7 @@ static void read_until(struct sc_perf *pf, uint64_t until)
 	size_t n;
 	if (!pg->data_size || !pg->data_offset)
 		return;
-	while ((n = sc_perf_ring_copy(data, pg->data_size, tail, head, &buf, sizeof(buf))) != 0) {
+	while ((n = ring_copy(data, pg->data_size, tail, head, &buf, sizeof(buf))) != 0) {
 		const uint64_t *body = buf.w + 1;
 		size_t words = (buf.h.size - sizeof(buf.h)) / 8;
 		if (n <= sizeof(buf) && buf.h.type == PERF_RECORD_SAMPLE && words >= 2 &&

@@ -304,13 +304,25 @@ void sc_kst_add(struct sc_kst_header *h, uint32_t entry, const uint64_t *ip, uin
 	h->overflow += w;
 }
 
-uint32_t sc_perf_kernel_frames(const uint64_t *chain, uint64_t nr, uint64_t *out)
+/* A kernel sample's stack, counted once in the thread's .kst table. */
+static void kst_add(struct sc_kst_header *h, uint32_t entry, const uint64_t *ip, uint32_t n)
+{
+	sc_kst_add(h, entry, ip, n, 1);
+}
+
+/* A sample's kernel frames, without the context markers perf puts in. */
+static uint32_t kernel_frames(const uint64_t *chain, uint64_t nr, uint64_t *out)
 {
 	uint32_t n = 0;
 	for (uint64_t i = 0; i < nr && n < SC_KST_DEPTH; i++)
 		if (chain[i] < (uint64_t)PERF_CONTEXT_MAX)
 			out[n++] = chain[i];
 	return n;
+}
+
+uint32_t sc_perf_kernel_frames(const uint64_t *chain, uint64_t nr, uint64_t *out)
+{
+	return kernel_frames(chain, nr, out);
 }
 
 /* The entry slot of timed call g's record for a stack table (index + 1),
@@ -381,9 +393,11 @@ static void take(struct sc_thread *t, const struct perf_event_header *h, const s
 			give(g, 0, 0, ns_ticks(kernel_period_ns));
 		if (pf->kst) {
 			uint64_t ip[SC_KST_DEPTH];
-			uint32_t n = sc_perf_kernel_frames(body + 2, body[1], ip);
+			uint32_t n = kernel_frames(body + 2, body[1], ip);
+			uint32_t entry = g && g->rec != &sc_inherited_rec
+					 ? (uint32_t)(g->rec - t->recs) + 1 : UINT32_MAX;
 			if (n)
-				sc_kst_add(pf->kst, entry_of(t, g), ip, n, 1);
+				kst_add(pf->kst, entry, ip, n);
 		}
 		return;
 	}
@@ -395,31 +409,6 @@ static void take(struct sc_thread *t, const struct perf_event_header *h, const s
 		}
 		return;
 	}
-}
-
-size_t sc_perf_ring_copy(const char *data, uint64_t size, uint64_t tail, uint64_t head, void *buf,
-			 size_t cap)
-{
-	struct perf_event_header hh;
-	uint64_t off = tail % size;
-	if (tail + sizeof(hh) > head)
-		return 0;
-	if (off + sizeof(hh) <= size) {
-		memcpy(&hh, data + off, sizeof(hh));
-	} else {
-		memcpy(&hh, data + off, size - off);
-		memcpy((char *)&hh + (size - off), data, sizeof(hh) - (size - off));
-	}
-	if (hh.size < sizeof(hh) || tail + hh.size > head)
-		return 0;
-	size_t n = hh.size <= cap ? hh.size : sizeof(hh);
-	if (off + n <= size) {
-		memcpy(buf, data + off, n);
-	} else {
-		memcpy(buf, data + off, size - off);
-		memcpy((char *)buf + (size - off), data, n - (size - off));
-	}
-	return hh.size;
 }
 
 /* Reads every record the kernel wrote since the last look. */
@@ -436,11 +425,28 @@ static void drain(struct sc_thread *t)
 		struct perf_event_header h;
 		char b[2048];
 	} buf;
-	size_t n;
-	while ((n = sc_perf_ring_copy(data, size, tail, head, buf.b, sizeof(buf))) != 0) {
-		if (n <= sizeof(buf))
+	while (tail + sizeof(struct perf_event_header) <= head) {
+		uint64_t off = tail % size;
+		const struct perf_event_header *h = (const void *)(data + off);
+		struct perf_event_header hh;
+		if (off + sizeof(hh) <= size) {
+			hh = *h;
+		} else {
+			memcpy(&hh, data + off, size - off);
+			memcpy((char *)&hh + (size - off), data, sizeof(hh) - (size - off));
+		}
+		if (hh.size < sizeof(hh) || tail + hh.size > head)
+			break;
+		if (hh.size <= sizeof(buf)) {
+			if (off + hh.size <= size) {
+				memcpy(buf.b, data + off, hh.size);
+			} else {
+				memcpy(buf.b, data + off, size - off);
+				memcpy(buf.b + (size - off), data, hh.size - (size - off));
+			}
 			take(t, &buf.h, &a);
-		tail += n;
+		}
+		tail += hh.size;
 	}
 	t->ring_tail = head;
 	__atomic_store_n(&pg->data_tail, head, __ATOMIC_RELEASE);

@@ -510,11 +510,6 @@ void sc_perf_reset(struct sc_thread *t, uint64_t from) SC_HIDDEN;
  * now (ticks, 0 if not), its TSC in *at, a preemption or not */
 uint64_t sc_perf_open_gap(const struct sc_thread *t, uint64_t now, uint64_t *at,
 			  bool *preempt) SC_HIDDEN;
-/* the record at tail of a ring's data (size bytes), whole in buf if it
- * fits in cap bytes, else its header only: its size, 0 if none is whole
- * before head */
-size_t sc_perf_ring_copy(const char *data, uint64_t size, uint64_t tail, uint64_t head, void *buf,
-			 size_t cap) SC_HIDDEN;
 /* one kernel stack (innermost first) of entry slot `entry` counted w
  * times in table h (.kst, .kso: format.h) */
 void sc_kst_add(struct sc_kst_header *h, uint32_t entry, const uint64_t *ip, uint32_t n,

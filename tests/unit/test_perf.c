@@ -2,8 +2,10 @@
  * test_perf.c - unit test of the runtime's reading of a thread's perf ring
  * (src/runtime/perf.c): records written as the kernel writes them, one
  * across the end of the ring, handed to the timed calls in flight at
- * their times and booked at each call's return with its weight. The
- * runtime's clocks and files are stubbed: 1 TSC tick per ns.
+ * their times and booked at each call's return with its weight; and the
+ * sched_switch tracepoint's ring beside it (src/runtime/offcpu.c), whose
+ * switch-out stacks get the blocked gaps that follow them. The runtime's
+ * clocks and files are stubbed: 1 TSC tick per ns.
  */
 #include <linux/perf_event.h>
 #include <stdlib.h>
@@ -81,13 +83,30 @@ static void put_lost(uint64_t n)
 	put(&r, sizeof(r));
 }
 
+/* the tracepoint's ring (offcpu.c) */
+static union {
+	struct perf_event_mmap_page pg;
+	char b[4096 + 4096];
+} oring;
+static uint64_t ohead;
+
+static void put_switch_stack(uint64_t ns, uint64_t ip1, uint64_t ip2)
+{
+	struct { struct perf_event_header h; uint64_t time, nr, ip[3]; } r = {
+		{PERF_RECORD_SAMPLE, PERF_RECORD_MISC_KERNEL, sizeof(r)}, ns, 3,
+		{(uint64_t)PERF_CONTEXT_KERNEL, ip1, ip2}};
+	memcpy(oring.b + 4096 + ohead % 4096, &r, sizeof(r));
+	ohead += sizeof(r);
+	oring.pg.data_head = ohead;
+}
+
 static struct sc_thread th;
 static struct sc_thr_header hdr;
 static struct sc_rec recs[4];
 static union {
 	struct sc_kst_header h;
 	char b[sizeof(struct sc_kst_header) + 1024 * sizeof(struct sc_kst_slot)];
-} kst;
+} kst, kso;
 
 static struct sc_frame *push(uint32_t rec, uint64_t tsc)
 {
@@ -199,5 +218,42 @@ int main(void)
 	clock_now = 2300000;
 	sc_perf_return(slow, 2300000);
 	CHECK_EQ(recs[3].wblocked, 2000000, "an outlier's blocked time, weight 1");
+
+	/* off-CPU stacks: each blocked gap goes to the stack of the
+	 * tracepoint's sample just before its switch-out; a preempted gap
+	 * and a sample too far before its switch-out (its own lost) to none */
+	th.perf.oring = &oring.pg;
+	th.perf.kso = &kso.h;
+	kso.h.nslots = 512;
+	oring.pg.data_offset = 4096;
+	oring.pg.data_size = 4096;
+	th.sp = th.sp_base;
+	slow = push(3, 3000000);
+	put_switch_stack(3000100, 0xffffffff81000100ull, 0xffffffff81000200ull);  /* pipe_write */
+	put_switch(3000105, PERF_RECORD_MISC_SWITCH_OUT);
+	put_switch(3100105, 0);                                 /* blocked 100000 */
+	put_switch_stack(3100200, 0xffffffff81000300ull, 0xffffffff81000200ull);
+	put_switch(3100205, PERF_RECORD_MISC_SWITCH_OUT | PERF_RECORD_MISC_SWITCH_OUT_PREEMPT);
+	put_switch(3100300, 0);                                 /* preempted: no stack's */
+	put_switch_stack(3100400, 0xffffffff81000100ull, 0xffffffff81000200ull);
+	put_switch(3100405, PERF_RECORD_MISC_SWITCH_OUT);
+	put_switch(3150405, 0);                                 /* blocked 50000, same stack */
+	put_switch(5200000, PERF_RECORD_MISC_SWITCH_OUT);       /* its sample lost: 2 ms old */
+	put_switch(5300000, 0);
+	clock_now = 5400000;
+	sc_perf_return(slow, 5400000);
+	slots = (struct sc_kst_slot *)(&kso.h + 1);
+	found = 0;
+	for (int i = 0; i < 512; i++)
+		if (slots[i].entry) {
+			found++;
+			CHECK_EQ(slots[i].entry, 4, "the blocked call's entry: record 3, + 1");
+			CHECK_EQ(slots[i].ip[0], 0xffffffff81000100ull, "the switch-out's stack");
+			CHECK_EQ(slots[i].samples, 150000, "both gaps' ns at that stack");
+		}
+	CHECK_EQ(found, 1, "one off-CPU (entry, stack) slot: the preempted gap and the one "
+		 "without its sample have none");
+	CHECK_EQ(kso.h.samples, 150000, "the table's blocked ns");
+	CHECK_EQ(oring.pg.data_tail, ohead, "the tracepoint's ring read to its head");
 	return check_summary();
 }
