@@ -263,7 +263,7 @@ static const char *timing_choice(size_t i, const char **help)
 }
 
 enum { OPT_TIMING = 256, OPT_FUNCTIONS, OPT_INTERVAL, OPT_INTERVAL_SLOTS, OPT_PAUSED,
-       OPT_CONTROL_SIGNAL, OPT_ARGS, OPT_DURATION, OPT_KERNEL };
+       OPT_CONTROL_SIGNAL, OPT_ARGS, OPT_DURATION, OPT_KERNEL, OPT_OFF_CPU };
 
 static const struct cli_opt record_opts[] = {
 	{ 'o', "output", required_argument, "DIR", CLI_DIR, NULL, "scaler.data",
@@ -296,6 +296,12 @@ static const struct cli_opt record_opts[] = {
 	  "stacks, named from /proc/kallsyms at the end): each API's kernel time and "
 	  "functions; needs perf_event_paranoid 1 or less, CAP_PERFMON or root (said "
 	  "at the start when not allowed)" },
+	{ OPT_OFF_CPU, "off-cpu", no_argument, NULL, CLI_NONE, NULL, NULL,
+	  "with --kernel (implied): also sample the kernel stack of each switch of a "
+	  "thread off the CPU (the sched_switch tracepoint): where each API's blocked "
+	  "time was spent in the kernel; about 1 us of CPU per context switch; needs the "
+	  "tracepoint's id from tracefs (root, as a rule; said at the start when not "
+	  "allowed)" },
 	{ 'p', "pid", required_argument, "PID", CLI_WORD, NULL, NULL,
 	  "instead of running CMD, attach to the running process PID (ptrace: its owner or "
 	  "root), profile it and detach, leaving it running (doc/record.md)" },
@@ -372,7 +378,7 @@ int cmd_record(int argc, char **argv)
 	const char *timing = "adaptive";
 	const char *functions = NULL, *args = NULL;
 	unsigned interval = 0, slots = SERIES_SLOTS_DEFAULT, attach = 0, duration_ms = 0;
-	int c, paused = 0, ctl_sig = 0, kernel = 0;
+	int c, paused = 0, ctl_sig = 0, kernel = 0, offcpu = 0;
 
 	optind = 0;     /* getopt starts afresh (and reads the "+" again) */
 	while ((c = cli_getopt(&record_cmd, argc, argv)) != CLI_END) {
@@ -386,6 +392,7 @@ int cmd_record(int argc, char **argv)
 		case OPT_FUNCTIONS: functions = optarg; break;
 		case OPT_ARGS: args = optarg ? optarg : "default"; break;
 		case OPT_KERNEL: kernel = 1; break;
+		case OPT_OFF_CPU: kernel = offcpu = 1; break;
 		case OPT_INTERVAL:
 			if (parse_uint(optarg, 10, 60000, &interval))
 				return cli_usage_error(&record_cmd, "--interval wants milliseconds "
@@ -433,8 +440,8 @@ int cmd_record(int argc, char **argv)
 					       "characters of patterns");
 		if (interval || paused || ctl_sig || args || kernel)
 			return cli_usage_error(&record_cmd, "--interval, --paused, "
-					       "--control-signal, --args and --kernel are not "
-					       "available with -p");
+					       "--control-signal, --args, --kernel and --off-cpu "
+					       "are not available with -p");
 		return record_attach((pid_t)attach, dir, timing, duration_ms, functions);
 	}
 	if (duration_ms)
@@ -492,8 +499,10 @@ int cmd_record(int argc, char **argv)
 	if (kernel) {
 		setenv("SCALER_KERNEL", "1", 1);
 		record_kernel_say();
+		record_kernel_offcpu(offcpu);
 	} else {
 		unsetenv("SCALER_KERNEL");
+		record_kernel_offcpu(0);
 	}
 	free(preload);
 

@@ -50,7 +50,8 @@ bool profdir_name(const char *name)
 	if (sscanf(name, "p%u-attach.fif%1[o]%n", &pid, tail, &end) == 2 && end && !name[end])
 		return true;            /* scaler record -p's, while attached */
 	end = 0;
-	if (sscanf(name, "p%u-%u-t%u.ks%1[t]%n", &pid, &gen, &seq, tail, &end) == 4 && end &&
+	/* .kst, and .kso: kernel stacks on and off the CPU */
+	if (sscanf(name, "p%u-%u-t%u.ks%1[to]%n", &pid, &gen, &seq, tail, &end) == 4 && end &&
 	    !name[end])
 		return true;
 	end = 0;

@@ -135,10 +135,9 @@ static int sched_switch_allowed(unsigned long long id, char *why, size_t n)
 void record_kernel_say(void)
 {
 	int err = 0, paranoid = 0, restrict_ = 0;
-	char what[512] = "", id[32], why[256];
+	char what[512] = "";
 	size_t n = 0;
 
-	unsetenv("SCALER_SCHED_SWITCH");
 	if (!kernel_sampling_allowed(&err)) {
 		if (read_int_file("/proc/sys/kernel/perf_event_paranoid", &paranoid) == 0)
 			n += (size_t)snprintf(what + n, sizeof(what) - n, "kernel stacks not sampled "
@@ -148,20 +147,28 @@ void record_kernel_say(void)
 		else
 			n += (size_t)snprintf(what + n, sizeof(what) - n, "kernel stacks not sampled "
 					      "(%s)", strerror(err));
-		fprintf(stderr, "scaler: --kernel: %s; off-CPU time is measured\n", what);
-		return;
-	}
-	if (!kallsyms_visible()) {
+	} else if (!kallsyms_visible()) {
 		read_int_file("/proc/sys/kernel/kptr_restrict", &restrict_);
-		fprintf(stderr, "scaler: --kernel: kernel symbols hidden (/proc/kallsyms shows zeros: "
-			"kptr_restrict is %d): kernel functions are shown as addresses\n", restrict_);
+		n += (size_t)snprintf(what + n, sizeof(what) - n, "kernel symbols hidden "
+				      "(/proc/kallsyms shows zeros: kptr_restrict is %d): kernel "
+				      "functions are shown as addresses", restrict_);
 	}
-	/* off-CPU stacks: where the time blocked was spent */
+	if (n)
+		fprintf(stderr, "scaler: --kernel: %s; off-CPU time is measured\n", what);
+}
+
+void record_kernel_offcpu(int want)
+{
+	char id[32], why[256];
+
+	unsetenv("SCALER_SCHED_SWITCH");
+	if (!want)
+		return;
 	if (sched_switch_id(id, sizeof(id), why, sizeof(why)) == 0 &&
 	    sched_switch_allowed(strtoull(id, NULL, 10), why, sizeof(why)))
 		setenv("SCALER_SCHED_SWITCH", id, 1);
 	else
-		fprintf(stderr, "scaler: --kernel: off-CPU stacks not sampled (%s): blocked time is "
+		fprintf(stderr, "scaler: --off-cpu: off-CPU stacks not sampled (%s): blocked time is "
 			"measured, not where in the kernel it was spent\n", why);
 }
 

@@ -7,14 +7,17 @@
 #define SCALER_RECORD_KERNEL_H
 
 /* One `scaler:` line on stderr if kernel stacks cannot be sampled or
- * named here (perf_event_paranoid, kptr_restrict), else one if off-CPU
- * stacks cannot (the sched_switch tracepoint), nothing otherwise; sets
- * SCALER_SCHED_SWITCH (the tracepoint's id) for the runtime when they
- * can, unsets it when not. */
+ * named here (perf_event_paranoid, kptr_restrict), nothing otherwise. */
 void record_kernel_say(void);
 
 /* Names every kernel address the profile dir's .kst and .kso files hold, from
  * /proc/kallsyms, into dir/kallsyms (format.h, SC_KSYMS_FILE). */
 void record_kernel_symbols(const char *dir);
+
+/* With want (record --off-cpu): sets SCALER_SCHED_SWITCH, the id of the
+ * sched_switch tracepoint whose samples give the runtime its off-CPU
+ * stacks, when this process may sample it, else says in one `scaler:`
+ * line why not; without, unsets it. */
+void record_kernel_offcpu(int want);
 
 #endif

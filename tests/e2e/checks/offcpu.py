@@ -22,8 +22,8 @@ samples are allowed): 200000 writes of 16 bytes to a file spend most of
 their time on-CPU in the kernel, under a vfs_write path; getrandom of 8 MB
 buffers spends nearly all of it in the kernel, its top kernel functions a
 getrandom/chacha path.
-offcpu-kernel-pipe, offcpu-kernel-sleep (record --kernel, where the
-sched_switch tracepoint is allowed too): where the blocked time was spent
+offcpu-kernel-pipe, offcpu-kernel-sleep (record --off-cpu, where the
+sched_switch tracepoint is allowed): where the blocked time was spent
 in the kernel. The write into a full pipe blocked in pipe_write (below
 vfs_write), the sleep in do_nanosleep, each function holding nearly all
 of the call's off_cpu_ns; the text view's "blocked in" line names them,
@@ -39,9 +39,11 @@ VARIANTS = ("lazy",)
 
 
 def record_mode(t, name, args, env=None, kernel=False):
-    """Records sc_offcpu ARGS; returns (the program's own ns, JSON report)."""
+    """Records sc_offcpu ARGS (with --kernel, or the option KERNEL names);
+    returns (the program's own ns, JSON report, profile, stderr)."""
     prof = os.path.join(t.tmp, name)
-    cmd = [t.scaler, "record", "-o", prof] + (["--kernel"] if kernel else [])
+    cmd = [t.scaler, "record", "-o", prof] + (
+        [kernel if isinstance(kernel, str) else "--kernel"] if kernel else [])
     rc, out, err = run(cmd + ["--", t.exe("offcpu")] + args,
                        env=dict(os.environ, **env) if env else None)
     if rc != 0:
@@ -160,7 +162,7 @@ def blocked_in(t, mode, args, fn, want_text):
     kernel functions hold its blocked time in a function whose name has
     fn, and the text, HTML and --wall walk show it."""
     name = "offcpu-kernel-" + mode
-    own, d, prof, err = record_mode(t, "ko" + mode, args, kernel=True)
+    own, d, prof, err = record_mode(t, "ko" + mode, args, kernel="--off-cpu")
     if kernel_denied(err):
         return skip(name, kernel_denied(err))
     for line in err.splitlines():
@@ -191,6 +193,16 @@ def blocked_in(t, mode, args, fn, want_text):
             not any(fn in n for n in steps[-1]["name"].split(" / ")):
         bad.append("--wall walk ends at %r, not at %r" %
                    ([(s["level"], s["name"]) for s in steps[-3:]], fn))
+    # recorded again into the same directory: .kso files are a profile's
+    # own, so the old profile is replaced (it was refused: "not a scaler
+    # profile (it holds p...kso)" (record_mode raises on a non-zero exit)
+    _, d2, _, _ = record_mode(t, "ko" + mode, args, kernel="--off-cpu")
+    if not (call(d2, c["api"]).get("kernel") or {}).get("off_cpu_functions"):
+        bad.append("recorded again into its directory: no off-CPU functions")
+    # --kernel alone samples no off-CPU stacks
+    _, d3, _, _ = record_mode(t, "kk" + mode, args, kernel=True)
+    if any((c.get("kernel") or {}).get("off_cpu_functions") for c in d3["calls"]):
+        bad.append("--kernel alone has off-CPU functions")
     return bad
 
 

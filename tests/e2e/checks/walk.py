@@ -176,21 +176,23 @@ def check_args(t):
     return bad
 
 
-OFF_STACKS = {}     # sc_offcpu mode: were its off-CPU stacks sampled?
+OFF_STACKS = {}     # profile name: were its off-CPU stacks sampled?
 
 
-def kernel_walk(t, args, *opts):
+def kernel_walk(t, args, *opts, rec="--kernel"):
     """The walk (JSON, text; at a 1 % threshold unless OPTS say) of
-    sc_offcpu ARGS recorded with --kernel; None when kernel samples are not
-    allowed here. OFF_STACKS[mode] says whether off-CPU stacks were."""
-    prof = os.path.join(t.tmp, "walk-k" + args[0])
-    rc, _, err = run([t.scaler, "record", "--kernel", "-o", prof, "--", t.exe("offcpu")] + args)
+    sc_offcpu ARGS recorded with --kernel (or REC: --off-cpu); None when
+    kernel samples are not allowed here. OFF_STACKS[name] says whether
+    off-CPU stacks were."""
+    name = "walk-k" + args[0] + ("-off" if rec == "--off-cpu" else "")
+    prof = os.path.join(t.tmp, name)
+    rc, _, err = run([t.scaler, "record", rec, "-o", prof, "--", t.exe("offcpu")] + args)
     err = err.decode(errors="replace")
     if rc:
-        raise RuntimeError("record --kernel sc_offcpu %s: exit %d %r" % (args[0], rc, err[-200:]))
+        raise RuntimeError("record %s sc_offcpu %s: exit %d %r" % (rec, args[0], rc, err[-200:]))
     if "kernel stacks not sampled" in err:
         return None, err.strip().splitlines()[-1]
-    OFF_STACKS[args[0]] = "off-CPU stacks not sampled" not in err
+    OFF_STACKS[name] = rec == "--off-cpu" and "off-CPU stacks not sampled" not in err
     return walk(t, prof, *(opts or ("--threshold", "1")))
 
 
@@ -226,22 +228,26 @@ def check_kernel(t):
         if not re.search(r"[0-9.]+ %% of it in the kernel.*; in the kernel [0-9.]+ %% of "
                          r"it is in %s$" % re.escape(got[-1][1]), first):
             bad.append("%s: sentence %r does not end in the last kernel step" % (mode, first))
-    # a sleep: all blocked; with off-CPU stacks the --wall walk goes on
-    # below it to where it blocked, without them it ends at the API
-    d, text = kernel_walk(t, ["sleep"], "--threshold", "1", "--wall")
-    if d is not None:
+    # a sleep: all blocked; recorded with --off-cpu (where its stacks
+    # could be sampled) the --wall walk goes on below it to where it
+    # blocked, with --kernel alone it ends at the API
+    for rec in ("--kernel", "--off-cpu"):
+        d, text = kernel_walk(t, ["sleep"], "--threshold", "1", "--wall", rec=rec)
+        if d is None:
+            continue
+        off = OFF_STACKS["walk-ksleep" + ("-off" if rec == "--off-cpu" else "")]
         got = levels(d["path"])
         first = text.split("\n")[0]
         if last_api(d["path"]) not in (("api", "nanosleep"), ("api", "clock_nanosleep")) or \
                 not re.search(r"(9[0-9]|100) % of it blocked", first):
-            bad.append("sleep: path %r, sentence %r" % (got, first))
-        elif OFF_STACKS["sleep"] and not (got[-1][0] == "kernel" and "nanosleep" in got[-1][1] and
-                                          re.search(r"; in the kernel (9[0-9]|100) % of it is "
-                                                    r"in .*nanosleep", first)):
+            bad.append("sleep %s: path %r, sentence %r" % (rec, got, first))
+        elif off and not (got[-1][0] == "kernel" and "nanosleep" in got[-1][1] and
+                          re.search(r"; in the kernel (9[0-9]|100) % of it is in .*nanosleep",
+                                    first)):
             bad.append("sleep (off-CPU stacks): path %r, sentence %r: want it to end in the "
                        "kernel's nanosleep" % (got, first))
-        elif not OFF_STACKS["sleep"] and got[-1][0] != "api":
-            bad.append("sleep (no off-CPU stacks): path %r ends below the API" % (got,))
+        elif not off and got[-1][0] != "api":
+            bad.append("sleep %s (no off-CPU stacks): path %r ends below the API" % (rec, got))
     return bad
 
 
