@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "format.h"
+#include "offcpu_event.h"
 #include "record_kernel.h"
 #include "xalloc.h"
 
@@ -115,13 +116,7 @@ static int sched_switch_allowed(unsigned long long id, char *why, size_t n)
 	struct perf_event_attr a;
 	int fd;
 
-	memset(&a, 0, sizeof(a));
-	a.size = sizeof(a);
-	a.type = PERF_TYPE_TRACEPOINT;
-	a.config = id;
-	a.sample_period = 1;
-	a.sample_type = PERF_SAMPLE_TIME | PERF_SAMPLE_CALLCHAIN;
-	a.exclude_callchain_user = 1;
+	sc_offcpu_attr(&a, id);
 	a.disabled = 1;
 	fd = (int)syscall(SYS_perf_event_open, &a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
 	if (fd < 0) {

@@ -822,6 +822,23 @@ static void html_values(const struct report *r)
 #define PREEMPT_COLOR "#f28e2b"
 #define KERNEL_TOP 5            /* kernel functions listed per API */
 
+/* A cell of call c's kernel functions fn[idx[0..n)], each with its share
+ * of c's time. */
+static void kfuncs_cell(FILE *f, const struct sc_call *c, const struct sc_call_kfunc *fn,
+			const size_t *idx, size_t n)
+{
+	char pc[32];
+
+	fputs("<td>", f);
+	for (size_t i = 0; i < n; i++) {
+		report_fmt_pct(pc, sizeof(pc), (long double)fn[idx[i]].ns, (long double)c->total_ns);
+		fputs(i ? ", " : "", f);
+		html_text(f, fn[idx[i]].name);
+		fprintf(f, " %s", pc);
+	}
+	fputs("</td>", f);
+}
+
 /* Each API row that spends some of its time in the kernel: its time as a
  * stacked bar (user, kernel, blocked, preempted: the bar is the call's
  * whole time) and its top kernel functions. */
@@ -872,7 +889,6 @@ static void html_kernel(const struct report *r)
 		const struct sc_call *c = r->calls[k];
 		struct report_ksplit s;
 		size_t idx[KERNEL_TOP], nf;
-		char pc[32];
 
 		if (!report_kernel_shown(c))
 			continue;
@@ -888,25 +904,11 @@ static void html_kernel(const struct report *r)
 		td_ns(f, (long double)s.kernel, c->measured > 1);
 		td_ns(f, (long double)s.blocked, 1);
 		td_ns(f, (long double)s.preempted, 1);
-		fputs("<td>", f);
-		for (size_t i = 0; i < nf; i++) {
-			report_fmt_pct(pc, sizeof(pc), (long double)c->kfuncs[idx[i]].ns,
-				       (long double)c->total_ns);
-			fputs(i ? ", " : "", f);
-			html_text(f, c->kfuncs[idx[i]].name);
-			fprintf(f, " %s", pc);
-		}
+		kfuncs_cell(f, c, c->kfuncs, idx, nf);
 		/* where its blocked time was spent */
-		fputs("</td><td>", f);
 		nf = report_kernel_off_chain(c, idx, KERNEL_TOP);
-		for (size_t i = 0; i < nf; i++) {
-			report_fmt_pct(pc, sizeof(pc), (long double)c->okfuncs[idx[i]].ns,
-				       (long double)c->total_ns);
-			fputs(i ? ", " : "", f);
-			html_text(f, c->okfuncs[idx[i]].name);
-			fprintf(f, " %s", pc);
-		}
-		fputs("</td></tr>\n", f);
+		kfuncs_cell(f, c, c->okfuncs, idx, nf);
+		fputs("</tr>\n", f);
 	}
 	table_end(f);
 	fputs("</section>\n", f);

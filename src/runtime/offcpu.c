@@ -33,11 +33,11 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "offcpu_event.h"
 #include "runtime.h"
 
 #define RING_PAGES 4            /* samples are ~250 bytes: 64 of them */
 #define KSO_SLOTS 512u          /* distinct (entry, stack) pairs kept */
-#define MAX_STACK 32
 /* a switch-out's record follows its tracepoint sample by microseconds;
  * an older sample is another switch-out's */
 #define NEAR_NS 1000000u
@@ -53,16 +53,7 @@ void sc_offcpu_init(void)
 static int event_open(void)
 {
 	struct perf_event_attr a;
-	memset(&a, 0, sizeof(a));
-	a.size = sizeof(a);
-	a.type = PERF_TYPE_TRACEPOINT;
-	a.config = tracepoint_id;
-	a.sample_period = 1;
-	a.sample_type = PERF_SAMPLE_TIME | PERF_SAMPLE_CALLCHAIN;
-	a.exclude_callchain_user = 1;
-	a.sample_max_stack = MAX_STACK;
-	a.use_clockid = 1;
-	a.clockid = CLOCK_MONOTONIC;
+	sc_offcpu_attr(&a, tracepoint_id);
 	return (int)syscall(SYS_perf_event_open, &a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
 }
 
@@ -152,7 +143,7 @@ static void read_until(struct sc_perf *pf, uint64_t until)
 	const char *data = (const char *)pg + pg->data_offset;
 	union {
 		struct perf_event_header h;
-		uint64_t w[4 + MAX_STACK + 8];
+		uint64_t w[4 + SC_OFFCPU_MAX_STACK + 8];
 	} buf;
 	size_t n;
 	if (!pg->data_size || !pg->data_offset)

@@ -55,6 +55,7 @@ $(BUILD)/tests/asan/test_span: tests/unit/test_span.c tests/unit/check.h src/run
 # The runtime's reading of a thread's perf rings (perf.c, offcpu.c), its
 # clocks and files stubbed by the test.
 PERF_DEPS := tests/unit/test_perf.c tests/unit/check.h src/runtime/perf.c src/runtime/offcpu.c \
+	src/common/offcpu_event.h \
 	src/runtime/runtime.h src/common/format.h arch/$(ARCH)/offsets.h
 $(BUILD)/tests/test_perf: $(PERF_DEPS)
 	@mkdir -p $(@D)
