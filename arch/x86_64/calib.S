@@ -26,18 +26,19 @@ ENTRY(sc_calib_work)
 	.cfi_endproc
 END(sc_calib_work)
 
-/* unsigned long sc_calib_own(x): a call of entry sc_calib_own_idx's
- * function (sc_calib_nop or sc_calib_work), timed as a patched entry's
- * own code hands a call from its own object to sc_fn_own (fnpatch.h):
- * the caller's r10 and r11 below the stack pointer, r10 = the thread's
- * records, r11 = idx << RC_SHIFT, CF = 0 (time it). */
+/* unsigned long sc_calib_own(x): a call of entry sc_calib_own_idx's (the
+ * thread's own) function (sc_calib_nop or sc_calib_work), timed as a
+ * patched entry's own code hands a call from its own object to sc_fn_own
+ * (fnpatch.h): the caller's r10 and r11 below the stack pointer, r10 =
+ * the thread's records, r11 = idx << RC_SHIFT, CF = 0 (time it). */
 ENTRY(sc_calib_own)
 	.cfi_startproc
 	movq	%r10, -8(%rsp)
 	movq	%r11, -16(%rsp)
 	movq	sc_tls_recs@gottpoff(%rip), %r10
 	movq	%fs:(%r10), %r10
-	movq	sc_calib_own_idx(%rip), %r11
+	movq	sc_calib_own_idx@gottpoff(%rip), %r11
+	movq	%fs:(%r11), %r11
 	shlq	$RC_SHIFT, %r11
 	clc
 	jmp	sc_fn_own

@@ -81,7 +81,9 @@ _Static_assert(offsetof(struct sc_thread, span_rng) == TH_RNG, "TH_RNG");
 SC_HIDDEN struct sc_calib sc_cal0;
 static uint64_t recal_ticks = ~0ull;    /* ~0: no re-measuring */
 static long nop_idx = -1, work_idx = -1;
-SC_HIDDEN long sc_calib_own_idx;        /* calib.S's sc_calib_own */
+/* calib.S's sc_calib_own: per thread, since every thread re-measures on
+ * its own (measure()) and two at once must not swap each other's calls */
+SC_HIDDEN __thread long sc_calib_own_idx __attribute__((tls_model("initial-exec")));
 
 typedef unsigned long (*calib_fn)(unsigned long);
 

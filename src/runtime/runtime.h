@@ -283,7 +283,7 @@ void sc_calib_nop(void) SC_HIDDEN;
 unsigned long sc_calib_work(unsigned long x) SC_HIDDEN;
 /* calls entry sc_calib_own_idx's function timed through fnown.S's path */
 unsigned long sc_calib_own(unsigned long x) SC_HIDDEN;
-extern SC_HIDDEN long sc_calib_own_idx;
+extern SC_HIDDEN __thread long sc_calib_own_idx;
 uint64_t sc_pclock_step(int64_t delta, uint64_t now) SC_HIDDEN;
 
 /* pclock.c */
