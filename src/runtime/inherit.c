@@ -8,7 +8,8 @@
  *
  * They travel in one variable that exec.c puts into the environment of
  * every exec and posix_spawn:
- *     SCALER_CALIB=<key>:<hz>:<hot>:<cold>:<nested>:<xsave>:<have_xsave>:<pid>:<gen>
+ *     SCALER_CALIB=<key>:<hz>:<hot>:<cold>:<nested>:<xsave>:<have_xsave>:<pid>:<gen>:
+ *                  <own_in>:<own_out>
  * The rate is the one measured over the parent image's life up to the
  * exec (its start-up measures 50 us only), the cost figures those in force
  * on the calling thread (re-measured every few ms while it makes timed
@@ -22,7 +23,8 @@
  * The last two fields name the image that exec'd (its meta file's pid and
  * generation, meta.c): an exec'd image of the same pid takes the next
  * generation's name at once instead of trying each from 0 (a shell's
- * fork child that execs holds generation 0). They may be absent.
+ * fork child that execs holds generation 0). They may be absent. The
+ * last two are the own-object figures (calib.c): absent, they are 0.
  */
 #include <stdlib.h>
 #include <sys/auxv.h>
@@ -87,7 +89,7 @@ bool sc_inherit_get(struct sc_inherited *out)
 {
 	key = make_key();
 	const char *s = getenv("SCALER_CALIB");
-	uint64_t v[9];
+	uint64_t v[11];
 	if (!s)
 		return false;
 	for (int i = 0; i < 7; i++)
@@ -95,13 +97,19 @@ bool sc_inherit_get(struct sc_inherited *out)
 			return false;
 	bool image = *s && field(&s, &v[7]) && field(&s, &v[8]) && v[7] <= UINT32_MAX &&
 		     v[8] <= UINT32_MAX;
+	/* fields 10 and 11, the own-object figures, after the image's: a
+	 * parent that did not write them hands down 0 for them, as before */
+	bool own = image && *s && field(&s, &v[9]) && field(&s, &v[10]);
+	if (!own)
+		v[9] = v[10] = 0;
 	/* a rate of 100 MHz to 100 GHz; a timing cost under 10 us; an
 	 * extended state of 512 + 64 bytes (fxsave) up to 1 MB */
 	if (*s || v[0] != key || v[1] < 100000000ull || v[1] > 100000000000ull ||
 	    v[2] > v[1] / 100000 || v[3] > v[1] / 100000 || v[4] > v[1] / 100000 ||
-	    v[5] < 576 || v[5] > (1u << 20) || v[6] > 1 || (v[6] && v[5] < 640))
+	    v[5] < 576 || v[5] > (1u << 20) || v[6] > 1 || (v[6] && v[5] < 640) ||
+	    v[9] > v[1] / 100000 || v[10] > v[1] / 100000)
 		return false;
-	*out = (struct sc_inherited){.hz = v[1], .cal = {v[2], v[3], v[4]},
+	*out = (struct sc_inherited){.hz = v[1], .cal = {v[2], v[3], v[4], v[9], v[10]},
 				     .xsave_size = (uint32_t)v[5], .have_xsave = (int)v[6],
 				     .pid = image ? (uint32_t)v[7] : 0,
 				     .gen = image ? (uint32_t)v[8] : 0, .has_image = image};
@@ -137,13 +145,13 @@ bool sc_inherit_format(char *buf, size_t n)
 		return false;
 	/* by hand, not snprintf: this runs in a shell's fork child before
 	 * every exec (util.c says why) */
-	uint64_t v[9] = {key, hz, c.hot, c.cold, c.nested, sc_xsave_size,
-			 (uint64_t)sc_have_xsave, sc_meta_pid(), sc_gen};
-	char tmp[sizeof("SCALER_CALIB=") + 9 * 21];
+	uint64_t v[11] = {key, hz, c.hot, c.cold, c.nested, sc_xsave_size,
+			  (uint64_t)sc_have_xsave, sc_meta_pid(), sc_gen, c.own_in, c.own_out};
+	char tmp[sizeof("SCALER_CALIB=") + 11 * 21];
 	char *d = tmp;
 	for (const char *p = "SCALER_CALIB="; *p; p++)
 		*d++ = *p;
-	for (int i = 0; i < 9; i++) {
+	for (int i = 0; i < 11; i++) {
 		if (i)
 			*d++ = ':';
 		d = sc_put_u64(d, v[i]);

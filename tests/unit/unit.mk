@@ -152,3 +152,15 @@ unit-asan: $(ASAN_TESTS)
 	@set -e; for t in $(ASAN_TESTS); do echo "== $$t"; $$t; done
 
 .PHONY: unit unit-asan
+
+# What an image hands down to the one it execs (inherit.c), the rest of the
+# runtime stubbed by the test.
+INHERIT_DEPS := tests/unit/test_inherit.c tests/unit/check.h src/runtime/inherit.c \
+	src/runtime/runtime.h
+$(BUILD)/tests/test_inherit: $(INHERIT_DEPS)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -Itests/unit -Isrc/runtime -o $@ $< src/runtime/inherit.c
+
+$(BUILD)/tests/asan/test_inherit: $(INHERIT_DEPS)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(ASAN_FLAGS) -Itests/unit -Isrc/runtime -o $@ $< src/runtime/inherit.c
