@@ -492,8 +492,10 @@ int cmd_record(int argc, char **argv)
 	if (kernel) {
 		setenv("SCALER_KERNEL", "1", 1);
 		record_kernel_say();
+		record_kcpu_start();
 	} else {
 		unsetenv("SCALER_KERNEL");
+		unsetenv("SCALER_KCPU");
 	}
 	free(preload);
 

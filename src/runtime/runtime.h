@@ -75,6 +75,14 @@ struct sc_perf {
 	 * time before it is dropped, a gap across it cut there */
 	uint64_t floor_tsc;
 	uint64_t last_blocked;  /* the last timed return's blocked ticks */
+	uint64_t tail;          /* how far the ring was read (ring_tail is
+				   ~0 with kcpu: every timed return looks) */
+	/* kernel samples from the recorder's per-CPU rings (kcpu.c) */
+	bool kcpu;
+	uint32_t kcpu_cur;      /* the CPU it is on, as last known */
+	uint64_t kcpu_cpus;     /* CPUs (bit cpu % 64) run on since the last read */
+	uint64_t kcpu_heads;    /* their rings' heads summed, at that read */
+	uint64_t kcpu_mark;     /* samples up to this time were taken */
 };
 
 /* One shadow frame per timed call in flight (offsets.h: FR_*). */
@@ -489,6 +497,16 @@ uint32_t sc_span_draw(uint32_t per, uint64_t *rng) SC_HIDDEN;
 /* perf.c: the kernel's view of each thread (context switches, kernel
  * samples); none of it is fatal: a thread without it has kind NONE */
 void sc_perf_init(uint64_t tsc_hz) SC_HIDDEN;
+/* kcpu.c: kernel samples from the recorder's per-CPU events */
+typedef void (*sc_kcpu_fn)(struct sc_thread *t, uint64_t ns, const uint64_t *chain, uint64_t nr,
+			   void *arg);
+void sc_kcpu_init(void) SC_HIDDEN;
+int sc_kcpu_process(void) SC_HIDDEN;
+void sc_kcpu_thread_start(struct sc_thread *t) SC_HIDDEN;
+void sc_kcpu_visit(struct sc_thread *t, uint32_t cpu) SC_HIDDEN;
+void sc_kcpu_lost(struct sc_thread *t) SC_HIDDEN;
+bool sc_kcpu_news(const struct sc_thread *t) SC_HIDDEN;
+void sc_kcpu_read(struct sc_thread *t, uint64_t until, sc_kcpu_fn fn, void *arg) SC_HIDDEN;
 void sc_perf_thread_start(struct sc_thread *t) SC_HIDDEN;
 void sc_perf_thread_end(struct sc_thread *t) SC_HIDDEN;
 /* fork child: drop the parent's thread's ring (not mapped in the child) */
