@@ -189,6 +189,9 @@ static void at_fork_child(void)
 		sc_attach_child();              /* only the process attached to */
 	else if (sc_active) {
 		sc_pclock_after_fork();
+		/* now, while the child has its parent's rights: a worker
+		 * may drop them before its thread's state is made */
+		sc_kcpu_process();
 		sc_thread_after_fork();
 		sc_control_after_fork();
 	}

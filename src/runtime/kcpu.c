@@ -50,9 +50,10 @@ static const char *spec;        /* SCALER_KCPU, or NULL */
 
 void sc_kcpu_init(void)
 {
-	spec = getenv("SCALER_KCPU");
-	if (spec && !spec[0])
-		spec = NULL;
+	/* a copy: a program may write over its environment (nginx puts its
+	 * process titles there) before it forks */
+	const char *e = getenv("SCALER_KCPU");
+	spec = e && e[0] ? sc_mem_strdup(e) : NULL;
 	sc_kcpu_process();
 }
 
