@@ -79,6 +79,8 @@ _Static_assert(offsetof(struct sc_frame, moved) == FR_MOVED, "FR_MOVED");
 _Static_assert(offsetof(struct sc_frame, t0) == FR_T0, "FR_T0");
 _Static_assert(offsetof(struct sc_thread, ring) == TH_RING, "TH_RING");
 _Static_assert(offsetof(struct sc_thread, ring_tail) == TH_RTAIL, "TH_RTAIL");
+_Static_assert(offsetof(struct sc_thread, kring) == TH_KRING, "TH_KRING");
+_Static_assert(offsetof(struct sc_thread, khead) == TH_KHEAD, "TH_KHEAD");
 _Static_assert(offsetof(struct sc_rec, wblocked) == RC_WBLOCKED, "RC_WBLOCKED");
 _Static_assert(offsetof(struct sc_rec, wpreempt) == RC_WPREEMPT, "RC_WPREEMPT");
 _Static_assert(offsetof(struct sc_rec, wkernel) == RC_WKERNEL, "RC_WKERNEL");

@@ -22,11 +22,14 @@
  * kernel may have overwritten while it was read (data_head moved by more
  * than the ring less what was read) ends the read.
  *
- * A thread reads the rings of the CPUs it ran on since its last read: the
- * one it was on then and those its switch-in records name (perf.c adds
- * PERF_SAMPLE_CPU to its context-switch event), taking its samples (by
- * tid) newer than its mark and not after the time given, which becomes
- * its mark. No system call, lock or allocation there.
+ * A thread reads the rings when its timed return finds its own ring moved
+ * (a context switch) or the ring of the CPU it is on (a sample there,
+ * 4 kHz at most: the trampoline compares its data_head, kring and khead
+ * in struct sc_thread). It reads the rings of the CPUs it ran on since
+ * its last read, the one it was on then and those its switch-in records
+ * name (perf.c adds PERF_SAMPLE_CPU to its context-switch event), taking
+ * its samples (by tid) newer than its mark and not after the time given,
+ * which becomes its mark. No system call, lock or allocation there.
  */
 #include <errno.h>
 #include <linux/perf_event.h>
@@ -119,7 +122,8 @@ void sc_kcpu_thread_start(struct sc_thread *t)
 	t->perf.kcpu_mark = sc_mono_ns();
 	t->perf.kcpu_cpus = cpu >= 0 ? 1ull << (cpu & 63) : ~0ull;
 	t->perf.kcpu_cur = cpu >= 0 ? (uint32_t)cpu : 0;
-	t->perf.kcpu_heads = 0;
+	t->kring = cpu >= 0 && (uint32_t)cpu < nrings ? ring[cpu] : NULL;
+	t->khead = t->kring ? __atomic_load_n(&t->kring->data_head, __ATOMIC_ACQUIRE) : 0;
 }
 
 void sc_kcpu_visit(struct sc_thread *t, uint32_t cpu)
@@ -138,21 +142,6 @@ void sc_kcpu_lost(struct sc_thread *t)
 	for (uint64_t m_ = (mask); m_; m_ &= m_ - 1)                            \
 		for (uint32_t c = (uint32_t)__builtin_ctzll(m_); c < nrings; c += 64) \
 			if (ring[c])
-
-/* The sum of the heads of the rings in mask: it moves (heads only go
- * down) exactly when one of them was written. */
-static uint64_t heads(uint64_t mask)
-{
-	uint64_t s = 0;
-	EACH_RING(c, mask)
-		s += __atomic_load_n(&ring[c]->data_head, __ATOMIC_ACQUIRE);
-	return s;
-}
-
-bool sc_kcpu_news(const struct sc_thread *t)
-{
-	return heads(t->perf.kcpu_cpus) != t->perf.kcpu_heads;
-}
 
 static void copy_out(const char *data, uint64_t size, uint64_t pos, void *to, size_t n)
 {
@@ -206,10 +195,16 @@ static void scan(struct sc_thread *t, struct perf_event_mmap_page *pg, uint64_t 
 
 void sc_kcpu_read(struct sc_thread *t, uint64_t until, sc_kcpu_fn fn, void *arg)
 {
+	/* the trampoline looks at the ring of the CPU it is on: a sample
+	 * there after this head, its own or not, makes it read again */
+	uint32_t cur = t->perf.kcpu_cur;
+	struct perf_event_mmap_page *k = cur < nrings ? ring[cur] : NULL;
+	uint64_t h = k ? __atomic_load_n(&k->data_head, __ATOMIC_ACQUIRE) : 0;
 	EACH_RING(c, t->perf.kcpu_cpus)
 		scan(t, ring[c], until, fn, arg);
 	if (until > t->perf.kcpu_mark)
 		t->perf.kcpu_mark = until;
-	t->perf.kcpu_cpus = 1ull << (t->perf.kcpu_cur & 63);
-	t->perf.kcpu_heads = heads(t->perf.kcpu_cpus);
+	t->perf.kcpu_cpus = 1ull << (cur & 63);
+	t->kring = k;
+	t->khead = h;
 }

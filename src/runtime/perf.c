@@ -162,11 +162,8 @@ static bool ring_open(struct sc_thread *t)
 	t->perf.kind = kind;
 	t->hdr->perf_kind = kind;
 	t->hdr->perf_flags = SC_PERF_F_UNTIMED | SC_PERF_F_ONCPU;
-	t->perf.tail = 0;
+	t->ring_tail = 0;
 	t->perf.kcpu = kcpu;
-	/* with kcpu, a timed return always calls sc_perf_return (the
-	 * trampoline compares data_head with ring_tail) */
-	t->ring_tail = kcpu ? ~0ull : 0;
 	if (kcpu)
 		sc_kcpu_thread_start(t);
 	t->perf.anchor_tsc = sc_rdtsc();
@@ -185,6 +182,7 @@ void sc_perf_thread_end(struct sc_thread *t)
 {
 	struct perf_event_mmap_page *r = t->ring;
 	t->ring = NULL;
+	t->kring = NULL;
 	if (r)
 		munmap(r, t->perf.ring_len);
 	if (t->perf.kst)
@@ -196,6 +194,7 @@ void sc_perf_thread_end(struct sc_thread *t)
 void sc_perf_forget(struct sc_thread *t)
 {
 	t->ring = NULL;                 /* not mapped in a fork child */
+	t->kring = NULL;
 	if (t->perf.kst)
 		munmap(t->perf.kst, t->perf.kst_len);   /* the parent's file */
 	t->perf.kst = NULL;
@@ -428,7 +427,7 @@ static void drain(struct sc_thread *t, const struct anchors *a)
 {
 	struct perf_event_mmap_page *pg = t->ring;
 	uint64_t head = __atomic_load_n(&pg->data_head, __ATOMIC_ACQUIRE);
-	uint64_t tail = t->perf.tail;
+	uint64_t tail = t->ring_tail;
 	uint64_t size = pg->data_size ? pg->data_size : t->perf.ring_len - (size_t)sysconf(_SC_PAGESIZE);
 	const char *data = (const char *)pg + (pg->data_offset ? pg->data_offset
 							       : (uint64_t)sysconf(_SC_PAGESIZE));
@@ -459,9 +458,7 @@ static void drain(struct sc_thread *t, const struct anchors *a)
 		}
 		tail += hh.size;
 	}
-	t->perf.tail = head;
-	if (!t->perf.kcpu)
-		t->ring_tail = head;
+	t->ring_tail = head;
 	__atomic_store_n(&pg->data_tail, head, __ATOMIC_RELEASE);
 }
 
@@ -478,7 +475,7 @@ uint64_t sc_perf_open_gap(const struct sc_thread *t, uint64_t now, uint64_t *at,
 	const struct perf_event_mmap_page *pg = t->ring;
 	if (!pg)
 		return 0;
-	uint64_t head = __atomic_load_n(&pg->data_head, __ATOMIC_ACQUIRE), tail = t->perf.tail;
+	uint64_t head = __atomic_load_n(&pg->data_head, __ATOMIC_ACQUIRE), tail = t->ring_tail;
 	uint64_t size = pg->data_size, out_ns = 0;
 	const char *data = (const char *)pg + pg->data_offset;
 	bool out = t->perf.out, pre = t->perf.out_preempt;
@@ -556,8 +553,8 @@ void sc_perf_return(struct sc_frame *f, uint64_t now)
 		return;
 	t->perf.reading = true;
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	bool moved = t->ring && __atomic_load_n(&t->ring->data_head, __ATOMIC_ACQUIRE) != t->perf.tail;
-	bool samples = t->perf.kcpu && sc_kcpu_news(t);
+	bool moved = t->ring && __atomic_load_n(&t->ring->data_head, __ATOMIC_ACQUIRE) != t->ring_tail;
+	bool samples = t->kring && __atomic_load_n(&t->kring->data_head, __ATOMIC_ACQUIRE) != t->khead;
 	if (moved || samples) {
 		struct anchors a = {t->perf.anchor_tsc, t->perf.anchor_ns, sc_rdtsc(), sc_mono_ns()};
 		if (moved)

@@ -75,13 +75,10 @@ struct sc_perf {
 	 * time before it is dropped, a gap across it cut there */
 	uint64_t floor_tsc;
 	uint64_t last_blocked;  /* the last timed return's blocked ticks */
-	uint64_t tail;          /* how far the ring was read (ring_tail is
-				   ~0 with kcpu: every timed return looks) */
 	/* kernel samples from the recorder's per-CPU rings (kcpu.c) */
 	bool kcpu;
 	uint32_t kcpu_cur;      /* the CPU it is on, as last known */
 	uint64_t kcpu_cpus;     /* CPUs (bit cpu % 64) run on since the last read */
-	uint64_t kcpu_heads;    /* their rings' heads summed, at that read */
 	uint64_t kcpu_mark;     /* samples up to this time were taken */
 };
 
@@ -143,7 +140,7 @@ struct sc_calib {
 	uint64_t own_in, own_out;
 };
 
-/* Per-thread state. The first thirteen fields are read by the assembly. */
+/* Per-thread state. The first fifteen fields are read by the assembly. */
 struct sc_thread {
 	struct sc_rec *recs;
 	uint64_t cap;
@@ -161,6 +158,11 @@ struct sc_thread {
 	 * return reads it when its data_head moved */
 	struct perf_event_mmap_page *ring;
 	uint64_t ring_tail;
+	/* with per-CPU kernel samples (kcpu.c), the ring of the CPU it is
+	 * on and its data_head when last read: when it moved, a timed
+	 * return reads the rings too */
+	struct perf_event_mmap_page *kring;
+	uint64_t khead;
 	/* C only */
 	struct sc_perf perf;
 	struct sc_calib cal_last[3]; /* the last three measurements: the
@@ -505,7 +507,6 @@ int sc_kcpu_process(void) SC_HIDDEN;
 void sc_kcpu_thread_start(struct sc_thread *t) SC_HIDDEN;
 void sc_kcpu_visit(struct sc_thread *t, uint32_t cpu) SC_HIDDEN;
 void sc_kcpu_lost(struct sc_thread *t) SC_HIDDEN;
-bool sc_kcpu_news(const struct sc_thread *t) SC_HIDDEN;
 void sc_kcpu_read(struct sc_thread *t, uint64_t until, sc_kcpu_fn fn, void *arg) SC_HIDDEN;
 void sc_perf_thread_start(struct sc_thread *t) SC_HIDDEN;
 void sc_perf_thread_end(struct sc_thread *t) SC_HIDDEN;
