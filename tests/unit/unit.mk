@@ -52,17 +52,18 @@ $(BUILD)/tests/asan/test_span: tests/unit/test_span.c tests/unit/check.h src/run
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(ASAN_FLAGS) -Itests/unit -Isrc/runtime -o $@ $< src/runtime/span.c -lm
 
-# The runtime's reading of a thread's perf ring (perf.c), its clocks and
-# files stubbed by the test.
-PERF_DEPS := tests/unit/test_perf.c tests/unit/check.h src/runtime/perf.c src/runtime/runtime.h \
-	src/common/format.h arch/$(ARCH)/offsets.h
+# The runtime's reading of a thread's perf ring (perf.c) and of per-CPU
+# rings (kcpu.c), its clocks and files stubbed by the test.
+PERF_DEPS := tests/unit/test_perf.c tests/unit/check.h src/runtime/perf.c src/runtime/kcpu.c \
+	src/runtime/runtime.h src/common/format.h arch/$(ARCH)/offsets.h
 $(BUILD)/tests/test_perf: $(PERF_DEPS)
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) -Itests/unit -Isrc/runtime -o $@ $< src/runtime/perf.c
+	$(CC) $(CFLAGS) -Itests/unit -Isrc/runtime -o $@ $< src/runtime/perf.c src/runtime/kcpu.c
 
 $(BUILD)/tests/asan/test_perf: $(PERF_DEPS)
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) $(ASAN_FLAGS) -Itests/unit -Isrc/runtime -o $@ $< src/runtime/perf.c
+	$(CC) $(CFLAGS) $(ASAN_FLAGS) -Itests/unit -Isrc/runtime -o $@ $< src/runtime/perf.c \
+		src/runtime/kcpu.c
 
 # The function-entry patcher (fnpatch.c), with the decoder it loads.
 $(BUILD)/tests/test_fnpatch: tests/unit/test_fnpatch.c arch/$(ARCH)/fnpatch.c arch/$(ARCH)/insnlen.c arch/$(ARCH)/fnpatch.h
