@@ -200,11 +200,19 @@ void sc_kcpu_read(struct sc_thread *t, uint64_t until, sc_kcpu_fn fn, void *arg)
 	uint32_t cur = t->perf.kcpu_cur;
 	struct perf_event_mmap_page *k = cur < nrings ? ring[cur] : NULL;
 	uint64_t h = k ? __atomic_load_n(&k->data_head, __ATOMIC_ACQUIRE) : 0;
-	EACH_RING(c, t->perf.kcpu_cpus)
-		scan(t, ring[c], until, fn, arg);
-	if (until > t->perf.kcpu_mark)
-		t->perf.kcpu_mark = until;
-	t->perf.kcpu_cpus = 1ull << (cur & 63);
+	/* a context switch brings it here: when the rings it ran on were
+	 * not written since (heads only go down), there is nothing to read */
+	uint64_t mask = t->perf.kcpu_cpus, sum = 0;
+	EACH_RING(c, mask)
+		sum += __atomic_load_n(&ring[c]->data_head, __ATOMIC_ACQUIRE);
+	if (mask != t->perf.kcpu_last_cpus || sum != t->perf.kcpu_last_sum) {
+		EACH_RING(c, mask)
+			scan(t, ring[c], until, fn, arg);
+		if (until > t->perf.kcpu_mark)
+			t->perf.kcpu_mark = until;
+	}
+	t->perf.kcpu_cpus = t->perf.kcpu_last_cpus = 1ull << (cur & 63);
+	t->perf.kcpu_last_sum = h;
 	t->kring = k;
 	t->khead = h;
 }

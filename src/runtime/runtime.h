@@ -80,6 +80,8 @@ struct sc_perf {
 	uint32_t kcpu_cur;      /* the CPU it is on, as last known */
 	uint64_t kcpu_cpus;     /* CPUs (bit cpu % 64) run on since the last read */
 	uint64_t kcpu_mark;     /* samples up to this time were taken */
+	uint64_t kcpu_last_cpus, kcpu_last_sum; /* kcpu_cpus and the sum of
+				   their rings' heads at the last read */
 };
 
 /* One shadow frame per timed call in flight (offsets.h: FR_*). */
