@@ -26,11 +26,11 @@
 
 #include "record_kernel.h"
 
-#define KCPU_PAGES 64           /* ring data pages per CPU: ~1 s of
-				   samples at 1 kHz, newest kept */
+#define KCPU_PAGES 64           /* ring data pages per CPU: ~2 s of
+				   samples at 500 Hz, newest kept */
 #define KCPU_MAX 1024           /* as src/runtime/kcpu.c */
 #define MAX_STACK 32
-#define PERIOD_NS 1000000u      /* as src/runtime/perf.c: 1 kHz */
+#define PERIOD_NS 2000000u      /* as src/runtime/perf.c: 500 Hz */
 
 static int open_cpu(int cpu, uint64_t period)
 {

@@ -51,10 +51,11 @@
 
 #include "runtime.h"
 
-/* Kernel samples: one per ms of CPU time (1 kHz): in a VM each sample is
- * a timer interrupt the host handles, ~17 us of the guest's CPU here, so
- * 4 kHz alone cost a busy thread 6-8 % (doc/performance.md) */
-#define KERNEL_PERIOD_NS 1000000u
+/* Kernel samples: one per 2 ms of CPU time (500 Hz): in a VM each sample
+ * is a timer interrupt the host handles, ~17 us of the guest's CPU here,
+ * so 4 kHz alone cost a busy thread 6-8 %, 1 kHz a server ~4 %
+ * (doc/performance.md) */
+#define KERNEL_PERIOD_NS 2000000u
 #define MAX_STACK 32
 /* Ring data pages: switch records are 16 bytes; samples ~300 */
 #define SWITCH_PAGES 2
