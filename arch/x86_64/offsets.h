@@ -25,6 +25,8 @@
 #define TH_RNG      96  /* state of the span draws (span.c) */
 #define TH_RING     104 /* the thread's perf ring (perf.c), or 0 */
 #define TH_RTAIL    112 /* how far the runtime has read it */
+#define TH_KRING    120 /* the per-CPU kernel sample ring of its CPU (kcpu.c), or 0 */
+#define TH_KHEAD    128 /* its data_head when last read */
 #define RING_HEAD   1024 /* data_head in the ring's first page
 			    (struct perf_event_mmap_page) */
 

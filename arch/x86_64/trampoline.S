@@ -555,7 +555,8 @@ sc_return_point:			/* the API's return address */
 
 	/*
 	 * The thread has a perf ring (perf.c): when the kernel wrote records
-	 * since the last look (context switches, kernel samples), or this
+	 * since the last look (context switches, kernel samples, or with
+	 * per-CPU samples one on the ring of its CPU: kcpu.c), or this
 	 * call was given figures at an earlier look, sc_perf_return(frame,
 	 * now) hands the records to the calls they happened in and books
 	 * this call's figures, weighted as the code above weights its time.
@@ -566,6 +567,12 @@ sc_return_point:			/* the API's return address */
 	cmpq	TH_RTAIL(%r10), %rax
 	jne	.Lret_perf
 	cmpq	$0, FR_PEND(%rcx)
+	jne	.Lret_perf
+	movq	TH_KRING(%r10), %rax
+	testq	%rax, %rax
+	je	.Lring_done
+	movq	RING_HEAD(%rax), %rax
+	cmpq	TH_KHEAD(%r10), %rax
 	je	.Lring_done
 .Lret_perf:
 	RET_CALL sc_perf_return, "movq -16(%rbp), %rdi; movq 8(%rbp), %rsi", 1, .Lring_done

@@ -24,8 +24,9 @@
 #include "record_kernel.h"
 #include "xalloc.h"
 
-/* Can this process open the event the runtime opens with --kernel? */
-static int kernel_sampling_allowed(int *err)
+/* Can this process open the per-thread event the runtime opens with
+ * --kernel when the recorder's per-CPU ones are refused? */
+int kernel_sampling_allowed(int *err)
 {
 	struct perf_event_attr a;
 

@@ -79,6 +79,8 @@ _Static_assert(offsetof(struct sc_frame, moved) == FR_MOVED, "FR_MOVED");
 _Static_assert(offsetof(struct sc_frame, t0) == FR_T0, "FR_T0");
 _Static_assert(offsetof(struct sc_thread, ring) == TH_RING, "TH_RING");
 _Static_assert(offsetof(struct sc_thread, ring_tail) == TH_RTAIL, "TH_RTAIL");
+_Static_assert(offsetof(struct sc_thread, kring) == TH_KRING, "TH_KRING");
+_Static_assert(offsetof(struct sc_thread, khead) == TH_KHEAD, "TH_KHEAD");
 _Static_assert(offsetof(struct sc_rec, wblocked) == RC_WBLOCKED, "RC_WBLOCKED");
 _Static_assert(offsetof(struct sc_rec, wpreempt) == RC_WPREEMPT, "RC_WPREEMPT");
 _Static_assert(offsetof(struct sc_rec, wkernel) == RC_WKERNEL, "RC_WKERNEL");
@@ -189,6 +191,9 @@ static void at_fork_child(void)
 		sc_attach_child();              /* only the process attached to */
 	else if (sc_active) {
 		sc_pclock_after_fork();
+		/* now, while the child has its parent's rights: a worker
+		 * may drop them before its thread's state is made */
+		sc_kcpu_process();
 		sc_thread_after_fork();
 		sc_control_after_fork();
 	}

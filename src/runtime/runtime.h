@@ -86,6 +86,13 @@ struct sc_perf {
 	uint64_t ostack_ns;
 	uint32_t ostack_n;
 	uint64_t ostack[SC_KST_DEPTH];
+	/* kernel samples from the recorder's per-CPU rings (kcpu.c) */
+	bool kcpu;
+	uint32_t kcpu_cur;      /* the CPU it is on, as last known */
+	uint64_t kcpu_cpus;     /* CPUs (bit cpu % 64) run on since the last read */
+	uint64_t kcpu_mark;     /* samples up to this time were taken */
+	uint64_t kcpu_last_cpus, kcpu_last_sum; /* kcpu_cpus and the sum of
+				   their rings' heads at the last read */
 };
 
 /* One shadow frame per timed call in flight (offsets.h: FR_*). */
@@ -146,7 +153,7 @@ struct sc_calib {
 	uint64_t own_in, own_out;
 };
 
-/* Per-thread state. The first thirteen fields are read by the assembly. */
+/* Per-thread state. The first fifteen fields are read by the assembly. */
 struct sc_thread {
 	struct sc_rec *recs;
 	uint64_t cap;
@@ -164,6 +171,11 @@ struct sc_thread {
 	 * return reads it when its data_head moved */
 	struct perf_event_mmap_page *ring;
 	uint64_t ring_tail;
+	/* with per-CPU kernel samples (kcpu.c), the ring of the CPU it is
+	 * on and its data_head when last read: when it moved, a timed
+	 * return reads the rings too */
+	struct perf_event_mmap_page *kring;
+	uint64_t khead;
 	/* C only */
 	struct sc_perf perf;
 	struct sc_calib cal_last[3]; /* the last three measurements: the
@@ -500,6 +512,15 @@ uint32_t sc_span_draw(uint32_t per, uint64_t *rng) SC_HIDDEN;
 /* perf.c: the kernel's view of each thread (context switches, kernel
  * samples); none of it is fatal: a thread without it has kind NONE */
 void sc_perf_init(uint64_t tsc_hz) SC_HIDDEN;
+/* kcpu.c: kernel samples from the recorder's per-CPU events */
+typedef void (*sc_kcpu_fn)(struct sc_thread *t, uint64_t ns, const uint64_t *chain, uint64_t nr,
+			   void *arg);
+void sc_kcpu_init(void) SC_HIDDEN;
+int sc_kcpu_process(void) SC_HIDDEN;
+void sc_kcpu_thread_start(struct sc_thread *t) SC_HIDDEN;
+void sc_kcpu_visit(struct sc_thread *t, uint32_t cpu) SC_HIDDEN;
+void sc_kcpu_lost(struct sc_thread *t) SC_HIDDEN;
+void sc_kcpu_read(struct sc_thread *t, uint64_t until, sc_kcpu_fn fn, void *arg) SC_HIDDEN;
 void sc_perf_thread_start(struct sc_thread *t) SC_HIDDEN;
 void sc_perf_thread_end(struct sc_thread *t) SC_HIDDEN;
 /* fork child: drop the parent's thread's ring (not mapped in the child) */

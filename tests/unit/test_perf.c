@@ -8,8 +8,11 @@
  * clocks and files are stubbed: 1 TSC tick per ns.
  */
 #include <linux/perf_event.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include "check.h"
 #include "runtime.h"
@@ -23,6 +26,7 @@ static uint64_t clock_now;
 
 uint64_t sc_rdtsc(void) { return clock_now; }
 uint64_t sc_mono_ns(void) { return clock_now; }
+const char *sc_mem_strdup(const char *s) { return strdup(s); }
 const char *sc_file_name(char buf[SC_NAME_MAX], uint32_t a, uint32_t b, const char *sep,
 			 uint32_t c, const char *ext)
 {
@@ -118,6 +122,86 @@ static struct sc_frame *push(uint32_t rec, uint64_t tsc)
 	return f;
 }
 
+/* ---- per-CPU rings (kcpu.c): written backward, read newest first ------- */
+
+#define KDATA 4096u
+static char *kdata;                     /* the test's mapping of the data */
+static uint64_t khead_at;               /* goes down */
+
+static void kput(uint32_t tid, uint64_t ns, uint64_t ip)
+{
+	struct { struct perf_event_header h; uint32_t pid, tid; uint64_t time, nr, ip[2]; } r = {
+		{PERF_RECORD_SAMPLE, PERF_RECORD_MISC_KERNEL, sizeof(r)}, 1, tid, ns, 2,
+		{(uint64_t)PERF_CONTEXT_KERNEL, ip}};
+	khead_at -= sizeof(r);
+	for (size_t i = 0; i < sizeof(r); i++)
+		kdata[(khead_at + i) % KDATA] = ((const char *)&r)[i];
+	((struct perf_event_mmap_page *)(kdata - 4096))->data_head = khead_at;
+}
+
+/*
+ * The rings of every CPU are one memfd here, mapped by the runtime as a
+ * recorder's events are (SCALER_KCPU: pidfd_getfd of this process's own
+ * descriptor); the thread reads the one of the CPU it is on.
+ */
+static void test_kcpu(void)
+{
+	long cpus = sysconf(_SC_NPROCESSORS_CONF);
+	int fd = memfd_create("kcpu", 0);
+	CHECK(fd >= 0 && ftruncate(fd, 4096 + KDATA) == 0, "memfd");
+	char *m = mmap(NULL, 4096 + KDATA, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	CHECK(m != MAP_FAILED, "map");
+	struct perf_event_mmap_page *pg = (void *)m;
+	pg->data_offset = 4096;
+	pg->data_size = KDATA;
+	kdata = m + 4096;
+	char spec[8192];
+	int n = snprintf(spec, sizeof(spec), "%d:%u:", (int)getpid(), 4096 + KDATA);
+	for (long c = 0; c < cpus && c < 256; c++)
+		n += snprintf(spec + n, sizeof(spec) - (size_t)n, "%s%ld=%d", c ? "," : "", c, fd);
+	setenv("SCALER_KERNEL", "1", 1);
+	setenv("SCALER_KCPU", spec, 1);
+	sc_perf_init(1000000000u);
+	CHECK_EQ(sc_kcpu_process(), 0, "the rings mapped from this process's descriptor");
+
+	memset(recs, 0, sizeof(recs));
+	memset(&kst, 0, sizeof(kst));
+	kst.h.nslots = 1024;
+	th.perf.kst = &kst.h;
+	th.tid = 42;
+	th.sp = th.sp_base;
+	th.perf.kcpu = true;
+	th.ring_tail = head;                    /* the switch ring: nothing new */
+	clock_now = 100;
+	sc_kcpu_thread_start(&th);
+	CHECK(th.kring != NULL, "the ring of the CPU it is on");
+	struct sc_frame *outer = push(1, 1000), *inner = push(2, 5000);
+	kput(42, 50, 0xffffffff81000100ull);    /* before its mark: not read */
+	kput(42, 3000, 0xffffffff81000200ull);  /* in outer */
+	kput(7, 6000, 0xffffffff81000300ull);   /* another task's */
+	kput(42, 7000, 0xffffffff81000400ull);  /* in inner */
+	kput(42, 200000, 0xffffffff81000500ull); /* after the read's time */
+	CHECK(th.kring->data_head != th.khead, "the trampoline would call in");
+	clock_now = 100000;
+	sc_perf_return(inner, 100000);
+	CHECK_EQ(recs[2].wkernel, 2000000, "inner: its own sample at 7000, not task 7's");
+	CHECK_EQ(kst.h.samples, 2, "two samples of its own in (100, 100000]");
+	CHECK_EQ(th.khead, th.kring->data_head, "read to the head");
+	CHECK_EQ(th.perf.kcpu_mark, 100000, "the mark moves to the read's time");
+	th.sp--;
+	sc_perf_return(outer, 101000);
+	CHECK_EQ(recs[1].wkernel, 2000000, "outer: its sample at 3000");
+	/* the next read takes the sample at 200000 only */
+	th.sp = th.sp_base;
+	struct sc_frame *late = push(3, 150000);
+	kput(42, 210000, 0xffffffff81000600ull);
+	clock_now = 300000;
+	sc_perf_return(late, 300000);
+	CHECK_EQ(recs[3].wkernel, 4000000, "late: the samples at 200000 and 210000, once");
+	CHECK_EQ(kst.h.samples, 4, "each sample counted once");
+	close(fd);
+}
+
 int main(void)
 {
 	sc_perf_init(1000000000u);      /* 1 GHz: a tick is a ns */
@@ -161,7 +245,7 @@ int main(void)
 		 "switch-in was lost");
 	/* one sample period of kernel time: a sample stands for a period
 	 * wherever it fell, not clamped to the call's own 95000 ticks */
-	CHECK_EQ(recs[2].wkernel, 250000, "inner: one sample period of kernel time");
+	CHECK_EQ(recs[2].wkernel, 2000000, "inner: one sample period of kernel time");
 	CHECK_EQ(inner->pend, 0, "inner booked");
 	CHECK(outer->pend != 0, "outer keeps its figures until its return");
 	CHECK_EQ(outer->off_blocked, 1000, "outer: blocked 2000-3000");
@@ -255,5 +339,6 @@ int main(void)
 		 "without its sample have none");
 	CHECK_EQ(kso.h.samples, 150000, "the table's blocked ns");
 	CHECK_EQ(oring.pg.data_tail, ohead, "the tracepoint's ring read to its head");
+	test_kcpu();
 	return check_summary();
 }

@@ -52,18 +52,19 @@ $(BUILD)/tests/asan/test_span: tests/unit/test_span.c tests/unit/check.h src/run
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(ASAN_FLAGS) -Itests/unit -Isrc/runtime -o $@ $< src/runtime/span.c -lm
 
-# The runtime's reading of a thread's perf rings (perf.c, offcpu.c), its
-# clocks and files stubbed by the test.
+# The runtime's reading of a thread's perf rings (perf.c, offcpu.c) and of
+# per-CPU rings (kcpu.c), its clocks and files stubbed by the test.
 PERF_DEPS := tests/unit/test_perf.c tests/unit/check.h src/runtime/perf.c src/runtime/offcpu.c \
-	src/common/offcpu_event.h \
+	src/runtime/kcpu.c src/common/offcpu_event.h \
 	src/runtime/runtime.h src/common/format.h arch/$(ARCH)/offsets.h
+PERF_SRC := src/runtime/perf.c src/runtime/offcpu.c src/runtime/kcpu.c
 $(BUILD)/tests/test_perf: $(PERF_DEPS)
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) -Itests/unit -Isrc/runtime -o $@ $< src/runtime/perf.c src/runtime/offcpu.c
+	$(CC) $(CFLAGS) -Itests/unit -Isrc/runtime -o $@ $< $(PERF_SRC)
 
 $(BUILD)/tests/asan/test_perf: $(PERF_DEPS)
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) $(ASAN_FLAGS) -Itests/unit -Isrc/runtime -o $@ $< src/runtime/perf.c src/runtime/offcpu.c
+	$(CC) $(CFLAGS) $(ASAN_FLAGS) -Itests/unit -Isrc/runtime -o $@ $< $(PERF_SRC)
 
 # The function-entry patcher (fnpatch.c), with the decoder it loads.
 $(BUILD)/tests/test_fnpatch: tests/unit/test_fnpatch.c arch/$(ARCH)/fnpatch.c arch/$(ARCH)/insnlen.c arch/$(ARCH)/fnpatch.h

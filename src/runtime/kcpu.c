@@ -1,0 +1,218 @@
+/*
+ * kcpu.c - `scaler record --kernel`'s kernel samples from per-CPU events:
+ * the rings of the cpu-clock events `scaler record` opened once per CPU
+ * (record_kcpu.c), read by each thread for its own samples.
+ *
+ * Why: a per-thread cpu-clock event stops and restarts its hrtimer at
+ * every context switch of its thread; in a VM each restart is a timer
+ * reprogramming the host traps, and a server that blocks between requests
+ * switches tens of thousands of times a second. A per-CPU event's timer
+ * runs on whatever the CPU does, so a switch costs it nothing.
+ *
+ * How: the recorder keeps the events' descriptors (its own, close-on-exec)
+ * and says where in SCALER_KCPU ("PID:LEN:CPU=FD,CPU=FD,...", LEN the
+ * length of each ring's mapping); each process
+ * (the first image, an exec'd one, a fork child, whose perf mappings are
+ * not inherited) takes copies with pidfd_getfd, maps each ring read-only
+ * and closes the copy. Read-only rings are in overwrite mode and written
+ * backward (write_backward): the kernel never waits on a reader, and from
+ * data_head the records run newest to oldest, so a thread reads only the
+ * few records newer than what it took last time, without consuming them
+ * (every thread of every process reads the same rings). A record the
+ * kernel may have overwritten while it was read (data_head moved by more
+ * than the ring less what was read) ends the read.
+ *
+ * A thread reads the rings when its timed return finds its own ring moved
+ * (a context switch) or the ring of the CPU it is on (a sample there,
+ * 4 kHz at most: the trampoline compares its data_head, kring and khead
+ * in struct sc_thread). It reads the rings of the CPUs it ran on since
+ * its last read, the one it was on then and those its switch-in records
+ * name (perf.c adds PERF_SAMPLE_CPU to its context-switch event), taking
+ * its samples (by tid) newer than its mark and not after the time given,
+ * which becomes its mark. No system call, lock or allocation there.
+ */
+#include <errno.h>
+#include <linux/perf_event.h>
+#include <sched.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "runtime.h"
+
+#define KCPU_MAX 1024           /* CPUs numbered beyond are not read */
+
+static struct perf_event_mmap_page *ring[KCPU_MAX];
+static size_t ring_len;         /* the mapping's length, as the recorder's */
+static uint32_t nrings;         /* highest CPU mapped + 1 */
+static uint32_t mapped_pid;     /* the process that mapped them (fork) */
+
+static const char *spec;        /* SCALER_KCPU, or NULL */
+
+void sc_kcpu_init(void)
+{
+	/* a copy: a program may write over its environment (nginx puts its
+	 * process titles there) before it forks */
+	const char *e = getenv("SCALER_KCPU");
+	spec = e && e[0] ? sc_mem_strdup(e) : NULL;
+	sc_kcpu_process();
+}
+
+/*
+ * This process's mappings of the rings: made once per process (its first
+ * image, an exec'd one, a fork child). 0 when mapped; -1 leaves its
+ * threads to sample per thread (perf.c).
+ */
+int sc_kcpu_process(void)
+{
+	uint32_t pid = (uint32_t)getpid();
+	if (!spec)
+		return -1;
+	if (mapped_pid == pid)
+		return nrings ? 0 : -1;
+	/* a fork child: its parent's mappings were not copied */
+	memset(ring, 0, sizeof(ring));
+	nrings = 0;
+	mapped_pid = pid;
+	char *end;
+	unsigned long rec = strtoul(spec, &end, 10);
+	if (*end != ':')
+		return -1;
+	ring_len = strtoul(end + 1, &end, 10);
+	int pfd = *end == ':' && ring_len ? (int)syscall(SYS_pidfd_open, (pid_t)rec, 0) : -1;
+	if (pfd < 0)
+		return -1;
+	const char *p = end + 1;
+	bool ok = true;
+	while (*p && ok) {
+		unsigned long cpu = strtoul(p, &end, 10), fd;
+		if (*end != '=')
+			break;
+		fd = strtoul(end + 1, &end, 10);
+		int mine = cpu < KCPU_MAX ? (int)syscall(SYS_pidfd_getfd, pfd, (int)fd, 0) : -1;
+		void *m = mine >= 0 ? mmap(NULL, ring_len, PROT_READ, MAP_SHARED, mine, 0) : MAP_FAILED;
+		if (mine >= 0)
+			close(mine);
+		if (m == MAP_FAILED) {
+			ok = cpu >= KCPU_MAX;
+		} else {
+			ring[cpu] = m;
+			if (cpu + 1 > nrings)
+				nrings = (uint32_t)cpu + 1;
+		}
+		p = *end == ',' ? end + 1 : end;
+	}
+	close(pfd);
+	if (!ok || !nrings) {
+		for (uint32_t c = 0; c < nrings; c++)
+			if (ring[c])
+				munmap(ring[c], ring_len);
+		memset(ring, 0, sizeof(ring));
+		nrings = 0;
+		return -1;
+	}
+	return 0;
+}
+
+void sc_kcpu_thread_start(struct sc_thread *t)
+{
+	int cpu = sched_getcpu();
+	t->perf.kcpu_mark = sc_mono_ns();
+	t->perf.kcpu_cpus = cpu >= 0 ? 1ull << (cpu & 63) : ~0ull;
+	t->perf.kcpu_cur = cpu >= 0 ? (uint32_t)cpu : 0;
+	t->kring = cpu >= 0 && (uint32_t)cpu < nrings ? ring[cpu] : NULL;
+	t->khead = t->kring ? __atomic_load_n(&t->kring->data_head, __ATOMIC_ACQUIRE) : 0;
+}
+
+void sc_kcpu_visit(struct sc_thread *t, uint32_t cpu)
+{
+	t->perf.kcpu_cpus |= 1ull << (cpu & 63);
+	t->perf.kcpu_cur = cpu;
+}
+
+void sc_kcpu_lost(struct sc_thread *t)
+{
+	t->perf.kcpu_cpus = ~0ull;      /* a switch-in may be gone */
+}
+
+/* The rings of the CPUs in mask (bit cpu % 64), in c */
+#define EACH_RING(c, mask)                                                      \
+	for (uint64_t m_ = (mask); m_; m_ &= m_ - 1)                            \
+		for (uint32_t c = (uint32_t)__builtin_ctzll(m_); c < nrings; c += 64) \
+			if (ring[c])
+
+static void copy_out(const char *data, uint64_t size, uint64_t pos, void *to, size_t n)
+{
+	pos %= size;
+	if (pos + n <= size) {
+		memcpy(to, data + pos, n);
+	} else {
+		memcpy(to, data + pos, size - pos);
+		memcpy((char *)to + (size - pos), data, n - (size - pos));
+	}
+}
+
+/* One ring's samples of thread t in (mark, until], newest first. */
+static void scan(struct sc_thread *t, struct perf_event_mmap_page *pg, uint64_t until,
+		 sc_kcpu_fn fn, void *arg)
+{
+	uint64_t head = __atomic_load_n(&pg->data_head, __ATOMIC_ACQUIRE);
+	uint64_t size = pg->data_size, off = 0;
+	const char *data = (const char *)pg + pg->data_offset;
+	union {
+		struct perf_event_header h;
+		uint64_t w[256];
+	} buf;
+	if (!size || !pg->data_offset)
+		return;
+	while (off + sizeof(struct perf_event_header) <= size) {
+		copy_out(data, size, head + off, &buf.h, sizeof(buf.h));
+		uint16_t n = buf.h.size;
+		if (n < sizeof(buf.h) || off + n > size)
+			break;          /* never written yet, or the ring's end */
+		if (buf.h.type == PERF_RECORD_SAMPLE && n <= sizeof(buf) && n >= 32)
+			copy_out(data, size, head + off, &buf, n);
+		/* the kernel went on writing (downward) meanwhile: what it
+		 * wrote since plus what was read must still fit */
+		uint64_t now = __atomic_load_n(&pg->data_head, __ATOMIC_ACQUIRE);
+		if (head - now + off + n > size)
+			break;
+		off += n;
+		if (buf.h.type != PERF_RECORD_SAMPLE || n > sizeof(buf) || n < 32)
+			continue;
+		/* {pid, tid}, time, nr, ips[nr] (record_kcpu.c's sample_type) */
+		const uint64_t *b = buf.w + 1;
+		uint64_t ns = b[1], nr = b[2];
+		if (ns <= t->perf.kcpu_mark)
+			break;
+		if ((uint32_t)(b[0] >> 32) != t->tid || ns > until || nr > (n - 32u) / 8)
+			continue;
+		fn(t, ns, b + 3, nr, arg);
+	}
+}
+
+void sc_kcpu_read(struct sc_thread *t, uint64_t until, sc_kcpu_fn fn, void *arg)
+{
+	/* the trampoline looks at the ring of the CPU it is on: a sample
+	 * there after this head, its own or not, makes it read again */
+	uint32_t cur = t->perf.kcpu_cur;
+	struct perf_event_mmap_page *k = cur < nrings ? ring[cur] : NULL;
+	uint64_t h = k ? __atomic_load_n(&k->data_head, __ATOMIC_ACQUIRE) : 0;
+	/* a context switch brings it here: when the rings it ran on were
+	 * not written since (heads only go down), there is nothing to read */
+	uint64_t mask = t->perf.kcpu_cpus, sum = 0;
+	EACH_RING(c, mask)
+		sum += __atomic_load_n(&ring[c]->data_head, __ATOMIC_ACQUIRE);
+	if (mask != t->perf.kcpu_last_cpus || sum != t->perf.kcpu_last_sum) {
+		EACH_RING(c, mask)
+			scan(t, ring[c], until, fn, arg);
+		if (until > t->perf.kcpu_mark)
+			t->perf.kcpu_mark = until;
+	}
+	t->perf.kcpu_cpus = t->perf.kcpu_last_cpus = 1ull << (cur & 63);
+	t->perf.kcpu_last_sum = h;
+	t->kring = k;
+	t->khead = h;
+}

@@ -1,0 +1,198 @@
+"""kernel_cpu.py - where `scaler record --kernel` samples kernel stacks from
+(issue 23, item 5): per CPU, from events the recorder opened once (root,
+CAP_PERFMON or perf_event_paranoid <= 0), else per thread, else not at
+all; one line says which. sc_kcpu's getrandom of 8 MB buffers spends
+nearly all its time on the CPU in the kernel, so its kernel on-CPU time
+must be most of that time and its top kernel functions the getrandom /
+chacha path, whichever way it was sampled.
+
+kernel-cpu-random: per CPU, in the recorded process itself.
+kernel-cpu-fork: per CPU, in a fork child that dropped to nobody before
+  its first call, its parent having written over its environment (nginx's
+  master and workers): the child maps every CPU's ring (it counts them in
+  /proc/self/maps) and its getrandom's kernel time is sampled; the
+  parent's read, blocked meanwhile, gets none of the child's samples
+  (the rings hold every task's: each thread takes only its own).
+kernel-thread-fallback: SCALER_KCPU_OFF=1 (per-CPU events refused, as a
+  test): per-thread events, the same figures.
+kernel-unprivileged: scaler record --kernel run as nobody: per-CPU events
+  refused; with paranoid 2 no kernel samples at all (said, calls still
+  counted exactly), with paranoid 1 per thread. Root only (else skipped).
+"""
+import json
+import os
+import re
+import shutil
+import subprocess
+import tempfile
+
+from harness import guarded, report_json_of, run, skip
+
+MODE = "e2e"
+VARIANTS = ("lazy",)
+NOBODY = 65534
+PER_CPU = re.compile(r"^scaler: kernel stacks sampled per CPU \((\d+) CPUs?\)$", re.M)
+PER_THREAD = "scaler: kernel stacks sampled per thread, which costs each context switch"
+
+
+def paranoid():
+    with open("/proc/sys/kernel/perf_event_paranoid") as f:
+        return int(f.read())
+
+
+def online_cpus():
+    n = 0
+    with open("/sys/devices/system/cpu/online") as f:
+        for part in f.read().strip().split(","):
+            lo, _, hi = part.partition("-")
+            n += int(hi or lo) - int(lo) + 1
+    return n
+
+
+def record(t, name, args, env=None, preexec_fn=None, outdir=None):
+    """Records sc_kcpu ARGS with --kernel: (program's stdout, stderr, JSON)."""
+    prof = os.path.join(outdir or t.tmp, name)
+    cmd = [t.scaler, "record", "--kernel", "-o", prof, "--", t.exe("kcpu")] + args
+    if preexec_fn:
+        p = subprocess.run(cmd, env=dict(os.environ, **(env or {})), capture_output=True,
+                           preexec_fn=preexec_fn, timeout=120)
+        rc, out, err = p.returncode, p.stdout, p.stderr
+    else:
+        rc, out, err = run(cmd, env=dict(os.environ, **env) if env else None)
+    if rc != 0:
+        raise RuntimeError("record %s exited %d: %r" % (name, rc, err[-300:]))
+    return out.decode(), err.decode(errors="replace"), report_json_of(t.scaler, prof)
+
+
+def getrandom_rows(d):
+    """The getrandom row of each process, by pid."""
+    rows = {}
+    for p in d["processes"]:
+        for c in p["calls"]:
+            if c["api"] == "getrandom" and c["caller"] == "sc_kcpu":
+                rows[p["pid"]] = c
+    return rows
+
+
+def in_kernel(c, what):
+    """Problems with getrandom row c: 16 calls, most of its on-CPU time
+    sampled in the kernel, under a getrandom / chacha path."""
+    bad = []
+    k = c.get("kernel") or {}
+    if c["count"] != 16:
+        bad.append("%s: getrandom count %d, want 16" % (what, c["count"]))
+    on = c["total_ns"] - (k.get("preempted_ns") or 0) - c["wait_ns"]
+    if not (k.get("on_cpu_ns") or 0) >= 0.7 * on:
+        bad.append("%s: getrandom kernel on-CPU %r of %d ns on the CPU, want >= 70 %%" %
+                   (what, k.get("on_cpu_ns"), on))
+    top = [f["name"] for f in k.get("functions", [])[:6]]
+    if not any("chacha" in n or "random" in n for n in top):
+        bad.append("%s: getrandom's top kernel functions %r: no getrandom/chacha path" %
+                   (what, top))
+    return bad
+
+
+def per_cpu_said(err):
+    """Problems with the line saying per-CPU sampling, or None to skip."""
+    m = PER_CPU.search(err)
+    if not m:
+        return None
+    if int(m.group(1)) != online_cpus():
+        return ["sampled on %s CPUs, %d online" % (m.group(1), online_cpus())]
+    return []
+
+
+def cpu_random(t):
+    out, err, d = record(t, "kc-random", ["random"])
+    said = per_cpu_said(err)
+    if said is None:
+        return skip("kernel-cpu-random", "per-CPU events not allowed here: %r" %
+                    err.strip()[-200:])
+    rows = getrandom_rows(d)
+    if len(rows) != 1:
+        return said + ["%d processes with getrandom, want 1" % len(rows)]
+    return said + in_kernel(list(rows.values())[0], "random")
+
+
+def cpu_fork(t):
+    if os.geteuid() != 0:
+        return skip("kernel-cpu-fork", "not root: the child cannot drop to nobody")
+    # record_kcpu.c's mapping: 64 data pages and the header page
+    out, err, d = record(t, "kc-fork", ["fork", str(NOBODY), str(65 * os.sysconf("SC_PAGE_SIZE"))])
+    said = per_cpu_said(err)
+    if said is None:
+        return skip("kernel-cpu-fork", "per-CPU events not allowed here")
+    rings = int(out.split()[2])
+    if rings != online_cpus():
+        said.append("the child mapped %d per-CPU rings, want %d" % (rings, online_cpus()))
+    rows = getrandom_rows(d)
+    parent = [p["pid"] for p in d["processes"] if p.get("ppid") not in
+              [q["pid"] for q in d["processes"]]]
+    child = [pid for pid in rows if pid not in parent]
+    if len(child) != 1 or len(parent) != 1:
+        return said + ["getrandom rows in pids %r, want one child's" % list(rows)]
+    reads = [c for p in d["processes"] if p["pid"] == parent[0] for c in p["calls"]
+             if c["api"] == "read" and c["caller"] == "sc_kcpu"]
+    if len(reads) != 1 or reads[0]["count"] != 1:
+        said.append("the parent's read rows %r, want one of one call" % reads)
+    elif (reads[0].get("kernel") or {}).get("on_cpu_ns", 0) > 0.05 * reads[0]["total_ns"]:
+        said.append("the parent's blocked read has %r ns of kernel samples of %d ns" %
+                    (reads[0]["kernel"]["on_cpu_ns"], reads[0]["total_ns"]))
+    return said + in_kernel(rows[child[0]], "nobody's fork child")
+
+
+def thread_fallback(t):
+    out, err, d = record(t, "kc-thread", ["random"], env={"SCALER_KCPU_OFF": "1"})
+    if "scaler: --kernel:" in err:
+        return skip("kernel-thread-fallback", err.strip().splitlines()[-1])
+    bad = []
+    if PER_THREAD not in err or PER_CPU.search(err):
+        bad.append("stderr %r: want the per-thread line" % err.strip()[-300:])
+    rows = getrandom_rows(d)
+    if len(rows) != 1:
+        return bad + ["%d processes with getrandom" % len(rows)]
+    return bad + in_kernel(list(rows.values())[0], "per thread")
+
+
+def nobody():
+    os.setgid(NOBODY)
+    os.setuid(NOBODY)
+
+
+def unprivileged(t):
+    if os.geteuid() != 0:
+        return skip("kernel-unprivileged", "not root: no user to become")
+    outdir = tempfile.mkdtemp(prefix="scaler-kcpu-")
+    try:
+        os.chown(outdir, NOBODY, NOBODY)
+        try:
+            out, err, d = record(t, "kc-nobody", ["random"], preexec_fn=nobody, outdir=outdir)
+        except PermissionError:
+            return skip("kernel-unprivileged", "scaler or sc_kcpu not executable by nobody")
+    finally:
+        shutil.rmtree(outdir, ignore_errors=True)
+    bad = []
+    if PER_CPU.search(err):
+        bad.append("nobody sampled per CPU: %r" % err)
+    rows = getrandom_rows(d)
+    if len(rows) != 1 or list(rows.values())[0]["count"] != 16:
+        return bad + ["getrandom rows %r, want one of 16 calls" %
+                      [c["count"] for c in rows.values()]]
+    c = list(rows.values())[0]
+    if paranoid() >= 2:
+        if "kernel stacks not sampled" not in err:
+            bad.append("stderr %r: want the line saying kernel stacks are not sampled" % err)
+        if (c.get("kernel") or {}).get("on_cpu_ns"):
+            bad.append("kernel samples %r without the right to take them" % c["kernel"])
+    else:
+        if PER_THREAD not in err:
+            bad.append("stderr %r: want the per-thread line" % err)
+        bad += in_kernel(c, "nobody, per thread")
+    return bad
+
+
+def checks(t):
+    guarded("kernel-cpu-random", None, lambda: cpu_random(t))
+    guarded("kernel-cpu-fork", None, lambda: cpu_fork(t))
+    guarded("kernel-thread-fallback", None, lambda: thread_fallback(t))
+    guarded("kernel-unprivileged", None, lambda: unprivileged(t))
