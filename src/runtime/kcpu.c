@@ -116,6 +116,27 @@ int sc_kcpu_process(void)
 	return 0;
 }
 
+/*
+ * Before the process changes the user it runs as (uids.c): the rings hold
+ * every task's samples, which a server dropping to another user must not
+ * be able to read (doc/security.md). Each mapping is replaced, in place
+ * and at once, by zero pages: a thread reading it meanwhile sees a ring
+ * of size 0, with nothing in it, never an unmapped page. Later threads,
+ * fork children and exec'd images of this process map none. True if
+ * there were rings.
+ */
+bool sc_kcpu_drop(void)
+{
+	spec = NULL;
+	uint32_t n = __atomic_exchange_n(&nrings, 0, __ATOMIC_ACQ_REL);
+	for (uint32_t c = 0; c < n; c++)
+		if (ring[c] && mmap(ring[c], ring_len, PROT_READ,
+				    MAP_FIXED | MAP_PRIVATE | MAP_ANONYMOUS, -1, 0) == MAP_FAILED)
+			sc_warn("--kernel: a per-CPU ring could not be withdrawn before a "
+				"change of user");
+	return n != 0;
+}
+
 void sc_kcpu_thread_start(struct sc_thread *t)
 {
 	int cpu = sched_getcpu();

@@ -42,6 +42,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/perf_event.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/mman.h>
@@ -176,6 +178,52 @@ static bool ring_open(struct sc_thread *t)
 	t->perf.anchor_ns = sc_mono_ns();
 	t->ring = m;
 	return true;
+}
+
+/*
+ * Before a change of user (uids.c): the per-CPU rings are withdrawn
+ * (kcpu.c), and the calling thread, while it still has the rights,
+ * opens an event of its own sampling its kernel stacks in their place.
+ * Other threads of the process take no kernel samples after the change
+ * (doc/security.md). Records of the old ring not read yet are lost: at
+ * most a context switch's gap in a call in flight.
+ */
+void sc_perf_uid_change(void)
+{
+	if (!sc_kcpu_drop())
+		return;
+	struct sc_thread *t = sc_tls_thread;
+	if (!t || t == &sc_idle_thread || !t->perf.kcpu || !t->ring)
+		return;
+	int fd = event_open(true, false);
+	if (fd < 0)
+		return;
+	long page = sysconf(_SC_PAGESIZE);
+	size_t len = (size_t)page * (1 + KERNEL_PAGES);
+	void *m = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (m == MAP_FAILED) {
+		len = (size_t)page * (1 + SWITCH_PAGES);
+		m = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	}
+	close(fd);
+	if (m == MAP_FAILED)
+		return;
+	/* a signal handler's timed return must not read a ring half changed */
+	sigset_t all, old;
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, &old);
+	struct perf_event_mmap_page *r = t->ring;
+	size_t rlen = t->perf.ring_len;
+	t->ring = NULL;
+	t->kring = NULL;
+	t->perf.kcpu = false;
+	t->perf.ring_len = len;
+	t->ring_tail = 0;
+	t->perf.anchor_tsc = sc_rdtsc();
+	t->perf.anchor_ns = sc_mono_ns();
+	t->ring = m;
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	munmap(r, rlen);
 }
 
 /* The clock hears whether this thread's preemptions are measured. */

@@ -517,12 +517,14 @@ typedef void (*sc_kcpu_fn)(struct sc_thread *t, uint64_t ns, const uint64_t *cha
 			   void *arg);
 void sc_kcpu_init(void) SC_HIDDEN;
 int sc_kcpu_process(void) SC_HIDDEN;
+bool sc_kcpu_drop(void) SC_HIDDEN;
 void sc_kcpu_thread_start(struct sc_thread *t) SC_HIDDEN;
 void sc_kcpu_visit(struct sc_thread *t, uint32_t cpu) SC_HIDDEN;
 void sc_kcpu_lost(struct sc_thread *t) SC_HIDDEN;
 void sc_kcpu_read(struct sc_thread *t, uint64_t until, sc_kcpu_fn fn, void *arg) SC_HIDDEN;
 void sc_perf_thread_start(struct sc_thread *t) SC_HIDDEN;
 void sc_perf_thread_end(struct sc_thread *t) SC_HIDDEN;
+void sc_perf_uid_change(void) SC_HIDDEN;
 /* fork child: drop the parent's thread's ring (not mapped in the child) */
 void sc_perf_forget(struct sc_thread *t) SC_HIDDEN;
 void sc_perf_return(struct sc_frame *f, uint64_t now) SC_HIDDEN;

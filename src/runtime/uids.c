@@ -8,6 +8,9 @@
  * (doc/security.md). A program that changes its uid without these
  * functions (a raw system call) declares nothing: its files after the
  * change are then not trusted, which loses them but admits nothing.
+ * With --kernel, the per-CPU rings, which show every task's kernel
+ * stacks, are withdrawn before the change (perf.c); a raw system call
+ * keeps them (doc/security.md).
  */
 #include <sys/fsuid.h>
 #include <unistd.h>
@@ -25,6 +28,7 @@ static void declare(uid_t u)
 {
 	if (u == (uid_t)-1 || u == 0)
 		return;
+	sc_perf_uid_change();   /* --kernel's per-CPU rings: not the new user's */
 	unsigned n = __atomic_load_n(&nknown, __ATOMIC_ACQUIRE);
 	for (unsigned i = 0; i < n && i < KNOWN_MAX; i++)
 		if (known[i] == u)

@@ -20,6 +20,8 @@
 /* ---- what perf.c uses of the rest of the runtime ---------------------- */
 
 __thread struct sc_thread *sc_tls_thread;
+struct sc_thread sc_idle_thread;
+void sc_warn(const char *fmt, ...) { (void)fmt; }
 uint64_t sc_outlier_ticks = 1000000;
 struct sc_rec sc_inherited_rec;
 static uint64_t clock_now;

@@ -7,10 +7,12 @@ must be most of that time and its top kernel functions the getrandom /
 chacha path, whichever way it was sampled.
 
 kernel-cpu-random: per CPU, in the recorded process itself.
-kernel-cpu-fork: per CPU, in a fork child that dropped to nobody before
+kernel-cpu-fork: per CPU, in a fork child that drops to nobody before
   its first call, its parent having written over its environment (nginx's
-  master and workers): the child maps every CPU's ring (it counts them in
-  /proc/self/maps) and its getrandom's kernel time is sampled; the
+  master and workers): the child maps every CPU's ring at the fork (it
+  counts them in /proc/self/maps), none any more once it is nobody (they
+  show every task's kernel stacks), and its getrandom's kernel time is
+  still sampled, by an event of its own opened before the change; the
   parent's read, blocked meanwhile, gets none of the child's samples
   (the rings hold every task's: each thread takes only its own).
 kernel-thread-fallback: SCALER_KCPU_OFF=1 (per-CPU events refused, as a
@@ -122,9 +124,12 @@ def cpu_fork(t):
     said = per_cpu_said(err)
     if said is None:
         return skip("kernel-cpu-fork", "per-CPU events not allowed here")
-    rings = int(out.split()[2])
-    if rings != online_cpus():
-        said.append("the child mapped %d per-CPU rings, want %d" % (rings, online_cpus()))
+    before, after = int(out.split()[2]), int(out.split()[3])
+    if before != online_cpus():
+        said.append("the child mapped %d per-CPU rings, want %d" % (before, online_cpus()))
+    if after:
+        said.append("the child, now nobody, still maps %d per-CPU rings holding every "
+                    "task's kernel stacks, want 0" % after)
     rows = getrandom_rows(d)
     parent = [p["pid"] for p in d["processes"] if p.get("ppid") not in
               [q["pid"] for q in d["processes"]]]

@@ -9,7 +9,7 @@
  *               makes the same 16 getrandom calls; the parent waits and
  *               prints the child's time and how many perf mappings of
  *               ring length LEN bytes (the recorder's per-CPU rings) the
- *               child had: "fork NS RINGS"
+ *               child had before and after the drop: "fork NS BEFORE AFTER"
  */
 #define _GNU_SOURCE
 #include <stdio.h>
@@ -74,18 +74,20 @@ int main(int argc, char **argv)
 	if (pid < 0)
 		return 2;
 	if (pid == 0) {
+		unsigned long len = strtoul(argv[3], NULL, 10);
+		int before = rings(len);
 		if (getuid() == 0 && (setgid((gid_t)atoi(argv[2])) || setuid((uid_t)atoi(argv[2]))))
 			_exit(3);
-		long long r[2] = {randoms(), rings(strtoul(argv[3], NULL, 10))};
+		long long r[3] = {randoms(), before, rings(len)};
 		if (write(p[1], r, sizeof(r)) != sizeof(r))
 			_exit(4);
 		_exit(0);
 	}
-	long long r[2];
+	long long r[3];
 	int st;
 	if (read(p[0], r, sizeof(r)) != sizeof(r) || waitpid(pid, &st, 0) != pid ||
 	    !WIFEXITED(st) || WEXITSTATUS(st))
 		return 1;
-	printf("fork %lld %lld\n", r[0], r[1]);
+	printf("fork %lld %lld %lld\n", r[0], r[1], r[2]);
 	return 0;
 }
