@@ -193,6 +193,13 @@ sc_fn_return_point:				/* rsp = S + 8 */
 	pushq	%r9
 	pushq	%r10
 	pushq	%r11				/* S = rsp + 56 */
+	/* the TSC first: what lies between the function's return and the
+	 * read is in its interval, and a short function cannot hide it */
+	movq	%rax, %r8			/* the return values, parked */
+	movq	%rdx, %r9			/* as trampoline.S parks them */
+	rdtsc
+	shlq	$32, %rdx
+	orq	%rax, %rdx			/* rdx = now */
 	movq	sc_tls_thread@gottpoff(%rip), %r10
 	movq	%fs:(%r10), %r10
 	movq	TH_SP(%r10), %rcx
@@ -212,7 +219,7 @@ sc_fn_return_point:				/* rsp = S + 8 */
 	movq	%rsi, FR_RET(%rcx)
 	leaq	-16(%rsp), %rsi
 	movq	%rsi, FR_SLOT(%rcx)
-	call	sc_return_point
+	call	sc_return_point_now
 .Lfn_booked:					/* its ret left our call's slot */
 	leaq	8(%rsp), %rsp
 	popq	%r11
@@ -229,9 +236,10 @@ sc_fn_return_point:				/* rsp = S + 8 */
 .Lfn_ret_slow:
 	pushq	%rbp
 	movq	%rsp, %rbp
-	pushq	%rax
-	pushq	%rdx
+	pushq	%rdx				/* now */
 	pushq	%rbx
+	pushq	%r8				/* the return values */
+	pushq	%r9
 	movl	sc_xsave_size(%rip), %eax
 	subq	%rax, %rsp
 	andq	$-64, %rsp
@@ -241,10 +249,11 @@ sc_fn_return_point:				/* rsp = S + 8 */
 	movq	%rax, %rbx
 	call	sc_restore_ext
 	movq	%rbx, %rcx
-	leaq	-24(%rbp), %rsp
+	leaq	-32(%rbp), %rsp
+	popq	%r9
+	popq	%r8
 	popq	%rbx
 	popq	%rdx
-	popq	%rax
 	popq	%rbp
 	movq	sc_tls_thread@gottpoff(%rip), %r10
 	movq	%fs:(%r10), %r10

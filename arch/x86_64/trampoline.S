@@ -116,6 +116,10 @@ sc_return_point:			/* the API's return address */
 	rdtsc
 	shlq	$32, %rdx
 	orq	%rax, %rdx			/* rdx = now */
+	/* fnown.S's return point enters here, the TSC read already: the
+	 * return values in r8 and r9, rdx = now */
+	.globl sc_return_point_now; .hidden sc_return_point_now
+sc_return_point_now:
 	movq	sc_tls_thread@gottpoff(%rip), %r10
 	movq	%fs:(%r10), %r10
 	movq	TH_SP(%r10), %rcx
