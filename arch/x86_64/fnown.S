@@ -28,9 +28,9 @@
  * The timed call is set up as intercept.S's timed path does it (a shadow
  * frame, the start moved on by the thread's figures, the parallel clock),
  * then the function is called from sc_fn_return_trampoline. Its return
- * point saves everything and books the call by calling trampoline.S's own
- * return point with the frame pointed at a slot of its own: one booking
- * code for both. The frame keeps the caller's slot and return address
+ * point saves everything, reads the TSC and books the call by calling
+ * trampoline.S's own return point past its read (sc_return_point_now)
+ * with the frame pointed at a slot of its own: one booking code for both. The frame keeps the caller's slot and return address
  * while the function runs, so an unwinder's sc_unwind_prepare and a
  * longjmp's stale frames are handled as for any timed call.
  */
