@@ -78,6 +78,16 @@ uint64_t inj_pc(const struct inj_regs *r)
 	return r->gp.rip;
 }
 
+uint64_t inj_sp(const struct inj_regs *r)
+{
+	return r->gp.rsp;
+}
+
+uint64_t inj_tls(const struct inj_regs *r)
+{
+	return r->gp.fs_base;
+}
+
 uint64_t inj_stack_free_top(const struct inj_regs *r)
 {
 	return r->gp.rsp - RED_ZONE;

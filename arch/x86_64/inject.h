@@ -25,6 +25,10 @@ void inj_free(struct inj_regs *r);
 int inj_restore(pid_t tid, const struct inj_regs *r);
 
 uint64_t inj_pc(const struct inj_regs *r);
+/* The stack pointer, and the thread pointer (x86-64: fs_base; with
+ * glibc, a thread's own stack mapping holds it, but the main thread's) */
+uint64_t inj_sp(const struct inj_regs *r);
+uint64_t inj_tls(const struct inj_regs *r);
 /* The lowest address of the stack the thread may have in use (its stack
  * pointer less the red zone): a call's data goes below it. */
 uint64_t inj_stack_free_top(const struct inj_regs *r);

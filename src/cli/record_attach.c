@@ -492,14 +492,35 @@ static int stop_world(pid_t except)
 	return -1;
 }
 
-/* What a stopped thread with registers r may come back to
- * (record_fnsites.h): its next instruction, and its stack in use */
-static void describe(const struct maps *ms, const struct inj_regs *r, struct fnsite_thread *th)
+/* The stack of its own of thread tid, with thread pointer tls: the main
+ * thread's is [stack]; another's (glibc) the anonymous mapping holding
+ * its thread pointer. NULL: not known. */
+static const struct map *home_stack(const struct maps *ms, pid_t tid, uint64_t tls)
 {
-	uint64_t pc = inj_pc(r), sp = inj_stack_free_top(r);
-	const struct map *m = map_of(ms, sp);
+	if (tid == target) {
+		for (size_t i = 0; i < ms->n; i++)
+			if (!strcmp(ms->m[i].path, "[stack]"))
+				return &ms->m[i];
+		return NULL;
+	}
+	const struct map *m = map_of(ms, tls);
+	return m && (!m->path[0] || !strncmp(m->path, "[stack", 6)) ? m : NULL;
+}
+
+/* What stopped thread tid with registers r may come back to
+ * (record_fnsites.h): its next instruction, the stack in use it runs on
+ * (the mapping is the one of its stack pointer: the red zone below may
+ * be outside it), and the whole of its own stack when that is another */
+static void describe(const struct maps *ms, pid_t tid, const struct inj_regs *r,
+		     struct fnsite_thread *th)
+{
+	uint64_t pc = inj_pc(r), sp = inj_sp(r), lo = inj_stack_free_top(r);
+	const struct map *m = map_of(ms, sp), *home = home_stack(ms, tid, inj_tls(r));
 	*th = (struct fnsite_thread){.pc = {pc, inj_syscall(r) >= 0 ? pc - 2 : 0},
-				     .stack_lo = sp, .stack_hi = m ? m->hi : sp};
+				     .stack_lo = m && lo < m->lo ? m->lo : lo,
+				     .stack_hi = m ? m->hi : sp};
+	if (home && home != m)
+		th->home_lo = home->lo, th->home_hi = home->hi;
 }
 
 /*
@@ -523,12 +544,12 @@ static int entries(pid_t chosen, const struct inj_regs *r, uint64_t table, bool 
 	int rc = -1, e = ENOMEM;
 	if (th && maps_read(&ms) == 0) {
 		if (r)
-			describe(&ms, r, &th[n++]);
+			describe(&ms, chosen, r, &th[n++]);
 		rc = 0;
 		for (size_t i = 0; rc == 0 && i < world.n; i++) {
 			struct inj_regs *x = world.t[i].gone ? NULL : inj_save(world.t[i].tid);
 			if (x)
-				describe(&ms, x, &th[n++]);
+				describe(&ms, world.t[i].tid, x, &th[n++]);
 			else if (!world.t[i].gone && errno != ESRCH)
 				rc = -1, e = errno;     /* where it is is not known */
 			inj_free(x);

@@ -13,8 +13,10 @@
  * runs the jump, or the original instruction again):
  *  - its next instruction is there (or, for a system call that will be
  *    restarted, the system call instruction 2 bytes before);
- *  - such an address is anywhere in the part of a thread's stack in use:
- *    a signal handler's interrupted context (its saved rip) lies there.
+ *  - such an address is anywhere in the part of a thread's stack in use,
+ *    or anywhere in its own stack when it runs on another (a signal
+ *    stack): a signal handler's interrupted context (its saved rip) lies
+ *    there.
  *    A return address never lands inside: a call among the overwritten
  *    bytes is always their last instruction (fnpatch.c), so it returns
  *    to the first byte after them. A word of data equal to such an
@@ -91,11 +93,11 @@ static void busy(const struct sorted *so, uint64_t a, int want, int state)
 		s->state = (uint8_t)state;
 }
 
-/* Marks the sites a stack word of thread th points into */
-static void scan_stack(pid_t pid, const struct sorted *so, const struct fnsite_thread *th,
-		       int want, uint64_t *buf)
+/* Marks the sites a word of [lo, hi) (its first STACK_MAX) points into */
+static void scan_words(pid_t pid, const struct sorted *so, uint64_t lo, uint64_t hi, int want,
+		       uint64_t *buf)
 {
-	uint64_t lo = th->stack_lo & ~7ull, hi = th->stack_hi;
+	lo &= ~7ull;
 	if (hi > lo + STACK_MAX)
 		hi = lo + STACK_MAX;
 	for (uint64_t at = lo; at < hi; at += CHUNK) {
@@ -105,6 +107,15 @@ static void scan_stack(pid_t pid, const struct sorted *so, const struct fnsite_t
 		for (size_t i = 0; i < len / 8; i++)
 			busy(so, buf[i], want, SC_FNSITE_BUSY_STACK);
 	}
+}
+
+/* Marks the sites a stack word of thread th points into */
+static void scan_stack(pid_t pid, const struct sorted *so, const struct fnsite_thread *th,
+		       int want, uint64_t *buf)
+{
+	scan_words(pid, so, th->stack_lo, th->stack_hi, want, buf);
+	if (th->home_hi > th->home_lo)
+		scan_words(pid, so, th->home_lo, th->home_hi, want, buf);
 }
 
 int fnsites_apply(pid_t pid, uint64_t table, const struct fnsite_thread *th, size_t n,

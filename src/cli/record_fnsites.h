@@ -13,11 +13,14 @@
 
 /* What one stopped thread may come back to: its next instruction (and
  * the one before, when a system call it is in will be restarted), and
- * the part of its stack in use [stack_lo, stack_hi), where a signal
- * handler's interrupted context lies. */
+ * the stack it runs on, in use [stack_lo, stack_hi), and its own stack
+ * [home_lo, home_hi) when it runs on another (a signal stack: the
+ * contexts it interrupted lie on its own), where a signal handler's
+ * interrupted context lies. */
 struct fnsite_thread {
 	uint64_t pc[2];
 	uint64_t stack_lo, stack_hi;
+	uint64_t home_lo, home_hi;
 };
 
 /* n bytes of process pid's memory at at, read or written: 0 or -1 */

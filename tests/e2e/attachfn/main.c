@@ -15,6 +15,14 @@
  * fn_pause's first bytes. Before phase 1 the main thread waits until both
  * are blocked there. Last it prints "done" and the checksum of all
  * phases.
+ * sc_attachfn nest 0: one thread, with a signal stack of its own (mmap'd),
+ * sits in fn_pause's pause(2) when a SIGUSR1 comes, whose handler (on the
+ * thread's stack) raises SIGUSR2, whose SA_ONSTACK handler waits in
+ * read(2) on the signal stack: the context interrupted inside fn_pause is
+ * on the thread's stack, not on the one it runs on. The main thread says
+ * "phase 1 0" and waits for a line; then lets the handler return (the
+ * thread goes back into fn_pause's bytes, and returns -EINTR), calls
+ * fn_sq SQ[1] times, says "phase 2 SUM", waits for a line and says "done".
  * sc_attachfn busy THREADS N: the main thread and THREADS workers each
  * make N rounds of both calls without a pause, then it prints "busy SUM".
  */
@@ -25,6 +33,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -91,6 +100,21 @@ static void on_usr1(int sig)
 		_exit(5);
 }
 
+static volatile int nested;
+
+static void on_usr2(int sig)
+{
+	(void)sig;
+	nested = 1;
+	on_usr1(sig);
+}
+
+static void on_usr1_raise(int sig)
+{
+	(void)sig;
+	raise(SIGUSR2);
+}
+
 static void *paused(void *arg)
 {
 	(void)arg;
@@ -98,7 +122,52 @@ static void *paused(void *arg)
 	return (void *)fn_pause(0, 0, 0, SYS_pause);
 }
 
-/* Until thread tid is blocked in system call nr (/proc says so) */
+static void *paused_alt(void *arg)
+{
+	stack_t ss = {.ss_size = 1 << 16};
+	ss.ss_sp = mmap(NULL, ss.ss_size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (ss.ss_sp == MAP_FAILED || sigaltstack(&ss, NULL) != 0)
+		_exit(6);
+	return paused(arg);
+}
+
+static void wait_blocked(volatile pid_t *tid, long nr);
+
+/* sc_attachfn nest (see the top) */
+static int nest(void)
+{
+	pthread_t pz;
+	char line[64];
+	void *got;
+	struct sigaction sa = {.sa_handler = on_usr1_raise};
+	sigemptyset(&sa.sa_mask);
+	if (pipe(handler_pipe) != 0 || sigaction(SIGUSR1, &sa, NULL) != 0)
+		return 2;
+	sa.sa_handler = on_usr2;
+	sa.sa_flags = SA_ONSTACK;
+	if (sigaction(SIGUSR2, &sa, NULL) != 0)
+		return 2;
+	pthread_create(&pz, NULL, paused_alt, NULL);
+	wait_blocked(&paused_tid, SYS_pause);
+	pthread_kill(pz, SIGUSR1);
+	wait_blocked(&paused_tid, SYS_read);        /* in the inner handler */
+	if (!nested)
+		return 4;
+	printf("phase 1 0\n");
+	fflush(stdout);
+	if (!fgets(line, sizeof(line), stdin) || write(handler_pipe[1], "x", 1) != 1 ||
+	    pthread_join(pz, &got) != 0 || (long)got != -EINTR)
+		return 4;
+	printf("phase 2 %ld\n", calls(SQ[1], 0, 0));
+	fflush(stdout);
+	if (!fgets(line, sizeof(line), stdin))
+		return 3;
+	printf("done\n");
+	return 0;
+}
+
+/* Until thread tid is blocked in system call nr (/proc says so; a thread
+ * running says "running", not 0: read) */
 static void wait_blocked(volatile pid_t *tid, long nr)
 {
 	char path[64], buf[64];
@@ -109,7 +178,8 @@ static void wait_blocked(volatile pid_t *tid, long nr)
 			f = fopen(path, "r");
 		}
 		if (f) {
-			bool got = fgets(buf, sizeof(buf), f) && atol(buf) == nr;
+			bool got = fgets(buf, sizeof(buf), f) && buf[0] >= '0' &&
+				   buf[0] <= '9' && atol(buf) == nr;
 			fclose(f);
 			if (got)
 				return;
@@ -151,6 +221,8 @@ int main(int argc, char **argv)
 
 	if (n < 0 || n > 64)
 		return 2;
+	if (argc == 3 && !strcmp(argv[1], "nest"))
+		return nest();
 	if (argc == 4 && !strcmp(argv[1], "busy")) {
 		busy_n = atol(argv[3]);
 		for (long i = 0; i < n; i++)

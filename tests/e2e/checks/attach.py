@@ -41,6 +41,11 @@ changed while attached and as before after the detach; a second attach
 refused; the output a native run's.
 attachfn-busy: the same for 0.3 s while 4 threads call both nonstop: the
 two counts at most one call a thread apart; attached again: refused.
+attachfn-nested-signal: sc_attachfn nest: the context interrupted in
+fn_pause is on the thread's stack while the thread runs a handler on its
+signal stack: fn_pause refused ("on a thread's stack"), the other three
+patched; the handler returns into fn_pause while attached and the program
+ends as natively, with fn_sq's calls counted.
 attachfn-scaler-killed: scaler killed while attached with --functions:
 the entries stay, paused, phase 3 uncounted, the program as natively.
 Checks run in the lazy and now variants."""
@@ -472,6 +477,36 @@ def check_fn_busy(t):
         prog.close()
 
 
+def check_fn_nested(t):
+    """attachfn-nested-signal (see the top)."""
+    args = ["nest", "0"]
+    prog = Unprofiled(t, "attachfn", args)
+    d = os.path.join(prog.tmp, "d")
+    bad = []
+    try:
+        prog.wait_phase(1)
+        before = entry_bytes(t, prog.pid, ("fn_pause",))
+        rec = attach(t, prog.pid, d, "--functions", FNS)
+        line = rec.stderr.readline()
+        if b"3 function entries patched; 1 refused as a thread was in them" not in line:
+            bad.append("second line %r" % line)
+        if entry_bytes(t, prog.pid, ("fn_pause",)) != before:
+            bad.append("fn_pause's entry changed while a context inside it was saved")
+        prog.go()
+        prog.wait_phase(2)
+        rec.send_signal(signal.SIGINT)
+        _, err = rec.communicate(timeout=TIMEOUT)
+        if rec.returncode != 0 or b"detached from %d" % prog.pid not in err:
+            bad.append("scaler exited %d: %r" % (rec.returncode, err[-300:]))
+        prog.go()
+        bad += as_native(t, prog, args, prog.tmp)
+        if fn_count(calls(t, d), "fn_sq") != FN_SQ[1]:
+            bad.append("fn_sq calls %d, want %d" % (fn_count(calls(t, d), "fn_sq"), FN_SQ[1]))
+        return bad
+    finally:
+        prog.close()
+
+
 def check_fn_killed(t):
     """attachfn-scaler-killed: scaler killed while attached with
     --functions: the entries stay, paused by the runtime's detaching:
@@ -505,7 +540,8 @@ def check_fn_killed(t):
 
 def checks_fn(t):
     why = ptrace_blocked()
-    names = ("attachfn-counts-0", "attachfn-counts-3", "attachfn-busy", "attachfn-scaler-killed")
+    names = ("attachfn-counts-0", "attachfn-counts-3", "attachfn-busy", "attachfn-scaler-killed",
+             "attachfn-nested-signal")
     if why:
         for n in names:
             skip(n, why)
@@ -514,6 +550,7 @@ def checks_fn(t):
     guarded(names[1], t.variant, lambda: check_fn_counts(t, 3))
     guarded(names[2], t.variant, lambda: check_fn_busy(t))
     guarded(names[3], t.variant, lambda: check_fn_killed(t))
+    guarded(names[4], t.variant, lambda: check_fn_nested(t))
 
 
 def checks(t):
