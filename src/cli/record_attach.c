@@ -263,6 +263,10 @@ struct tracee {
 	bool gone;
 	bool fresh;             /* stopped right after a signal was delivered:
 				   maybe at a handler's start, inside anything */
+	bool asked;             /* interrupted, its stop not seen yet */
+	bool stuck;             /* did not stop in time (a vfork parent, an
+				   uninterruptible sleep): left seized, the
+				   kernel lets it go when scaler ends */
 };
 
 /* The threads traced: all of them while the runtime is loaded (all), or
@@ -327,11 +331,14 @@ static int seize_all(struct tracees *ls)
 	return 0;
 }
 
-/* Stops t (its next stop is ours): 0, or -1 with errno. A signal that
- * comes first is delivered, and t marked fresh. */
-static int stop_one(struct tracee *t)
+/* How long a thread is waited for to stop: one waiting for its vfork
+ * child, or in an uninterruptible sleep, stops only when that ends */
+#define STOP_MS 1000
+
+/* Asks t to stop (its next stop is ours): 0, or -1 with errno */
+static int interrupt_one(struct tracee *t)
 {
-	if (t->stopped || t->gone)
+	if (t->stopped || t->gone || t->asked)
 		return 0;
 	if (ptrace(PTRACE_INTERRUPT, t->tid, NULL, NULL) != 0) {
 		if (errno != ESRCH)
@@ -339,13 +346,36 @@ static int stop_one(struct tracee *t)
 		t->gone = true;
 		return 0;
 	}
-	for (;;) {
+	t->asked = true;
+	return 0;
+}
+
+/* Stops t, waiting for it until mono_ms() reaches until: 0, or -1 with
+ * errno (ETIMEDOUT: t marked stuck). A signal that comes first is
+ * delivered, and t marked fresh. */
+static int stop_one(struct tracee *t, uint64_t until)
+{
+	if (t->stopped || t->gone)
+		return 0;
+	if (interrupt_one(t) != 0)
+		return -1;
+	while (!t->gone) {
 		int st;
-		if (waitpid(t->tid, &st, __WALL) < 0) {
+		pid_t w = waitpid(t->tid, &st, __WALL | WNOHANG);
+		if (w < 0) {
 			if (errno == EINTR)
 				continue;
 			t->gone = errno == ECHILD;
 			return t->gone ? 0 : -1;
+		}
+		if (w == 0) {
+			if (mono_ms() >= until) {
+				t->stuck = true;
+				errno = ETIMEDOUT;
+				return -1;
+			}
+			usleep(500);
+			continue;
 		}
 		if (WIFEXITED(st) || WIFSIGNALED(st)) {
 			t->gone = true;
@@ -353,14 +383,28 @@ static int stop_one(struct tracee *t)
 		}
 		if (st >> 16 == PTRACE_EVENT_STOP) {
 			t->stopped = true;
+			t->asked = false;
 			return 0;
 		}
 		t->fresh = true;
-		if (ptrace(PTRACE_CONT, t->tid, NULL, (void *)(long)WSTOPSIG(st)) != 0 && errno == ESRCH) {
+		if (ptrace(PTRACE_CONT, t->tid, NULL, (void *)(long)WSTOPSIG(st)) != 0 && errno == ESRCH)
 			t->gone = true;
-			return 0;
-		}
 	}
+	return 0;
+}
+
+/* Stops every thread of ls (all asked first, then waited for, up to
+ * STOP_MS in all): 0, or -1 with errno (ETIMEDOUT: one did not stop) */
+static int stop_all(struct tracees *ls)
+{
+	uint64_t until = mono_ms() + STOP_MS;
+	for (size_t i = 0; i < ls->n; i++)
+		if (interrupt_one(&ls->t[i]) != 0)
+			return -1;
+	for (size_t i = 0; i < ls->n; i++)
+		if (stop_one(&ls->t[i], until) != 0)
+			return -1;
+	return 0;
 }
 
 static void resume_one(struct tracee *t)
@@ -371,12 +415,13 @@ static void resume_one(struct tracee *t)
 }
 
 /* Lets t go (stopping it first: only a stopped tracee can be detached),
- * delivering sig (0: none). */
+ * delivering sig (0: none). One that does not stop (stuck already: no
+ * more waiting) stays seized until scaler ends. */
 static void release_one(struct tracee *t, int sig)
 {
 	if (t->gone)
 		return;
-	if (stop_one(t) == 0 && !t->gone)
+	if (stop_one(t, t->stuck ? 0 : mono_ms() + STOP_MS) == 0 && !t->gone)
 		ptrace(PTRACE_DETACH, t->tid, NULL, (void *)(long)sig);
 	t->gone = true;
 }
@@ -429,9 +474,8 @@ static struct tracee *choose_thread(struct inj_regs **out)
 				resume_one(&all.t[i]);
 			usleep(round < 20 ? 1000 : 10000);
 		}
-		for (size_t i = 0; i < all.n; i++)
-			if (stop_one(&all.t[i]) != 0)
-				goto out;
+		if (stop_all(&all) != 0)
+			goto out;
 		maps_free(&ms);
 		if (maps_read(&ms) != 0)
 			goto out;
@@ -467,19 +511,16 @@ static void end_world(void)
 /*
  * Stops every thread of the process but except (0: none; the caller has
  * it stopped) into world, until a listing finds no new one (a thread not
- * stopped yet may have started another). 0, or -1 with errno, none left
- * stopped.
+ * stopped yet may have started another). 0, or -1 with errno (ETIMEDOUT:
+ * a thread did not stop within STOP_MS), none left stopped.
  */
 static int stop_world(pid_t except)
 {
 	world = (struct tracees){.except = except};
 	for (int pass = 0; pass < 100; pass++) {
 		size_t had = world.n;
-		int e = seize_all(&world);
-		for (size_t i = 0; e == 0 && i < world.n; i++)
-			e = stop_one(&world.t[i]);
-		if (e != 0) {
-			e = errno;
+		if (seize_all(&world) != 0 || stop_all(&world) != 0) {
+			int e = errno;
 			end_world();
 			errno = e;
 			return -1;
@@ -490,6 +531,18 @@ static int stop_world(pid_t except)
 	end_world();
 	errno = EAGAIN;
 	return -1;
+}
+
+/* Why stop_world failed with errno e, for a message */
+static const char *unstopped(int e)
+{
+	static char why[128];
+	if (e == ETIMEDOUT)
+		snprintf(why, sizeof(why), "a thread did not stop within %.0f s (waiting for its "
+			 "vfork child, or in an uninterruptible sleep)", STOP_MS / 1000.0);
+	else
+		snprintf(why, sizeof(why), "cannot stop its threads (%s)", strerror(e));
+	return why;
 }
 
 /* The stack of its own of thread tid, with thread pointer tls: the main
@@ -604,7 +657,7 @@ struct call_data {
  * writing them did, and a line to say once attached */
 static uint64_t fn_table;
 static struct fnsite_counts fn_done;
-static char fn_line[200];
+static char fn_line[256];
 static char rt_line[512];       /* the runtime's first warning, attached */
 
 /*
@@ -682,8 +735,8 @@ static pid_t inject(struct tracee *t, struct inj_regs *r, const struct call_data
 		/* the jumps, all threads stopped; then the refused listed */
 		fn_table = fns.table;
 		if (entries(t->tid, r, fn_table, false, &fn_done) != 0)
-			snprintf(fn_line, sizeof(fn_line), "scaler: --functions: cannot stop its "
-				 "threads (%s); no function patched", strerror(errno));
+			snprintf(fn_line, sizeof(fn_line), "scaler: --functions: %s; no function "
+				 "patched", unstopped(errno));
 		uint64_t sites_at = elf_function(self, "scaler_attach_sites");
 		c = -1;
 		if (sites_at) {
@@ -930,8 +983,8 @@ static void put_back_entries(void)
 		sigaddset(&stops, stop_signals[i]);
 	sigprocmask(SIG_BLOCK, &stops, &old);
 	if (entries(0, NULL, fn_table, true, &c) != 0)
-		fprintf(stderr, "scaler: cannot stop its threads to put the function entries back "
-			"(%s): they stay, their calls going straight on\n", strerror(errno));
+		fprintf(stderr, "scaler: function entries not put back: %s; they stay, their "
+			"calls going straight on\n", unstopped(errno));
 	else
 		fprintf(stderr, "scaler: %zu function entries put back, %zu stay (a thread in "
 			"them, or their bytes changed; their calls go straight on); threads stopped "

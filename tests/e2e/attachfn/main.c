@@ -23,6 +23,12 @@
  * "phase 1 0" and waits for a line; then lets the handler return (the
  * thread goes back into fn_pause's bytes, and returns -EINTR), calls
  * fn_sq SQ[1] times, says "phase 2 SUM", waits for a line and says "done".
+ * sc_attachfn vfork 0: calls fn_sq SQ[0] times, says "phase 1 SUM" and
+ * waits for a line (read(2) a byte at a time: no stdio buffer, the lines
+ * are shared with the child); then a thread vforks a child that says
+ * "child waiting" and waits for a line: its parent cannot stop until the
+ * child ends. Then the main thread calls fn_sq SQ[1] times and says
+ * "phase 2 SUM" and "done".
  * sc_attachfn busy THREADS N: the main thread and THREADS workers each
  * make N rounds of both calls without a pause, then it prints "busy SUM".
  */
@@ -35,6 +41,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 static const int SQ[] = {1000, 2000, 3000}, CUBE[] = {300, 700, 900};
@@ -133,6 +140,43 @@ static void *paused_alt(void *arg)
 
 static void wait_blocked(volatile pid_t *tid, long nr);
 
+/* A line of stdin, read by system calls alone (a vfork child's too) */
+static bool raw_line(void)
+{
+	char c;
+	while (syscall(SYS_read, 0, &c, 1) == 1)
+		if (c == '\n')
+			return true;
+	return false;
+}
+
+static void *vforks(void *arg)
+{
+	static const char say[] = "child waiting\n";
+	int st;
+	(void)arg;
+	pid_t c = vfork();
+	if (c == 0) {
+		syscall(SYS_write, 1, say, sizeof(say) - 1);
+		syscall(SYS_exit_group, raw_line() ? 0 : 3);
+	}
+	return (void *)(long)(c > 0 && waitpid(c, &st, 0) == c && st == 0);
+}
+
+/* sc_attachfn vfork (see the top) */
+static int vfork_phases(void)
+{
+	pthread_t v;
+	void *got;
+	printf("phase 1 %ld\n", calls(SQ[0], 0, 0));
+	fflush(stdout);
+	if (!raw_line() || pthread_create(&v, NULL, vforks, NULL) != 0 ||
+	    pthread_join(v, &got) != 0 || !got)
+		return 4;
+	printf("phase 2 %ld\ndone\n", calls(SQ[1], 0, 0));
+	return 0;
+}
+
 /* sc_attachfn nest (see the top) */
 static int nest(void)
 {
@@ -223,6 +267,8 @@ int main(int argc, char **argv)
 		return 2;
 	if (argc == 3 && !strcmp(argv[1], "nest"))
 		return nest();
+	if (argc == 3 && !strcmp(argv[1], "vfork"))
+		return vfork_phases();
 	if (argc == 4 && !strcmp(argv[1], "busy")) {
 		busy_n = atol(argv[3]);
 		for (long i = 0; i < n; i++)

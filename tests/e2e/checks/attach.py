@@ -46,6 +46,12 @@ fn_pause is on the thread's stack while the thread runs a handler on its
 signal stack: fn_pause refused ("on a thread's stack"), the other three
 patched; the handler returns into fn_pause while attached and the program
 ends as natively, with fn_sq's calls counted.
+attachfn-vfork-detach: sc_attachfn vfork: detached (^C) while a thread
+waits for its vfork child (which waits for a line): that thread cannot
+stop, so scaler gives up on it after 1 s, says in one line that the
+entries stay (their calls going straight on), detaches within 10 s; the
+program, let go on, ends as natively. On main scaler waited for the
+thread without limit.
 attachfn-scaler-killed: scaler killed while attached with --functions:
 the entries stay, paused, phase 3 uncounted, the program as natively.
 Checks run in the lazy and now variants."""
@@ -507,6 +513,46 @@ def check_fn_nested(t):
         prog.close()
 
 
+def check_fn_vfork(t):
+    """attachfn-vfork-detach (see the top)."""
+    args = ["vfork", "0"]
+    prog = Unprofiled(t, "attachfn", args)
+    d = os.path.join(prog.tmp, "d")
+    bad = []
+    rec = None
+    try:
+        prog.wait_phase(1)
+        before = entry_bytes(t, prog.pid, ("fn_sq",))
+        rec = attach(t, prog.pid, d, "--functions", FNS)
+        line = rec.stderr.readline()
+        if b"4 function entries patched; 0 refused" not in line:
+            bad.append("second line %r" % line)
+        prog.go()
+        line = prog.p.stdout.readline()
+        prog.out += line
+        if line != b"child waiting\n":
+            return bad + ["the program said %r, want the child waiting" % line]
+        rec.send_signal(signal.SIGINT)
+        try:
+            _, err = rec.communicate(timeout=10)
+        except subprocess.TimeoutExpired:
+            return bad + ["scaler still detaching 10 s after ^C, a thread in vfork"]
+        want = (b"function entries not put back: a thread did not stop within 1 s "
+                b"(waiting for its vfork child")
+        if (rec.returncode != 0 or b"detached from %d" % prog.pid not in err or
+                want not in err):
+            bad.append("scaler exited %d: %r" % (rec.returncode, err[-400:]))
+        if entry_bytes(t, prog.pid, ("fn_sq",)) == before:
+            bad.append("fn_sq's entry put back, a thread not stopped?")
+        prog.go()
+        return bad + as_native(t, prog, args, prog.tmp)
+    finally:
+        if rec and rec.poll() is None:
+            rec.kill()
+            rec.wait()
+        prog.close()
+
+
 def check_fn_killed(t):
     """attachfn-scaler-killed: scaler killed while attached with
     --functions: the entries stay, paused by the runtime's detaching:
@@ -541,7 +587,7 @@ def check_fn_killed(t):
 def checks_fn(t):
     why = ptrace_blocked()
     names = ("attachfn-counts-0", "attachfn-counts-3", "attachfn-busy", "attachfn-scaler-killed",
-             "attachfn-nested-signal")
+             "attachfn-nested-signal", "attachfn-vfork-detach")
     if why:
         for n in names:
             skip(n, why)
@@ -551,6 +597,7 @@ def checks_fn(t):
     guarded(names[2], t.variant, lambda: check_fn_busy(t))
     guarded(names[3], t.variant, lambda: check_fn_killed(t))
     guarded(names[4], t.variant, lambda: check_fn_nested(t))
+    guarded(names[5], t.variant, lambda: check_fn_vfork(t))
 
 
 def checks(t):
