@@ -533,11 +533,32 @@ static int stop_world(pid_t except)
 	return -1;
 }
 
-/* Why stop_world failed with errno e, for a message */
-static const char *unstopped(int e)
+static uint64_t rt_ino;         /* the runtime's file */
+static uint64_t table_lo, table_ino;    /* the mapping of its table at the attach */
+
+/* Whether the runtime that made the table at address table is still
+ * there (an exec unmaps it: its table's address is then another
+ * program's): its file mapped, and the table's mapping (its .bss is
+ * anonymous) the one it was at the attach (noted when !restore) */
+static bool same_runtime(const struct maps *ms, uint64_t table, bool restore)
+{
+	const struct map *m = map_of(ms, table);
+	bool rt = false;
+	for (size_t i = 0; i < ms->n; i++)
+		rt = rt || ms->m[i].inode == rt_ino;
+	if (!restore && m)
+		table_lo = m->lo, table_ino = m->inode;
+	return rt && m && m->lo == table_lo && m->inode == table_ino;
+}
+
+/* Why entries() failed with errno e, for a message */
+static const char *entries_why(int e)
 {
 	static char why[128];
-	if (e == ETIMEDOUT)
+	if (e == ESTALE)
+		snprintf(why, sizeof(why), "the runtime is no longer in %d (an exec replaced the "
+			 "program)", (int)target);
+	else if (e == ETIMEDOUT)
 		snprintf(why, sizeof(why), "a thread did not stop within %.0f s (waiting for its "
 			 "vfork child, or in an uninterruptible sleep)", STOP_MS / 1000.0);
 	else
@@ -578,7 +599,8 @@ static void describe(const struct maps *ms, pid_t tid, const struct inj_regs *r,
 
 /*
  * Writes (restore false) or puts back (true) the function entries of the
- * table at address table, with every thread stopped meanwhile: the one
+ * table at address table (the runtime's still: else ESTALE, after an
+ * exec), with every thread stopped meanwhile: the one
  * the caller holds stopped (chosen, its own registers r; 0: none) and the
  * others, stopped here and let go after. 0 with counts in *c, or -1 with
  * errno (nothing written).
@@ -598,7 +620,10 @@ static int entries(pid_t chosen, const struct inj_regs *r, uint64_t table, bool 
 	if (th && maps_read(&ms) == 0) {
 		if (r)
 			describe(&ms, chosen, r, &th[n++]);
-		rc = 0;
+		if (same_runtime(&ms, table, restore))
+			rc = 0;
+		else
+			e = ESTALE;
 		for (size_t i = 0; rc == 0 && i < world.n; i++) {
 			struct inj_regs *x = world.t[i].gone ? NULL : inj_save(world.t[i].tid);
 			if (x)
@@ -736,7 +761,7 @@ static pid_t inject(struct tracee *t, struct inj_regs *r, const struct call_data
 		fn_table = fns.table;
 		if (entries(t->tid, r, fn_table, false, &fn_done) != 0)
 			snprintf(fn_line, sizeof(fn_line), "scaler: --functions: %s; no function "
-				 "patched", unstopped(errno));
+				 "patched", entries_why(errno));
 		uint64_t sites_at = elf_function(self, "scaler_attach_sites");
 		c = -1;
 		if (sites_at) {
@@ -984,7 +1009,7 @@ static void put_back_entries(void)
 	sigprocmask(SIG_BLOCK, &stops, &old);
 	if (entries(0, NULL, fn_table, true, &c) != 0)
 		fprintf(stderr, "scaler: function entries not put back: %s; they stay, their "
-			"calls going straight on\n", unstopped(errno));
+			"calls going straight on\n", entries_why(errno));
 	else
 		fprintf(stderr, "scaler: %zu function entries put back, %zu stay (a thread in "
 			"them, or their bytes changed; their calls go straight on); threads stopped "
@@ -1004,6 +1029,7 @@ int record_attach(pid_t pid, const char *dir, const char *timing, unsigned durat
 			      "SCALER_LIB)");
 	if (check_target(lib, &lib_st, &owner))
 		return 2;
+	rt_ino = (uint64_t)lib_st.st_ino;
 
 	/* from here until the runtime runs, a stop signal waits */
 	sigset_t stops, old;

@@ -26,6 +26,7 @@
  * same checks, which then find nothing, or by bytes someone changed.
  */
 #include <errno.h>
+#include <stddef.h>
 #include <fcntl.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -132,15 +133,16 @@ int fnsites_apply(pid_t pid, uint64_t table, const struct fnsite_thread *th, siz
 		return -1;
 	}
 	struct sorted so = {calloc(t.n, sizeof(*so.s)), calloc(t.n, sizeof(*so.by_at)), t.n};
+	uint8_t *was = malloc(t.n);
 	uint64_t *buf = malloc(CHUNK);
 	char path[64];
 	snprintf(path, sizeof(path), "/proc/%d/mem", (int)pid);
 	int fd = -1, rc = -1;
-	if (!so.s || !so.by_at || !buf || proc_mem_read(pid, t.sites, so.s, t.n * sizeof(*so.s)) != 0 ||
+	if (!so.s || !so.by_at || !was || !buf || proc_mem_read(pid, t.sites, so.s, t.n * sizeof(*so.s)) != 0 ||
 	    (fd = open(path, O_RDWR | O_CLOEXEC)) < 0)
 		goto out;
 	for (size_t i = 0; i < t.n; i++)
-		so.by_at[i] = (uint32_t)i;
+		so.by_at[i] = (uint32_t)i, was[i] = so.s[i].state;
 	sort_ctx = &so;
 	qsort(so.by_at, t.n, sizeof(*so.by_at), by_at);
 	int want = restore ? SC_FNSITE_PATCHED : SC_FNSITE_PENDING;
@@ -178,12 +180,18 @@ int fnsites_apply(pid_t pid, uint64_t table, const struct fnsite_thread *th, siz
 			c->done++;
 		}
 	}
-	rc = proc_mem_write(pid, t.sites, so.s, t.n * sizeof(*so.s));
+	/* only the states that changed: the table is the process's */
+	rc = 0;
+	for (size_t i = 0; rc == 0 && i < t.n; i++)
+		if (so.s[i].state != was[i])
+			rc = proc_mem_write(pid, t.sites + i * sizeof(*so.s) +
+					    offsetof(struct sc_fnsite, state), &so.s[i].state, 1);
 out:
 	if (fd >= 0)
 		close(fd);
 	free(so.s);
 	free(so.by_at);
+	free(was);
 	free(buf);
 	return rc;
 }

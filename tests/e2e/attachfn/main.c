@@ -29,6 +29,9 @@
  * "child waiting" and waits for a line: its parent cannot stop until the
  * child ends. Then the main thread calls fn_sq SQ[1] times and says
  * "phase 2 SUM" and "done".
+ * sc_attachfn exec 0: calls fn_sq SQ[0] times, says "phase 1 SUM" and
+ * waits for a line (by read(2)); then another thread (in pause(2)
+ * meanwhile) runs `sh -c 'read x; echo after exec $x'` by execv.
  * sc_attachfn busy THREADS N: the main thread and THREADS workers each
  * make N rounds of both calls without a pause, then it prints "busy SUM".
  */
@@ -163,6 +166,26 @@ static void *vforks(void *arg)
 	return (void *)(long)(c > 0 && waitpid(c, &st, 0) == c && st == 0);
 }
 
+static void *pauses(void *arg)
+{
+	(void)arg;
+	for (;;)
+		pause();
+	return NULL;
+}
+
+/* sc_attachfn exec (see the top) */
+static int exec_phase(void)
+{
+	pthread_t p;
+	printf("phase 1 %ld\n", calls(SQ[0], 0, 0));
+	fflush(stdout);
+	if (pthread_create(&p, NULL, pauses, NULL) != 0 || !raw_line())
+		return 4;
+	execl("/bin/sh", "sh", "-c", "read x; echo after exec $x", (char *)NULL);
+	return 5;
+}
+
 /* sc_attachfn vfork (see the top) */
 static int vfork_phases(void)
 {
@@ -269,6 +292,8 @@ int main(int argc, char **argv)
 		return nest();
 	if (argc == 3 && !strcmp(argv[1], "vfork"))
 		return vfork_phases();
+	if (argc == 3 && !strcmp(argv[1], "exec"))
+		return exec_phase();
 	if (argc == 4 && !strcmp(argv[1], "busy")) {
 		busy_n = atol(argv[3]);
 		for (long i = 0; i < n; i++)

@@ -52,6 +52,10 @@ stop, so scaler gives up on it after 1 s, says in one line that the
 entries stay (their calls going straight on), detaches within 10 s; the
 program, let go on, ends as natively. On main scaler waited for the
 thread without limit.
+attachfn-exec: sc_attachfn exec: the program runs exec (sh) while
+attached with --functions: at ^C scaler says in one line that the
+entries are not put back as the runtime is gone (an exec), writes
+nothing into the new program, detaches; sh ends as natively.
 attachfn-scaler-killed: scaler killed while attached with --functions:
 the entries stay, paused, phase 3 uncounted, the program as natively.
 Checks run in the lazy and now variants."""
@@ -553,6 +557,37 @@ def check_fn_vfork(t):
         prog.close()
 
 
+def check_fn_exec(t):
+    """attachfn-exec (see the top)."""
+    args = ["exec", "0"]
+    prog = Unprofiled(t, "attachfn", args)
+    d = os.path.join(prog.tmp, "d")
+    bad = []
+    rec = None
+    try:
+        prog.wait_phase(1)
+        rec = attach(t, prog.pid, d, "--functions", FNS)
+        rec.stderr.readline()
+        prog.go()
+        end = time.time() + TIMEOUT
+        while time.time() < end and os.readlink("/proc/%d/exe" % prog.pid) != \
+                os.path.realpath("/bin/sh"):
+            time.sleep(0.01)
+        rec.send_signal(signal.SIGINT)
+        _, err = rec.communicate(timeout=TIMEOUT)
+        want = b"function entries not put back: the runtime is no longer in %d" % prog.pid
+        if (rec.returncode != 0 or b"detached from %d" % prog.pid not in err or
+                want not in err or err.count(b"\n") != 2):
+            bad.append("scaler exited %d: %r" % (rec.returncode, err[-400:]))
+        prog.go()
+        return bad + as_native(t, prog, args, prog.tmp)
+    finally:
+        if rec and rec.poll() is None:
+            rec.kill()
+            rec.wait()
+        prog.close()
+
+
 def check_fn_killed(t):
     """attachfn-scaler-killed: scaler killed while attached with
     --functions: the entries stay, paused by the runtime's detaching:
@@ -587,7 +622,7 @@ def check_fn_killed(t):
 def checks_fn(t):
     why = ptrace_blocked()
     names = ("attachfn-counts-0", "attachfn-counts-3", "attachfn-busy", "attachfn-scaler-killed",
-             "attachfn-nested-signal", "attachfn-vfork-detach")
+             "attachfn-nested-signal", "attachfn-vfork-detach", "attachfn-exec")
     if why:
         for n in names:
             skip(n, why)
@@ -598,6 +633,7 @@ def checks_fn(t):
     guarded(names[3], t.variant, lambda: check_fn_killed(t))
     guarded(names[4], t.variant, lambda: check_fn_nested(t))
     guarded(names[5], t.variant, lambda: check_fn_vfork(t))
+    guarded(names[6], t.variant, lambda: check_fn_exec(t))
 
 
 def checks(t):
