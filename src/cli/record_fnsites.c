@@ -53,7 +53,8 @@ int proc_mem_write(pid_t pid, uint64_t at, const void *p, size_t n)
 	return process_vm_writev(pid, &l, 1, &r, 1, 0) == (ssize_t)n ? 0 : -1;
 }
 
-/* The sites, sorted by address (for inside()) */
+/* The sites s, and n of them indexed by by_at, sorted by address (for
+ * inside()) */
 struct sorted {
 	struct sc_fnsite *s;
 	uint32_t *by_at;
@@ -69,7 +70,8 @@ static int by_at(const void *a, const void *b)
 }
 
 /* The site whose overwritten bytes hold address a past their first, or
- * NULL (sites do not overlap: one per function entry) */
+ * NULL (the sites indexed do not overlap: one per function entry of an
+ * object loaded) */
 static struct sc_fnsite *inside(const struct sorted *so, uint64_t a)
 {
 	size_t lo = 0, hi = so->n;
@@ -138,13 +140,20 @@ int fnsites_apply(pid_t pid, uint64_t table, const struct fnsite_thread *th, siz
 	char path[64];
 	snprintf(path, sizeof(path), "/proc/%d/mem", (int)pid);
 	int fd = -1, rc = -1;
-	if (!so.s || !so.by_at || !was || !buf || proc_mem_read(pid, t.sites, so.s, t.n * sizeof(*so.s)) != 0 ||
+	if (!so.s || !so.by_at || !was || !buf ||
+	    proc_mem_read(pid, t.sites, so.s, t.n * sizeof(*so.s)) != 0 ||
 	    (fd = open(path, O_RDWR | O_CLOEXEC)) < 0)
 		goto out;
-	for (size_t i = 0; i < t.n; i++)
-		so.by_at[i] = (uint32_t)i, was[i] = so.s[i].state;
+	/* an unloaded object's entries are left out: their addresses may be
+	 * a copy's loaded again since */
+	so.n = 0;
+	for (size_t i = 0; i < t.n; i++) {
+		was[i] = so.s[i].state;
+		if (so.s[i].state != SC_FNSITE_UNLOADED)
+			so.by_at[so.n++] = (uint32_t)i;
+	}
 	sort_ctx = &so;
-	qsort(so.by_at, t.n, sizeof(*so.by_at), by_at);
+	qsort(so.by_at, so.n, sizeof(*so.by_at), by_at);
 	int want = restore ? SC_FNSITE_PATCHED : SC_FNSITE_PENDING;
 	for (size_t i = 0; i < t.n; i++)
 		so.s[i].pad[0] = so.s[i].state == want;        /* one to change */

@@ -22,6 +22,8 @@ enum sc_fnsite_state {
 	SC_FNSITE_CHANGED,      /* refused: its bytes are not what the runtime read */
 	SC_FNSITE_FAILED,       /* refused: the write failed */
 	SC_FNSITE_RESTORED,     /* put back at the detach */
+	SC_FNSITE_UNLOADED,     /* its object was unloaded: its address may be
+				   another's (a copy loaded again) */
 };
 
 struct sc_fnsite {

@@ -87,6 +87,16 @@ bool sc_fnsites_add(uintptr_t at, const uint8_t *orig, const uint8_t *jump, uint
 	return true;
 }
 
+/* Marks the entries in [lo, hi), an object unloaded, as such (under the
+ * runtime lock): scaler neither writes nor puts back their bytes, which
+ * may be another object's by then */
+void sc_fnsites_unloaded(uintptr_t lo, uintptr_t hi)
+{
+	for (size_t i = 0; i < table.n; i++)
+		if (sites[i].at >= lo && sites[i].at < hi)
+			__atomic_store_n(&sites[i].state, SC_FNSITE_UNLOADED, __ATOMIC_RELAXED);
+}
+
 static const char *reason(int state)
 {
 	switch (state) {

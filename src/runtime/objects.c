@@ -182,6 +182,7 @@ void sc_objects_prune(void)
 			found = c.seen[k].base == objs[i].base && c.seen[k].phdr == objs[i].phdr;
 		if (!found) {
 			objs[i].gone = true;
+			sc_fnsites_unloaded(objs[i].lo, objs[i].hi);
 			struct sc_m_object m = {.id = objs[i].id, .base = objs[i].base};
 			sc_meta_add(SC_M_UNLOAD, &m, sizeof(m), NULL);
 		}

@@ -451,6 +451,7 @@ size_t sc_fnsites_mark(void) SC_HIDDEN;
 void sc_fnsites_truncate(size_t mark) SC_HIDDEN;
 bool sc_fnsites_add(uintptr_t at, const uint8_t *orig, const uint8_t *jump, uint32_t len,
 		    uint32_t fn, int state) SC_HIDDEN;
+void sc_fnsites_unloaded(uintptr_t lo, uintptr_t hi) SC_HIDDEN;
 
 /* lock.c */
 void sc_lock(void) SC_HIDDEN;

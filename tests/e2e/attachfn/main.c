@@ -32,9 +32,14 @@
  * sc_attachfn exec 0: calls fn_sq SQ[0] times, says "phase 1 SUM" and
  * waits for a line (by read(2)); then another thread (in pause(2)
  * meanwhile) runs `sh -c 'read x; echo after exec $x'` by execv.
+ * sc_attachfn dl 0: says "phase 1 0" and waits for a line (by read(2));
+ * then dlopens libsc_dl.so, calls its dl_func 100 times, dlcloses it,
+ * loads it again (at the same address, as a rule), calls dl_func 100
+ * times, says "phase 2 SUM", waits for a line, and says "done".
  * sc_attachfn busy THREADS N: the main thread and THREADS workers each
  * make N rounds of both calls without a pause, then it prints "busy SUM".
  */
+#include <dlfcn.h>
 #include <errno.h>
 #include <pthread.h>
 #include <signal.h>
@@ -186,6 +191,42 @@ static int exec_phase(void)
 	return 5;
 }
 
+/* dl_func of libsc_dl.so, loaded afresh, called 100 times: the sum; -1
+ * if it cannot be loaded. The handle in *h. */
+static long dl_calls(void **h)
+{
+	*h = dlopen("libsc_dl.so", RTLD_NOW);
+	int (*f)(int) = *h ? (int (*)(int))dlsym(*h, "dl_func") : NULL;
+	long s = 0;
+	if (!f)
+		return -1;
+	for (int i = 0; i < 100; i++)
+		s += f(i);
+	return s;
+}
+
+/* sc_attachfn dl (see the top) */
+static int dl_phases(void)
+{
+	void *h, *h2;
+	printf("phase 1 0\n");
+	fflush(stdout);
+	if (!raw_line())
+		return 3;
+	long a = dl_calls(&h);
+	if (a < 0 || dlclose(h) != 0)
+		return 4;
+	long b = dl_calls(&h2);
+	if (b < 0)
+		return 4;
+	printf("phase 2 %ld\n", a + b);
+	fflush(stdout);
+	if (!raw_line())
+		return 3;
+	printf("done\n");
+	return 0;
+}
+
 /* sc_attachfn vfork (see the top) */
 static int vfork_phases(void)
 {
@@ -294,6 +335,8 @@ int main(int argc, char **argv)
 		return vfork_phases();
 	if (argc == 3 && !strcmp(argv[1], "exec"))
 		return exec_phase();
+	if (argc == 3 && !strcmp(argv[1], "dl"))
+		return dl_phases();
 	if (argc == 4 && !strcmp(argv[1], "busy")) {
 		busy_n = atol(argv[3]);
 		for (long i = 0; i < n; i++)

@@ -56,6 +56,12 @@ attachfn-exec: sc_attachfn exec: the program runs exec (sh) while
 attached with --functions: at ^C scaler says in one line that the
 entries are not put back as the runtime is gone (an exec), writes
 nothing into the new program, detaches; sh ends as natively.
+attachfn-dlclose: sc_attachfn dl: attached with --functions naming
+libsc_dl.so's dl_func too, the program loads it, calls dl_func 100 times,
+unloads it, loads it again (the same address, as a rule) and calls it
+100 times: 200 calls counted; at the detach the 5 entries in place
+(sc_attachfn's 4, the second copy's) are put back, none stays (on main
+the first copy's entry was taken for one whose bytes changed).
 attachfn-scaler-killed: scaler killed while attached with --functions:
 the entries stay, paused, phase 3 uncounted, the program as natively.
 Checks run in the lazy and now variants."""
@@ -588,6 +594,32 @@ def check_fn_exec(t):
         prog.close()
 
 
+def check_fn_dlclose(t):
+    """attachfn-dlclose (see the top)."""
+    args = ["dl", "0"]
+    prog = Unprofiled(t, "attachfn", args)
+    d = os.path.join(prog.tmp, "d")
+    bad = []
+    try:
+        prog.wait_phase(1)
+        rec = attach(t, prog.pid, d, "--functions", FNS + ",libsc_dl.so:dl_func")
+        rec.stderr.readline()
+        prog.go()
+        prog.wait_phase(2)
+        rec.send_signal(signal.SIGINT)
+        _, err = rec.communicate(timeout=TIMEOUT)
+        if (rec.returncode != 0 or b"detached from %d" % prog.pid not in err or
+                b"5 function entries put back, 0 stay" not in err):
+            bad.append("scaler exited %d: %r" % (rec.returncode, err[-400:]))
+        prog.go()
+        bad += as_native(t, prog, args, prog.tmp)
+        if fn_count(calls(t, d), "dl_func") != 200:
+            bad.append("dl_func calls %d, want 200" % fn_count(calls(t, d), "dl_func"))
+        return bad
+    finally:
+        prog.close()
+
+
 def check_fn_killed(t):
     """attachfn-scaler-killed: scaler killed while attached with
     --functions: the entries stay, paused by the runtime's detaching:
@@ -622,7 +654,8 @@ def check_fn_killed(t):
 def checks_fn(t):
     why = ptrace_blocked()
     names = ("attachfn-counts-0", "attachfn-counts-3", "attachfn-busy", "attachfn-scaler-killed",
-             "attachfn-nested-signal", "attachfn-vfork-detach", "attachfn-exec")
+             "attachfn-nested-signal", "attachfn-vfork-detach", "attachfn-exec",
+             "attachfn-dlclose")
     if why:
         for n in names:
             skip(n, why)
@@ -634,6 +667,7 @@ def checks_fn(t):
     guarded(names[4], t.variant, lambda: check_fn_nested(t))
     guarded(names[5], t.variant, lambda: check_fn_vfork(t))
     guarded(names[6], t.variant, lambda: check_fn_exec(t))
+    guarded(names[7], t.variant, lambda: check_fn_dlclose(t))
 
 
 def checks(t):
