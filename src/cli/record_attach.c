@@ -383,7 +383,7 @@ static int stop_one(struct tracee *t, uint64_t until)
 		}
 		if (st >> 16 == PTRACE_EVENT_STOP) {
 			t->stopped = true;
-			t->asked = false;
+			t->asked = t->stuck = false;
 			return 0;
 		}
 		t->fresh = true;
@@ -475,7 +475,7 @@ static struct tracee *choose_thread(struct inj_regs **out)
 			usleep(round < 20 ? 1000 : 10000);
 		}
 		if (stop_all(&all) != 0)
-			goto out;
+			goto out;       /* ETIMEDOUT: one is stuck (said by the caller) */
 		maps_free(&ms);
 		if (maps_read(&ms) != 0)
 			goto out;
@@ -1068,7 +1068,12 @@ int record_attach(pid_t pid, const char *dir, const char *timing, unsigned durat
 	struct inj_regs *regs = NULL;
 	struct tracee *t = fifo >= 0 ? choose_thread(&regs) : NULL;
 	pid_t ctl = 0;
-	if (fifo >= 0 && !t)
+	bool stuck = false;
+	for (size_t i = 0; i < all.n; i++)
+		stuck = stuck || all.t[i].stuck;
+	if (fifo >= 0 && !t && stuck)
+		refuse("%s", entries_why(ETIMEDOUT));
+	else if (fifo >= 0 && !t)
 		refuse("none of its %zu threads came to a safe point in 5 s (each was inside libc "
 		       "or the loader, or waiting on a lock)", all.n);
 	if (t) {

@@ -52,6 +52,10 @@ stop, so scaler gives up on it after 1 s, says in one line that the
 entries stay (their calls going straight on), detaches within 10 s; the
 program, let go on, ends as natively. On main scaler waited for the
 thread without limit.
+attachfn-vfork-attach: sc_attachfn vfork, attached while the thread
+waits for its vfork child: refused in one line after 1 s (the thread
+cannot stop), exit 2; the program, let go on, ends as natively. On main
+scaler waited without limit.
 attachfn-exec: sc_attachfn exec: the program runs exec (sh) while
 attached with --functions: at ^C scaler says in one line that the
 entries are not put back as the runtime is gone (an exec), writes
@@ -563,6 +567,28 @@ def check_fn_vfork(t):
         prog.close()
 
 
+def check_fn_vfork_attach(t):
+    """attachfn-vfork-attach (see the top)."""
+    args = ["vfork", "0"]
+    prog = Unprofiled(t, "attachfn", args)
+    try:
+        prog.wait_phase(1)
+        prog.go()
+        line = prog.p.stdout.readline()
+        prog.out += line
+        if line != b"child waiting\n":
+            return ["the program said %r, want the child waiting" % line]
+        try:
+            bad = refused(t, prog.pid, os.path.join(prog.tmp, "d"),
+                          "a thread did not stop within 1 s (waiting for its vfork child")
+        except subprocess.TimeoutExpired:
+            bad = ["scaler still attaching after %d s, a thread in vfork" % TIMEOUT]
+        prog.go()
+        return bad + as_native(t, prog, args, prog.tmp)
+    finally:
+        prog.close()
+
+
 def check_fn_exec(t):
     """attachfn-exec (see the top)."""
     args = ["exec", "0"]
@@ -655,7 +681,7 @@ def checks_fn(t):
     why = ptrace_blocked()
     names = ("attachfn-counts-0", "attachfn-counts-3", "attachfn-busy", "attachfn-scaler-killed",
              "attachfn-nested-signal", "attachfn-vfork-detach", "attachfn-exec",
-             "attachfn-dlclose")
+             "attachfn-dlclose", "attachfn-vfork-attach")
     if why:
         for n in names:
             skip(n, why)
@@ -668,6 +694,7 @@ def checks_fn(t):
     guarded(names[5], t.variant, lambda: check_fn_vfork(t))
     guarded(names[6], t.variant, lambda: check_fn_exec(t))
     guarded(names[7], t.variant, lambda: check_fn_dlclose(t))
+    guarded(names[8], t.variant, lambda: check_fn_vfork_attach(t))
 
 
 def checks(t):
