@@ -497,31 +497,66 @@ def check_fn_busy(t):
         prog.close()
 
 
+def fn_attached(t, prog, more=""):
+    """sc_attachfn (prog) at phase 1 attached with --functions FNS (and
+    more) into prog.tmp/d: scaler, and its line on the entries patched."""
+    prog.wait_phase(1)
+    rec = attach(t, prog.pid, os.path.join(prog.tmp, "d"), "--functions", FNS + more)
+    return rec, rec.stderr.readline()
+
+
+def detach(rec, pid, want=b"", timeout=TIMEOUT):
+    """^C to scaler attached to pid: (the problems: its exit, no
+    "detached", no want in what it says; what it says)."""
+    rec.send_signal(signal.SIGINT)
+    try:
+        _, err = rec.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        rec.kill()
+        rec.wait()
+        return ["scaler still detaching %d s after ^C" % timeout], b""
+    if rec.returncode != 0 or b"detached from %d" % pid not in err or want not in err:
+        return ["scaler exited %d: %r" % (rec.returncode, err[-400:])], err
+    return [], err
+
+
+def child_waiting(prog):
+    """sc_attachfn vfork let go after phase 1: until its vfork child
+    waits (the problems)."""
+    prog.go()
+    line = prog.p.stdout.readline()
+    prog.out += line
+    return [] if line == b"child waiting\n" else ["the program said %r" % line]
+
+
+def close_all(prog, rec):
+    """Ends scaler (rec: None, or ended already) and the program."""
+    if rec and rec.poll() is None:
+        rec.kill()
+        rec.wait()
+    prog.close()
+
+
 def check_fn_nested(t):
     """attachfn-nested-signal (see the top)."""
     args = ["nest", "0"]
     prog = Unprofiled(t, "attachfn", args)
-    d = os.path.join(prog.tmp, "d")
     bad = []
     try:
-        prog.wait_phase(1)
         before = entry_bytes(t, prog.pid, ("fn_pause",))
-        rec = attach(t, prog.pid, d, "--functions", FNS)
-        line = rec.stderr.readline()
+        rec, line = fn_attached(t, prog)
         if b"3 function entries patched; 1 refused as a thread was in them" not in line:
             bad.append("second line %r" % line)
         if entry_bytes(t, prog.pid, ("fn_pause",)) != before:
             bad.append("fn_pause's entry changed while a context inside it was saved")
         prog.go()
         prog.wait_phase(2)
-        rec.send_signal(signal.SIGINT)
-        _, err = rec.communicate(timeout=TIMEOUT)
-        if rec.returncode != 0 or b"detached from %d" % prog.pid not in err:
-            bad.append("scaler exited %d: %r" % (rec.returncode, err[-300:]))
+        bad += detach(rec, prog.pid)[0]
         prog.go()
         bad += as_native(t, prog, args, prog.tmp)
-        if fn_count(calls(t, d), "fn_sq") != FN_SQ[1]:
-            bad.append("fn_sq calls %d, want %d" % (fn_count(calls(t, d), "fn_sq"), FN_SQ[1]))
+        got = fn_count(calls(t, os.path.join(prog.tmp, "d")), "fn_sq")
+        if got != FN_SQ[1]:
+            bad.append("fn_sq calls %d, want %d" % (got, FN_SQ[1]))
         return bad
     finally:
         prog.close()
@@ -531,40 +566,23 @@ def check_fn_vfork(t):
     """attachfn-vfork-detach (see the top)."""
     args = ["vfork", "0"]
     prog = Unprofiled(t, "attachfn", args)
-    d = os.path.join(prog.tmp, "d")
-    bad = []
     rec = None
     try:
-        prog.wait_phase(1)
         before = entry_bytes(t, prog.pid, ("fn_sq",))
-        rec = attach(t, prog.pid, d, "--functions", FNS)
-        line = rec.stderr.readline()
-        if b"4 function entries patched; 0 refused" not in line:
-            bad.append("second line %r" % line)
-        prog.go()
-        line = prog.p.stdout.readline()
-        prog.out += line
-        if line != b"child waiting\n":
-            return bad + ["the program said %r, want the child waiting" % line]
-        rec.send_signal(signal.SIGINT)
-        try:
-            _, err = rec.communicate(timeout=10)
-        except subprocess.TimeoutExpired:
-            return bad + ["scaler still detaching 10 s after ^C, a thread in vfork"]
-        want = (b"function entries not put back: a thread did not stop within 1 s "
-                b"(waiting for its vfork child")
-        if (rec.returncode != 0 or b"detached from %d" % prog.pid not in err or
-                want not in err):
-            bad.append("scaler exited %d: %r" % (rec.returncode, err[-400:]))
+        rec, line = fn_attached(t, prog)
+        bad = [] if b"4 function entries patched; 0 refused" in line else \
+            ["second line %r" % line]
+        bad += child_waiting(prog)
+        if bad:
+            return bad
+        bad += detach(rec, prog.pid, b"function entries not put back: a thread did not stop "
+                      b"within 1 s (waiting for its vfork child", timeout=10)[0]
         if entry_bytes(t, prog.pid, ("fn_sq",)) == before:
             bad.append("fn_sq's entry put back, a thread not stopped?")
         prog.go()
         return bad + as_native(t, prog, args, prog.tmp)
     finally:
-        if rec and rec.poll() is None:
-            rec.kill()
-            rec.wait()
-        prog.close()
+        close_all(prog, rec)
 
 
 def check_fn_vfork_attach(t):
@@ -573,11 +591,9 @@ def check_fn_vfork_attach(t):
     prog = Unprofiled(t, "attachfn", args)
     try:
         prog.wait_phase(1)
-        prog.go()
-        line = prog.p.stdout.readline()
-        prog.out += line
-        if line != b"child waiting\n":
-            return ["the program said %r, want the child waiting" % line]
+        bad = child_waiting(prog)
+        if bad:
+            return bad
         try:
             bad = refused(t, prog.pid, os.path.join(prog.tmp, "d"),
                           "a thread did not stop within 1 s (waiting for its vfork child")
@@ -593,54 +609,38 @@ def check_fn_exec(t):
     """attachfn-exec (see the top)."""
     args = ["exec", "0"]
     prog = Unprofiled(t, "attachfn", args)
-    d = os.path.join(prog.tmp, "d")
-    bad = []
     rec = None
     try:
-        prog.wait_phase(1)
-        rec = attach(t, prog.pid, d, "--functions", FNS)
-        rec.stderr.readline()
+        rec, _ = fn_attached(t, prog)
         prog.go()
         end = time.time() + TIMEOUT
         while time.time() < end and os.readlink("/proc/%d/exe" % prog.pid) != \
                 os.path.realpath("/bin/sh"):
             time.sleep(0.01)
-        rec.send_signal(signal.SIGINT)
-        _, err = rec.communicate(timeout=TIMEOUT)
-        want = b"function entries not put back: the runtime is no longer in %d" % prog.pid
-        if (rec.returncode != 0 or b"detached from %d" % prog.pid not in err or
-                want not in err or err.count(b"\n") != 2):
-            bad.append("scaler exited %d: %r" % (rec.returncode, err[-400:]))
+        bad, err = detach(rec, prog.pid, b"function entries not put back: the runtime is no "
+                          b"longer in %d" % prog.pid)
+        if not bad and err.count(b"\n") != 2:
+            bad.append("scaler said %r" % err)
         prog.go()
         return bad + as_native(t, prog, args, prog.tmp)
     finally:
-        if rec and rec.poll() is None:
-            rec.kill()
-            rec.wait()
-        prog.close()
+        close_all(prog, rec)
 
 
 def check_fn_dlclose(t):
     """attachfn-dlclose (see the top)."""
     args = ["dl", "0"]
     prog = Unprofiled(t, "attachfn", args)
-    d = os.path.join(prog.tmp, "d")
-    bad = []
     try:
-        prog.wait_phase(1)
-        rec = attach(t, prog.pid, d, "--functions", FNS + ",libsc_dl.so:dl_func")
-        rec.stderr.readline()
+        rec, _ = fn_attached(t, prog, ",libsc_dl.so:dl_func")
         prog.go()
         prog.wait_phase(2)
-        rec.send_signal(signal.SIGINT)
-        _, err = rec.communicate(timeout=TIMEOUT)
-        if (rec.returncode != 0 or b"detached from %d" % prog.pid not in err or
-                b"5 function entries put back, 0 stay" not in err):
-            bad.append("scaler exited %d: %r" % (rec.returncode, err[-400:]))
+        bad = detach(rec, prog.pid, b"5 function entries put back, 0 stay")[0]
         prog.go()
         bad += as_native(t, prog, args, prog.tmp)
-        if fn_count(calls(t, d), "dl_func") != 200:
-            bad.append("dl_func calls %d, want 200" % fn_count(calls(t, d), "dl_func"))
+        got = fn_count(calls(t, os.path.join(prog.tmp, "d")), "dl_func")
+        if got != 200:
+            bad.append("dl_func calls %d, want 200" % got)
         return bad
     finally:
         prog.close()
