@@ -618,14 +618,16 @@ static uint64_t weight(const struct sc_frame *f, uint64_t el)
 	return r->period;
 }
 
-void sc_perf_return(struct sc_frame *f, uint64_t now)
+/*
+ * Reads what the kernel wrote since the last look into the calls in
+ * flight (frame f, returning at `now`, and those below it); false when a
+ * signal handler's timed call returns while this thread was reading its
+ * ring: the read is left to the interrupted one.
+ */
+static bool catch_up(struct sc_thread *t, struct sc_frame *f, uint64_t now)
 {
-	struct sc_thread *t = sc_tls_thread;
-	/* a signal handler's timed call returning while this thread was
-	 * reading its ring: the read is left to the interrupted one (a
-	 * figure given to this call meanwhile is lost with it) */
 	if (t->perf.reading)
-		return;
+		return false;
 	t->perf.reading = true;
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	bool moved = t->ring && __atomic_load_n(&t->ring->data_head, __ATOMIC_ACQUIRE) != t->ring_tail;
@@ -652,6 +654,29 @@ void sc_perf_return(struct sc_frame *f, uint64_t now)
 	}
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	t->perf.reading = false;
+	return true;
+}
+
+/*
+ * The time frame f spent off the CPU inside the parallel clock's share of
+ * it (off_incl), the kernel's records read first: a tail call's share of
+ * f's (sc_tail_credit) loses its part of it before f's return books it.
+ */
+uint64_t sc_perf_off(struct sc_frame *f, uint64_t now)
+{
+	struct sc_thread *t = sc_tls_thread;
+	if (t->ring)
+		catch_up(t, f, now);
+	return f->pend && f->tk ? f->off_incl : 0;
+}
+
+void sc_perf_return(struct sc_frame *f, uint64_t now)
+{
+	struct sc_thread *t = sc_tls_thread;
+	/* a figure given to this call during an interrupted read is lost
+	 * with it */
+	if (!catch_up(t, f, now))
+		return;
 	t->perf.last_blocked = 0;
 	if (!f->pend)
 		return;

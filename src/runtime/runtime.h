@@ -529,6 +529,7 @@ void sc_perf_uid_change(void) SC_HIDDEN;
 /* fork child: drop the parent's thread's ring (not mapped in the child) */
 void sc_perf_forget(struct sc_thread *t) SC_HIDDEN;
 void sc_perf_return(struct sc_frame *f, uint64_t now) SC_HIDDEN;
+uint64_t sc_perf_off(struct sc_frame *f, uint64_t now) SC_HIDDEN;
 void sc_perf_reset(struct sc_thread *t, uint64_t from) SC_HIDDEN;
 /* at the end: the gap since t's last switch-out if it is off the CPU
  * now (ticks, 0 if not), its TSC in *at, a preemption or not */

@@ -237,6 +237,12 @@ static uint32_t next_period(const struct sc_rec *r)
  * the trampoline books one: weighted by its period, with its share of the
  * parallel clock in proportion to f's, and the next span drawn. f loses
  * it from its exclusive time like any nested call.
+ *
+ * f's share is what it will book at its return: P's advance over f less
+ * the part of it that passed while the thread was off the CPU (in
+ * proportion to the off-CPU time, as sc_perf_return cuts f's), so the
+ * tail's attributed time is never more than the call it ended, whose
+ * component's attributed self time would then be clamped to 0.
  */
 void sc_tail_credit(struct sc_frame *f, uint64_t now)
 {
@@ -246,11 +252,15 @@ void sc_tail_credit(struct sc_frame *f, uint64_t now)
 	uint64_t t0 = f->ttsc + sc_tls_thread->cal.hot;
 	uint64_t t = now > t0 ? now - t0 : 0;
 	uint64_t w = r->period ? r->period : 1, el = now - f->tsc;
+	uint64_t off = sc_perf_off(f, now);
 	uint64_t p = sc_pclock_step(0, now), pe = sc_pclock_entry(f), pt = 0;
 
 	f->trec = NULL;
+	if (off > el)
+		off = el;
 	if (el > 0 && p > pe)
-		pt = (uint64_t)((long double)t * (long double)(p - pe) / (long double)el);
+		pt = (uint64_t)((long double)t * (long double)(p - pe) / (long double)el *
+				(long double)(el - off) / (long double)el);
 	sc_rec_book(r, t0, t, t, w, pt);
 	f->child += t * w;
 	sc_same_edge_credit(sc_tls_thread, f + 1, r, t * w);
