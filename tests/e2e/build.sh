@@ -174,3 +174,6 @@ exe $CC sc_paroncpu par/oncpu.c -lsc_par -pthread
 lib $CC libsc_te_c.so twoedge/sc_te_c.c
 lib $CC libsc_te_b.so twoedge/sc_te_b.c -lsc_te_c
 exe $CC sc_twoedge twoedge/main.c -lsc_te_b -lsc_te_c
+lib $CC libsc_tt_c.so tailedge/sc_tt_c.c
+lib $CC libsc_tt_b.so tailedge/sc_tt_b.c -lsc_tt_c
+exe $CC sc_tailedge tailedge/main.c -lsc_tt_b -lsc_tt_c
