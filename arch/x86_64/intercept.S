@@ -189,8 +189,9 @@ ENTRY(sc_shadow_common)
 
 	/*
 	 * Tail call from the timed call whose frame is on top (its return
-	 * slot is ours). The first API of a chain of tail calls is credited
-	 * with the whole tail; a Wait API is only counted (its clock step
+	 * slot is ours). The first two APIs of a chain of tail calls are
+	 * timed to the same return, the first's time holding the second's;
+	 * later ones, and a Wait API, are only counted (a Wait's clock step
 	 * needs its own frame).
 	 */
 	.cfi_adjust_cfa_offset 24
@@ -205,15 +206,28 @@ ENTRY(sc_shadow_common)
 	cmpq	%rdx, FR_SLOT(%rcx)
 	jne	.Luntimed_pop
 	cmpq	$0, FR_TREC(%rcx)
-	jne	.Luntimed_pop
+	jne	.Ltail_next
 	movq	%r11, FR_TREC(%rcx)
+	movq	$0, FR_TREC2(%rcx)
+	leaq	FR_TTSC(%rcx), %rcx
+.Ltail_go:					/* rcx = where its TSC goes */
 	movq	EN_TARGET(%rax), %r11
 	rdtsc
 	shlq	$32, %rdx
 	orq	%rdx, %rax
-	movq	%rax, FR_TTSC(%rcx)
+	movq	%rax, (%rcx)
 	POP3
 	jmpq	*%r11
+
+	.cfi_adjust_cfa_offset 24
+.Ltail_next:					/* the chain's second API */
+	cmpq	$FR_ARGS_TAG, FR_TREC(%rcx)
+	je	.Luntimed_pop
+	cmpq	$0, FR_TREC2(%rcx)
+	jne	.Luntimed_pop
+	movq	%r11, FR_TREC2(%rcx)
+	leaq	FR_TTSC2(%rcx), %rcx
+	jmp	.Ltail_go
 
 	.cfi_adjust_cfa_offset 24
 .Luntimed_pop:					/* rax = entry */

@@ -52,7 +52,10 @@
 #define FR_XPRE     112 /* preempted ticks of untimed nested calls (perf.c) */
 #define FR_MOVED    120 /* ticks FR_TSC was moved on by nested returns */
 #define FR_T0       128 /* TSC read at entry, never moved (perf.c) */
-#define FR_SIZE     136
+#define FR_TREC2    136 /* the API FR_TREC's tail-called in turn, or 0:
+			   valid while FR_TREC is set */
+#define FR_TTSC2    144 /* TSC of that tail call */
+#define FR_SIZE     152
 
 /* struct sc_rec (src/common/format.h) */
 #define RC_COUNT    0

@@ -239,6 +239,7 @@ void *sc_args_enter(const uint64_t *regs, uint64_t slot, struct sc_frame **fout)
 				continue;
 			default:
 				f->trec = SC_ARGS_RET_TAG;
+				f->trec2 = NULL;
 				continue;
 			}
 			add(&r->v[i], x, v->flags, w);

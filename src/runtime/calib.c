@@ -385,8 +385,10 @@ void sc_recalibrate(struct sc_thread *t, uint64_t now)
 	t->perf.quiet_to = end;
 	for (struct sc_frame *f = t->sp_base; f < t->sp; f++) {
 		f->tsc += d;
-		if (f->trec)
+		if (f->trec) {
 			f->ttsc += d;
+			f->ttsc2 += d;
+		}
 	}
 	t->recal_at = end + recal_ticks;
 }

@@ -252,6 +252,10 @@ static void reset_thread(struct sc_thread *t, uint64_t seq, uint64_t from, uint6
 		if (f->trec) {
 			f->trec->count++;
 			f->ttsc = from;
+			if (f->trec2) {
+				f->trec2->count++;
+				f->ttsc2 = from;
+			}
 		}
 		f->tsc = f->t0 = from;
 		f->child = 0;

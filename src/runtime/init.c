@@ -77,6 +77,8 @@ _Static_assert(offsetof(struct sc_frame, off_incl) == FR_OFFI, "FR_OFFI");
 _Static_assert(offsetof(struct sc_frame, nested_preempt) == FR_XPRE, "FR_XPRE");
 _Static_assert(offsetof(struct sc_frame, moved) == FR_MOVED, "FR_MOVED");
 _Static_assert(offsetof(struct sc_frame, t0) == FR_T0, "FR_T0");
+_Static_assert(offsetof(struct sc_frame, trec2) == FR_TREC2, "FR_TREC2");
+_Static_assert(offsetof(struct sc_frame, ttsc2) == FR_TTSC2, "FR_TTSC2");
 _Static_assert(offsetof(struct sc_thread, ring) == TH_RING, "TH_RING");
 _Static_assert(offsetof(struct sc_thread, ring_tail) == TH_RTAIL, "TH_RTAIL");
 _Static_assert(offsetof(struct sc_thread, kring) == TH_KRING, "TH_KRING");

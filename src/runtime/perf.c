@@ -648,8 +648,10 @@ static bool catch_up(struct sc_thread *t, struct sc_frame *f, uint64_t now)
 		t->perf.quiet_to = end;
 		for (struct sc_frame *g = t->sp_base; g < f; g++) {
 			g->tsc += d;
-			if (g->trec)
+			if (g->trec) {
 				g->ttsc += d;
+				g->ttsc2 += d;
+			}
 		}
 	}
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);

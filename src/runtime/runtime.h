@@ -130,6 +130,12 @@ struct sc_frame {
 	 * placing the kernel's records (tsc has moved on by the costs above,
 	 * by up to seconds for a long call with millions of nested ones) */
 	uint64_t t0;
+	/* the API that trec's jumped on to (a chain of tail calls: t1 ends
+	 * in `jmp t2`, t2 in `jmp t3`), timed from ttsc2 to the same return;
+	 * valid while trec is set (NULL with --args' tag), later ones of the
+	 * chain are only counted */
+	struct sc_rec *trec2;
+	uint64_t ttsc2;
 };
 
 /* The parallel clock (pclock.c; offsets.h: PC_*). */

@@ -230,39 +230,24 @@ static uint32_t next_period(const struct sc_rec *r)
 }
 
 /*
- * The timed call of frame f tail-called the API of f->trec at TSC
- * f->ttsc, and that API has now returned (to f's caller, through the
- * trampoline). This is a timed call of that API chosen by its own
- * sampling (the jump found its countdown run out), so it is booked like
- * the trampoline books one: weighted by its period, with its share of the
- * parallel clock in proportion to f's, and the next span drawn. f loses
- * it from its exclusive time like any nested call.
- *
- * f's share is what it will book at its return: P's advance over f less
- * the part of it that passed while the thread was off the CPU (in
- * proportion to the off-CPU time, as sc_perf_return cuts f's), so the
- * tail's attributed time is never more than the call it ended, whose
- * component's attributed self time would then be clamped to 0.
+ * Books API r, reached by a tail jump at TSC ttsc from the timed call of
+ * frame f, returning now: a timed call of r chosen by its own sampling
+ * (the jump found its countdown run out), booked like the trampoline
+ * books one: weighted by its period, with `share` of the parallel clock
+ * per tick, child (ticks of a call it tail-called in turn) off its self
+ * time, and the next span drawn. Returns its estimate (ticks x weight),
+ * which the call it lies in loses from its exclusive time.
  */
-void sc_tail_credit(struct sc_frame *f, uint64_t now)
+static uint64_t book_tail(struct sc_frame *f, struct sc_rec *r, uint64_t ttsc, uint64_t now,
+			  long double share, uint64_t child)
 {
-	struct sc_rec *r = f->trec;
 	/* the tail's interval holds the interceptor's cost of a timed call
 	 * too (calib.c): taken off as from any timed call */
-	uint64_t t0 = f->ttsc + sc_tls_thread->cal.hot;
+	uint64_t t0 = ttsc + sc_tls_thread->cal.hot;
 	uint64_t t = now > t0 ? now - t0 : 0;
-	uint64_t w = r->period ? r->period : 1, el = now - f->tsc;
-	uint64_t off = sc_perf_off(f, now);
-	uint64_t p = sc_pclock_step(0, now), pe = sc_pclock_entry(f), pt = 0;
+	uint64_t w = r->period ? r->period : 1;
 
-	f->trec = NULL;
-	if (off > el)
-		off = el;
-	if (el > 0 && p > pe)
-		pt = (uint64_t)((long double)t * (long double)(p - pe) / (long double)el *
-				(long double)(el - off) / (long double)el);
-	sc_rec_book(r, t0, t, t, w, pt);
-	f->child += t * w;
+	sc_rec_book(r, t0, t, t - child, w, (uint64_t)((long double)t * share));
 	sc_same_edge_credit(sc_tls_thread, f + 1, r, t * w);
 
 	/* the next span, as trampoline.S draws it */
@@ -274,4 +259,46 @@ void sc_tail_credit(struct sc_frame *f, uint64_t now)
 	r->period = per;
 	r->span = sc_span_draw(per, &sc_tls_thread->span_rng);
 	r->countdown = (int32_t)r->span;
+	return t * w;
+}
+
+/*
+ * The timed call of frame f tail-called the API of f->trec at TSC
+ * f->ttsc (and that one the API of f->trec2 at f->ttsc2, if set), and it
+ * has now returned (to f's caller, through the trampoline). Each is
+ * booked (book_tail); the first holds the second, and f holds the first.
+ *
+ * Their share of the parallel clock is f's per tick, f's being what it
+ * will book at its return: P's advance over f less the part of it that
+ * passed while the thread was off the CPU (in proportion to the off-CPU
+ * time, as sc_perf_return cuts f's), so a tail's attributed time is never
+ * more than the call it ended, whose component's attributed self time
+ * would then be clamped to 0.
+ */
+void sc_tail_credit(struct sc_frame *f, uint64_t now)
+{
+	struct sc_rec *r = f->trec, *r2 = f->trec2;
+	uint64_t el = now - f->tsc, off = sc_perf_off(f, now);
+	uint64_t p = sc_pclock_step(0, now), pe = sc_pclock_entry(f);
+	long double share = 0;
+
+	f->trec = f->trec2 = NULL;
+	if (off > el)
+		off = el;
+	if (el > 0 && p > pe)
+		share = (long double)(p - pe) / (long double)el * (long double)(el - off) /
+			(long double)el;
+	if (!r2) {
+		f->child += book_tail(f, r, f->ttsc, now, share, 0);
+		return;
+	}
+	/* the second jump's timing (its TSC read and what led to it) lies
+	 * in the first's interval and in f's, as a timed call's cost in its
+	 * caller's: taken off both, f's start moved on like the
+	 * trampoline's nested returns move it (and its caller's by as much) */
+	uint64_t cost = sc_tls_thread->cal.hot;
+	uint64_t in = book_tail(f, r2, f->ttsc2, now, share, 0);
+	f->child += book_tail(f, r, f->ttsc + cost, now, share, in);
+	f->tsc += cost;
+	f->moved += cost;
 }
