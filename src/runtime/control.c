@@ -43,13 +43,14 @@
  * paused) each thread's header gets the paused part of its life
  * (paused_ticks, paused_p), which the reader takes off its time.
  */
-#include <stddef.h>
 #include <errno.h>
 #include <signal.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <ucontext.h>
 
+#include "args.h"
 #include "runtime.h"
 
 /* a request's value (sigval): magic, what, number */
@@ -249,7 +250,8 @@ static void reset_thread(struct sc_thread *t, uint64_t seq, uint64_t from, uint6
 			continue;
 		if (f->rec)
 			f->rec->count++;
-		if (f->trec) {
+		/* trec is a tail call's record, or --args' tag (not a record) */
+		if (f->trec && f->trec != SC_ARGS_RET_TAG) {
 			f->trec->count++;
 			f->ttsc = from;
 			if (f->trec2) {

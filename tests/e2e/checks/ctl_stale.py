@@ -12,7 +12,10 @@ walk's on-CPU time is the threads' CPU time since the reset (under 150
 ms), without phase 1's 300 ms (the threads' CPU clocks count from the
 reset: on main the walk's figure was wrong the other way, 0.17 ms, its
 reads taken for Wait).
-Check: ctl-stale (lazy)."""
+ctl-stale-args: the same with --args, whose return-value capture tags the
+frame of the readv in flight across the reset (a reset took the tag for a
+tail call's record and wrote through it: the program died of SIGSEGV).
+Checks: ctl-stale, ctl-stale-args (lazy)."""
 import json
 import os
 import shutil
@@ -28,10 +31,10 @@ VARIANTS = ("lazy",)
 MS = 1000000
 
 
-def check(t):
+def check(t, opts=()):
     tmp = tempfile.mkdtemp(prefix="scaler-e2e-")
     d = os.path.join(tmp, "d")
-    r = Running(t, d, "ctlstale")
+    r = Running(t, d, "ctlstale", opts)
     try:
         r.wait_phase(1)
         rc, _, err = run([t.scaler, "ctl", str(r.prog()), "reset"])
@@ -74,3 +77,6 @@ def check(t):
 
 def checks(t):
     guarded("ctl-stale", t.variant, lambda: check(t))
+    # with --args, the worker's readv is in flight across the reset with
+    # its frame tagged for its return value: the reset must leave the tag
+    guarded("ctl-stale-args", t.variant, lambda: check(t, ("--args",)))
