@@ -1123,10 +1123,14 @@ static int load_thr(struct sc_image *im, int dirfd, uid_t dir_uid, const struct 
 	t->cpu_ns = t->has_cpu ? (int64_t)(h.cpu_end_ns - h.cpu_start_ns) : 0;
 	if (h.ctl_want > h.ctl_seq && !h.end_tsc) {
 		/* a reset asked while it slept and not carried out yet: it has
-		 * counted nothing since (format.h) */
+		 * counted nothing since (format.h). Its paused time stays: a
+		 * pause since the request (a snapshot adds the one in force)
+		 * is not its time either; the part before, which the reset
+		 * would have dropped, cannot be told apart, and the wall's
+		 * clamp (below) keeps what is taken off within the time
+		 * since the request */
 		if (h.ctl_want_tsc > t->start_tsc)
 			t->start_tsc = h.ctl_want_tsc;
-		t->paused_ticks = t->paused_p = 0;
 		nrecs = 0;
 	}
 	if (h.version >= FORMAT_PERF && h.perf_kind <= SC_PERF_KERNEL) {
