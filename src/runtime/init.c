@@ -295,11 +295,17 @@ __attribute__((constructor(101))) static void sc_init(int argc, char **argv)
 
 SC_HIDDEN int sc_exit_status = -1;
 
-/* Records the end of this image: at exit (destructor), or from the _exit
- * wrapper, which skips destructors. */
+/*
+ * Records the end of this image: at exit (destructor), or from the _exit
+ * wrapper, which skips destructors. Only in the image's own process: a
+ * vfork child (or a child cloned without the fork handlers) that exits or
+ * execs shares this image's memory, and ending it there would book and
+ * empty the shadow stacks of the parent's threads, whose calls in flight
+ * then return to no address.
+ */
 void sc_record_end(int status, uint32_t how)
 {
-	if (!sc_active)
+	if (!sc_active || (uint32_t)getpid() != sc_meta_pid())
 		return;
 	uint64_t tsc = sc_rdtsc();
 	struct sc_m_end e = {.end_tsc = tsc, .end_mono_ns = sc_mono_ns(), .status = status,
@@ -317,13 +323,11 @@ void sc_record_end(int status, uint32_t how)
  * About to exec: the image ends here if the exec succeeds. Its threads are
  * left running (an exec that fails, as a shell's search of PATH does time
  * after time, goes on; the last END record is the one that counts). A
- * vfork child shares this image's memory and descriptors but is another
- * process: it must not end the parent's image.
+ * vfork child's exec ends nothing (sc_record_end).
  */
 void sc_record_exec(void)
 {
-	if (sc_active && (uint32_t)getpid() == sc_meta_pid())
-		sc_record_end(-1, SC_END_EXEC);
+	sc_record_end(-1, SC_END_EXEC);
 }
 
 __attribute__((destructor)) static void sc_fini(void)
