@@ -127,6 +127,40 @@ SC_HIDDEN long sc_slow(uint64_t idx, int reason, void **entry_rsp)
 }
 
 /*
+ * The last resort of sc_ret_lookup: no live or buried frame has this
+ * slot, because the stack was emptied without burying (an end of the image
+ * that booked the calls in flight) or more than SC_GRAVE frames were
+ * buried since. The frames past the top are still in memory unless a
+ * later call reused them, and the newest one with this slot (by its entry
+ * TSC) is the call that put the trampoline there, since a slot holds one
+ * return address at a time. It is made the top again, with the frames
+ * below it, booked in no file (sc_inherited_rec: what it counted is
+ * unknown), and the program goes on; said once. With no such frame there
+ * is no address to return to at all: the only way on is to stop as a
+ * crash would.
+ */
+static struct sc_frame *lost_frame(struct sc_thread *t, uint64_t slot)
+{
+	static int said;
+	struct sc_frame *best = NULL;
+	for (struct sc_frame *f = t->sp; f < t->sp_end; f++)
+		if (f->slot == slot && (!best || f->t0 > best->t0))
+			best = f;
+	if (!best) {
+		sc_warn("lost the return address of a timed call (slot %#lx)",
+			(unsigned long)slot);
+		abort();
+	}
+	if (!__atomic_exchange_n(&said, 1, __ATOMIC_RELAXED))
+		sc_warn("a timed call returned without its frame; its time is not booked");
+	best->rec = &sc_inherited_rec;
+	best->trec = NULL;
+	best->pend = 0;
+	t->sp = best + 1;
+	return best;
+}
+
+/*
  * The return trampoline found a top frame that is not its own. Either the
  * frames above ours were abandoned (longjmp out of a timed call, a vfork
  * child that exec'd) or they belong to another coroutine sharing this
@@ -157,10 +191,7 @@ SC_HIDDEN struct sc_frame *sc_ret_lookup(uint64_t slot)
 			return t->sp++;
 		}
 	}
-	/* Only if more than SC_GRAVE frames were buried since: there is no
-	 * address to return to. Say so and stop like a crash would. */
-	sc_warn("lost the return address of a timed call (slot %#lx)", (unsigned long)slot);
-	abort();
+	return lost_frame(t, slot);
 }
 
 /*
