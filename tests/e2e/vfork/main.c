@@ -9,7 +9,8 @@
  * The child's calls are counted as the vforking thread's (doc/record.md).
  * Before the fix, the child's _exit ended the parent's image and emptied
  * main's shadow stack: main's usleep in flight returned to no address and
- * the runtime aborted.
+ * the runtime aborted. With an argument (checks/vfork_attach.py), it
+ * says "phase 1" and waits for a line before A, and "phase 2" after C.
  */
 #include <pthread.h>
 #include <stdio.h>
@@ -67,14 +68,29 @@ static long beside_main(int exec)
 	return (long)r;
 }
 
-int main(void)
+/* with phases: says "phase k" and waits for a line */
+static void phase(int phases, int k)
 {
+	char line[8];
+	if (!phases)
+		return;
+	printf("phase %d reached\n", k);
+	fflush(stdout);
+	if (!fgets(line, sizeof(line), stdin))
+		return;
+}
+
+int main(int argc, char **argv)
+{
+	(void)argv;
 	for (int i = 0; i < 100; i++)
 		acc += b_mul(i, 2);
+	phase(argc > 1, 1);
 	fflush(stdout);
 	long a = beside_main(0);
 	int b = vfork_child(5, 0, 3);
 	long c = beside_main(1);
+	phase(argc > 1, 2);
 	printf("acc=%ld A=%ld B=%d C=%ld\n", acc, a, b, c);
 	return 0;
 }
