@@ -281,7 +281,7 @@ extern SC_HIDDEN int sc_detached; /* ... and detached since: nothing starts agai
 extern SC_HIDDEN const char *sc_dir;     /* < 4000 bytes */
 extern SC_HIDDEN int sc_timing_mode;
 extern SC_HIDDEN struct sc_thread sc_idle_thread;
-extern SC_HIDDEN struct sc_rec sc_inherited_rec; /* a fork child's frames of its parent's calls */
+extern SC_HIDDEN struct sc_rec sc_inherited_rec; /* frames booked in no file (thread.c) */
 
 /* the assembly, arch/x86_64/ */
 void sc_shadow_common(void) SC_HIDDEN;

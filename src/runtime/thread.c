@@ -54,10 +54,12 @@ SC_HIDDEN __thread struct sc_rec *sc_tls_recs __attribute__((tls_model("initial-
  * every call to the slow path, which lets it through. */
 SC_HIDDEN struct sc_thread sc_idle_thread;
 /*
- * The record of every frame a fork child inherited (sc_thread_after_fork):
- * those calls are its parent's, counted there, so their returns in the
- * child are booked here, in no file. Only the forking thread holds such
- * frames, so it alone writes this.
+ * The record of frames whose calls are booked already or elsewhere: those
+ * a fork child inherited (sc_thread_after_fork: its parent's calls,
+ * counted there), those in flight at the image's end
+ * (sc_threads_finish_all) and a return's lost frame (slow.c). Their
+ * returns are booked here, in no file, and it is never read: threads
+ * that write it at once lose increments of nothing.
  */
 SC_HIDDEN struct sc_rec sc_inherited_rec;
 
@@ -482,7 +484,13 @@ void sc_threads_finish_all(uint64_t tsc)
 		struct sc_thread *t = all_threads[i];
 		if (t && t->hdr && !t->hdr->end_tsc && t->sp > t->sp_base) {
 			credit_in_flight(t, tsc, pnow);
-			t->sp = t->sp_base;     /* booked: a late return finds nothing */
+			/* booked: a late return (the other threads run on
+			 * until the process ends) books in no file. The
+			 * frames stay: they hold the return addresses. Only
+			 * rec changes, one store each, as the thread may be
+			 * returning through one meanwhile. */
+			for (struct sc_frame *f = t->sp_base; f < t->sp_end && f < t->sp; f++)
+				__atomic_store_n(&f->rec, &sc_inherited_rec, __ATOMIC_RELAXED);
 		}
 		/* running on to the image's end: its CPU time so far */
 		if (t && t->hdr && !t->hdr->end_tsc && t != sc_tls_thread)
