@@ -281,33 +281,33 @@ struct sc_thr_header {
 	 * ctl pause, record --paused, the control signal), in ticks and in
 	 * the parallel clock: not the time of any component (the reader
 	 * takes it off). A pause still in force is added at the end. */
-	uint64_t paused_ticks;  /* 128 */
-	uint64_t paused_p;      /* 136 */
+	uint64_t paused_ticks;  /* 120 */
+	uint64_t paused_p;      /* 128 */
 	/* The last reset request (scaler ctl reset) the thread carried out:
 	 * its counters count from start_tsc, which the reset moved on. */
-	uint64_t ctl_seq;       /* 144 */
+	uint64_t ctl_seq;       /* 136 */
 	/* A reset request scaler ctl wrote here for a thread asleep in a
 	 * call that a signal would cut short (sleep, poll, epoll_wait): the
 	 * thread carries it out when it wakes (at its next timed return);
 	 * until then ctl_want > ctl_seq and the reader takes its records as
 	 * zero and its start as ctl_want_tsc (nothing counted since). */
-	uint64_t ctl_want;      /* 152 */
-	uint64_t ctl_want_tsc;  /* 160 */
+	uint64_t ctl_want;      /* 144 */
+	uint64_t ctl_want_tsc;  /* 152 */
 	/* With SC_PERF_F_UNTIMED: the ticks the thread was off-CPU and
 	 * blocked while no timed call was in flight (in calls let through
 	 * untimed, mostly), exact; the reader gives it to the records whose
 	 * sampled blocked time says they block (profile.c, off_fit). */
-	uint64_t off_untimed;   /* 168 */
+	uint64_t off_untimed;   /* 160 */
 	/* With SC_PERF_F_ONCPU: the parallel clock's share of the time the
 	 * thread was off-CPU (blocked or preempted) outside Waits, which its
 	 * calls' wpticks leave out too: a thread runs only on a CPU. */
-	uint64_t off_p;         /* 176 */
+	uint64_t off_p;         /* 168 */
 	/* The thread's CPU time (user and system, the kernel's
 	 * CLOCK_THREAD_CPUTIME_ID) at its start and at its end or the
 	 * image's; cpu_end_ns 0: not known (killed, or an older runtime's
 	 * file: these were zero padding) */
-	uint64_t cpu_start_ns;  /* 184 */
-	uint64_t cpu_end_ns;    /* 192 */
+	uint64_t cpu_start_ns;  /* 176 */
+	uint64_t cpu_end_ns;    /* 184 */
 };
 
 /* How a thread's time off-CPU and in the kernel was measured (perf.c). */
