@@ -136,6 +136,24 @@ static void kst_open(struct sc_thread *t)
 	t->perf.kst_len = len;
 }
 
+/*
+ * Maps event fd's ring and closes fd: a per-thread kernel sampler's (big)
+ * of KERNEL_PAGES, or SWITCH_PAGES when locked memory is short, else
+ * SWITCH_PAGES; its length in *len. MAP_FAILED if not even that.
+ */
+static void *ring_map(int fd, bool big, size_t *len)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	*len = (size_t)page * (1 + (big ? KERNEL_PAGES : SWITCH_PAGES));
+	void *m = mmap(NULL, *len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (m == MAP_FAILED && big) {
+		*len = (size_t)page * (1 + SWITCH_PAGES);
+		m = mmap(NULL, *len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	}
+	close(fd);
+	return m;
+}
+
 /* The thread's ring, mapped: false if perf events are not to be had. */
 static bool ring_open(struct sc_thread *t)
 {
@@ -150,16 +168,8 @@ static bool ring_open(struct sc_thread *t)
 		kind = SC_PERF_SWITCHES;
 	if (fd < 0)
 		return false;
-	long page = sysconf(_SC_PAGESIZE);
-	size_t len = (size_t)page * (1 + (kind == SC_PERF_KERNEL && !kcpu ? KERNEL_PAGES
-									    : SWITCH_PAGES));
-	void *m = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-	if (m == MAP_FAILED && kind == SC_PERF_KERNEL && !kcpu) {
-		/* locked memory: a smaller ring */
-		len = (size_t)page * (1 + SWITCH_PAGES);
-		m = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-	}
-	close(fd);
+	size_t len;
+	void *m = ring_map(fd, kind == SC_PERF_KERNEL && !kcpu, &len);
 	if (m == MAP_FAILED)
 		return false;
 	if (kind == SC_PERF_KERNEL) {
@@ -196,16 +206,8 @@ void sc_perf_uid_change(void)
 	if (!t || t == &sc_idle_thread || !t->perf.kcpu || !t->ring)
 		return;
 	int fd = event_open(true, false);
-	if (fd < 0)
-		return;
-	long page = sysconf(_SC_PAGESIZE);
-	size_t len = (size_t)page * (1 + KERNEL_PAGES);
-	void *m = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-	if (m == MAP_FAILED) {
-		len = (size_t)page * (1 + SWITCH_PAGES);
-		m = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-	}
-	close(fd);
+	size_t len;
+	void *m = fd >= 0 ? ring_map(fd, true, &len) : MAP_FAILED;
 	if (m == MAP_FAILED)
 		return;
 	/* a signal handler's timed return must not read a ring half changed */
