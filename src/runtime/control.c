@@ -103,6 +103,57 @@ static void account_pause(uint64_t now)
 	}
 }
 
+/*
+ * The pauses that ended, the last PAUSE_LOG of them, for perf.c: a
+ * thread reads the switches the kernel wrote while it was paused only at
+ * its first timed return after (no call is timed meanwhile), and its time
+ * off the CPU then is paused time, which the thread's header already
+ * holds (paused_p): it must not go to off_p and off_untimed as well.
+ * Written under both locks (set_paused), read by any thread without one:
+ * a window is complete before npauses counts it. A pause older than those
+ * kept goes into horizon: before it, everything counts as paused (less off
+ * time taken off the thread, never more).
+ */
+#define PAUSE_LOG 16u
+static struct {
+	uint64_t from, to;
+} pauses[PAUSE_LOG];
+static uint32_t npauses;
+static uint64_t horizon;
+
+static void log_pause(uint64_t from, uint64_t to)
+{
+	uint32_t n = __atomic_load_n(&npauses, __ATOMIC_RELAXED);
+	if (n >= PAUSE_LOG)
+		__atomic_store_n(&horizon, pauses[n % PAUSE_LOG].to, __ATOMIC_RELEASE);
+	__atomic_store_n(&pauses[n % PAUSE_LOG].from, from, __ATOMIC_RELAXED);
+	__atomic_store_n(&pauses[n % PAUSE_LOG].to, to, __ATOMIC_RELAXED);
+	__atomic_store_n(&npauses, n + 1, __ATOMIC_RELEASE);
+}
+
+static uint64_t overlap(uint64_t a0, uint64_t a1, uint64_t b0, uint64_t b1)
+{
+	uint64_t lo = a0 > b0 ? a0 : b0, hi = a1 < b1 ? a1 : b1;
+	return hi > lo ? hi - lo : 0;
+}
+
+/* The ticks of [from, to) the process spent paused (the pause in force
+ * counted up to `to`). Any thread, no lock, no system call. */
+uint64_t sc_control_paused_in(uint64_t from, uint64_t to)
+{
+	if (to <= from)
+		return 0;
+	uint32_t n = __atomic_load_n(&npauses, __ATOMIC_ACQUIRE);
+	uint64_t sum = overlap(from, to, 0, __atomic_load_n(&horizon, __ATOMIC_ACQUIRE));
+	for (uint32_t i = n > PAUSE_LOG ? n - PAUSE_LOG : 0; i < n; i++)
+		sum += overlap(from, to, __atomic_load_n(&pauses[i % PAUSE_LOG].from, __ATOMIC_RELAXED),
+			       __atomic_load_n(&pauses[i % PAUSE_LOG].to, __ATOMIC_RELAXED));
+	if (__atomic_load_n(&sc_paused, __ATOMIC_ACQUIRE))
+		sum += overlap(from, to, __atomic_load_n(&pause_tsc, __ATOMIC_RELAXED), UINT64_MAX);
+	/* a resume logs its pause before it clears sc_paused: both seen */
+	return sum < to - from ? sum : to - from;
+}
+
 void sc_control_end(uint64_t tsc)
 {
 	if (sc_paused)
@@ -122,10 +173,11 @@ static void set_paused(bool on, uint64_t seq)
 {
 	uint64_t now = sc_rdtsc();
 	if (on && !sc_paused) {
-		pause_tsc = now;
+		__atomic_store_n(&pause_tsc, now, __ATOMIC_RELAXED);
 		pause_p = clock_now(now);
 		sc_unpatch_all();
 	} else if (!on && sc_paused) {
+		log_pause(pause_tsc, now);
 		sc_repatch_all();
 		account_pause(now);
 	}

@@ -472,6 +472,8 @@ static void take(struct sc_thread *t, const struct perf_event_header *h, const s
 				give(g, pf->out_preempt ? 0 : gap, pf->out_preempt ? gap : 0, 0);
 				give_off(t, g, gap);
 			} else {
+				/* paused time is the header's already (paused_p) */
+				gap -= sc_control_paused_in(at, at + gap);
 				if (!pf->out_preempt)
 					t->hdr->off_untimed += gap;
 				/* its share of the clock: at the rate the clock

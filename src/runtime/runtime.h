@@ -583,6 +583,7 @@ void sc_control_init(void) SC_HIDDEN;   /* before the first scan */
 void sc_control_listen(void) SC_HIDDEN; /* once the runtime is active */
 void sc_control_run(void) SC_HIDDEN;    /* a request that waited for a lock */
 void sc_control_end(uint64_t tsc) SC_HIDDEN;
+uint64_t sc_control_paused_in(uint64_t from, uint64_t to) SC_HIDDEN;
 void sc_control_after_fork(void) SC_HIDDEN;    /* the child's new stream */
 void sc_control_recal(struct sc_thread *t, uint64_t now) SC_HIDDEN;
 extern SC_HIDDEN int sc_control_due;

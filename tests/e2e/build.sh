@@ -95,6 +95,7 @@ lib $CC sc_ctlx.cpython-311-x86_64-linux-gnu.so ctl/sc_ctlx.c
 exe $CC sc_ctl ctl/main.c -lsc_b -lpthread -ldl
 exe $CC sc_ctlexec ctl/exec.c -lsc_b
 exe $CC sc_ctlstale ctl/stale.c -lpthread
+exe $CC sc_ctlbusy ctl/busy.c -lpthread
 exe $CC sc_attach attach/main.c -lsc_b -lpthread
 exe $CC sc_attachfn attachfn/main.c -lpthread -ldl
 exe $CC sc_daemon daemon/main.c -ldl
