@@ -28,7 +28,11 @@ static void declare(uid_t u)
 {
 	if (u == (uid_t)-1 || u == 0)
 		return;
-	sc_perf_uid_change();   /* --kernel's per-CPU rings: not the new user's */
+	/* a vfork child runs in its parent's memory and thread state until
+	 * it execs: the rings, the thread's event are the parent's, which
+	 * goes on with them (its image is the one they belong to) */
+	if ((uint32_t)getpid() == sc_meta_pid())
+		sc_perf_uid_change();   /* --kernel's per-CPU rings: not the new user's */
 	unsigned n = __atomic_load_n(&nknown, __ATOMIC_ACQUIRE);
 	for (unsigned i = 0; i < n && i < KNOWN_MAX; i++)
 		if (known[i] == u)
