@@ -40,7 +40,8 @@ COMMON_SRC := $(wildcard src/common/*.c)
 # arch code of the CLI's (scaler record -p calling into another process)
 ARCH_CLI   := arch/$(ARCH)/inject.c
 RT_SRC     := $(filter-out $(ARCH_CLI),$(wildcard src/runtime/*.c) $(wildcard arch/$(ARCH)/*.c)) \
-              src/common/names.c src/common/symbols.c src/common/xz.c src/common/argspec.c
+              src/common/names.c src/common/symbols.c src/common/xz.c src/common/argspec.c \
+              src/common/pidstart.c
 RT_ASM     := $(wildcard arch/$(ARCH)/*.S)
 # the CLI decodes with the runtime's decoder too: walk --deeper's scan of
 # call instructions (src/cli/walk_callees.c)

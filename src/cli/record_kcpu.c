@@ -24,6 +24,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "pidstart.h"
 #include "record_kernel.h"
 
 #define KCPU_PAGES 64           /* ring data pages per CPU: ~2 s of
@@ -100,7 +101,10 @@ static int open_all(char *spec, size_t len, int *ncpu)
 		errno = ENOENT;
 		return -1;
 	}
-	at = (size_t)snprintf(spec, len, "%d:%zu:", (int)getpid(), ring);
+	/* the pid with its start time: a process reading this after the
+	 * recorder exited must not take another one's descriptors */
+	at = (size_t)snprintf(spec, len, "%d@%llu:%zu:", (int)getpid(),
+			      (unsigned long long)sc_pid_start(getpid()), ring);
 	for (i = 0; i < n; i++) {
 		void *m;
 

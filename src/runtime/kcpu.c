@@ -10,8 +10,8 @@
  * runs on whatever the CPU does, so a switch costs it nothing.
  *
  * How: the recorder keeps the events' descriptors (its own, close-on-exec)
- * and says where in SCALER_KCPU ("PID:LEN:CPU=FD,CPU=FD,...", LEN the
- * length of each ring's mapping); each process
+ * and says where in SCALER_KCPU ("PID@START:LEN:CPU=FD,CPU=FD,...", START
+ * its start time, LEN the length of each ring's mapping); each process
  * (the first image, an exec'd one, a fork child, whose perf mappings are
  * not inherited) takes copies with pidfd_getfd, maps each ring read-only
  * and closes the copy. Read-only rings are in overwrite mode and written
@@ -40,6 +40,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "pidstart.h"
 #include "runtime.h"
 
 #define KCPU_MAX 1024           /* CPUs numbered beyond are not read */
@@ -61,11 +62,46 @@ void sc_kcpu_init(void)
 }
 
 /*
+ * A pidfd of the recorder, pid rec started at `start`, or -1. A process
+ * that outlived the recorder (a daemon's fork child) may find its pid
+ * taken by another process, whose descriptors it must not map: the start
+ * time read after pidfd_open is the pidfd's process's (while it lives,
+ * nothing else has its pid; if it died meanwhile, the pid's next owner
+ * started later).
+ */
+static int recorder_open(unsigned long rec, uint64_t start)
+{
+	int pfd = (int)syscall(SYS_pidfd_open, (pid_t)rec, 0);
+	if (pfd >= 0 && (!start || sc_pid_start((int)rec) != start)) {
+		close(pfd);
+		pfd = -1;
+	}
+	return pfd;
+}
+
+/* A ring's data area lies inside its mapping of len bytes. */
+static bool ring_fits(const struct perf_event_mmap_page *pg, size_t len)
+{
+	uint64_t off = pg->data_offset, size = pg->data_size;
+	return off && size && off <= len && size <= len - off;
+}
+
+static int process_rings(void);
+
+/*
  * This process's mappings of the rings: made once per process (its first
  * image, an exec'd one, a fork child). 0 when mapped; -1 leaves its
- * threads to sample per thread (perf.c).
+ * threads to sample per thread (perf.c). errno is kept (a fork child's
+ * program sees the fork's).
  */
 int sc_kcpu_process(void)
+{
+	int saved = errno, r = process_rings();
+	errno = saved;
+	return r;
+}
+
+static int process_rings(void)
 {
 	uint32_t pid = (uint32_t)getpid();
 	if (!spec)
@@ -78,10 +114,11 @@ int sc_kcpu_process(void)
 	mapped_pid = pid;
 	char *end;
 	unsigned long rec = strtoul(spec, &end, 10);
+	uint64_t start = *end == '@' ? strtoull(end + 1, &end, 10) : 0;
 	if (*end != ':')
 		return -1;
 	ring_len = strtoul(end + 1, &end, 10);
-	int pfd = *end == ':' && ring_len ? (int)syscall(SYS_pidfd_open, (pid_t)rec, 0) : -1;
+	int pfd = *end == ':' && ring_len ? recorder_open(rec, start) : -1;
 	if (pfd < 0)
 		return -1;
 	const char *p = end + 1;
@@ -92,9 +129,17 @@ int sc_kcpu_process(void)
 			break;
 		fd = strtoul(end + 1, &end, 10);
 		int mine = cpu < KCPU_MAX ? (int)syscall(SYS_pidfd_getfd, pfd, (int)fd, 0) : -1;
-		void *m = mine >= 0 ? mmap(NULL, ring_len, PROT_READ, MAP_SHARED, mine, 0) : MAP_FAILED;
+		/* whatever the pid and numbers say, a perf event's only: a
+		 * regular file mapped as a ring would fault past its end */
+		void *m = mine >= 0 && sc_fd_is_perf_event(mine)
+				  ? mmap(NULL, ring_len, PROT_READ, MAP_SHARED, mine, 0)
+				  : MAP_FAILED;
 		if (mine >= 0)
 			close(mine);
+		if (m != MAP_FAILED && !ring_fits(m, ring_len)) {
+			munmap(m, ring_len);
+			m = MAP_FAILED;
+		}
 		if (m == MAP_FAILED) {
 			ok = cpu >= KCPU_MAX;
 		} else {
@@ -186,7 +231,7 @@ static void scan(struct sc_thread *t, struct perf_event_mmap_page *pg, uint64_t 
 		struct perf_event_header h;
 		uint64_t w[256];
 	} buf;
-	if (!size || !pg->data_offset)
+	if (!ring_fits(pg, ring_len))
 		return;
 	while (off + sizeof(struct perf_event_header) <= size) {
 		copy_out(data, size, head + off, &buf.h, sizeof(buf.h));

@@ -320,6 +320,7 @@ void sc_rt_sort(void *base, size_t n, size_t size, int (*cmp)(const void *, cons
 /* util.c */
 char *sc_put_u64(char *d, uint64_t v) SC_HIDDEN;
 void sc_warn(const char *fmt, ...) SC_HIDDEN __attribute__((format(printf, 1, 2)));
+bool sc_fd_is_perf_event(int fd) SC_HIDDEN;
 /* "p" + 3 numbers of up to 10 digits + separators and extension */
 #define SC_NAME_MAX 48
 const char *sc_file_name(char buf[SC_NAME_MAX], uint32_t a, uint32_t b, const char *sep,

@@ -1,8 +1,8 @@
 /*
  * util.c - the runtime's general helpers: its one kind of message (a
  * `scaler:` line on stderr, written whole with one write), its clocks, and
- * the lookup of its tables of wrappers by API name, and the names of its
- * files.
+ * the lookup of its tables of wrappers by API name, the names of its
+ * files, and what kind of file a descriptor is.
  */
 #include <stdarg.h>
 #include <stdio.h>
@@ -99,4 +99,14 @@ const char *sc_file_name(char buf[SC_NAME_MAX], uint32_t a, uint32_t b, const ch
 		d = sc_put_u64(put_s(d, sep), c);
 	*put_s(d, ext) = 0;
 	return buf;
+}
+
+/* Is fd a perf event's (its link in /proc/self/fd)? */
+bool sc_fd_is_perf_event(int fd)
+{
+	static const char want[] = "anon_inode:[perf_event]";
+	char path[32], link[sizeof(want)];
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+	ssize_t n = readlink(path, link, sizeof(link));
+	return n == (ssize_t)sizeof(want) - 1 && !memcmp(link, want, sizeof(want) - 1);
 }

@@ -55,9 +55,9 @@ $(BUILD)/tests/asan/test_span: tests/unit/test_span.c tests/unit/check.h src/run
 # The runtime's reading of a thread's perf rings (perf.c, offcpu.c) and of
 # per-CPU rings (kcpu.c), its clocks and files stubbed by the test.
 PERF_DEPS := tests/unit/test_perf.c tests/unit/check.h src/runtime/perf.c src/runtime/offcpu.c \
-	src/runtime/kcpu.c src/common/offcpu_event.h \
+	src/runtime/kcpu.c src/common/offcpu_event.h src/common/pidstart.c \
 	src/runtime/runtime.h src/common/format.h arch/$(ARCH)/offsets.h
-PERF_SRC := src/runtime/perf.c src/runtime/offcpu.c src/runtime/kcpu.c
+PERF_SRC := src/runtime/perf.c src/runtime/offcpu.c src/runtime/kcpu.c src/common/pidstart.c
 $(BUILD)/tests/test_perf: $(PERF_DEPS)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -Itests/unit -Isrc/runtime -o $@ $< $(PERF_SRC)
