@@ -120,6 +120,10 @@ sc_return_point:			/* the API's return address */
 	 * return values in r8 and r9, rdx = now */
 	.globl sc_return_point_now; .hidden sc_return_point_now
 sc_return_point_now:
+	movq	sc_fork_mark(%rip), %r10	/* zero: a raw fork's child (rawfork.c) */
+	cmpq	$0, (%r10)
+	je	.Lret_forked
+.Lret_lookup:
 	movq	sc_tls_thread@gottpoff(%rip), %r10
 	movq	%fs:(%r10), %r10
 	movq	TH_SP(%r10), %rcx
@@ -580,6 +584,12 @@ sc_return_point_now:
 	je	.Lring_done
 .Lret_perf:
 	RET_CALL sc_perf_return, "movq -16(%rbp), %rdi; movq 8(%rbp), %rsi", 1, .Lring_done
+
+	/* the first timed return of a child made without the fork handlers,
+	 * whose thread state is its parent's: sc_rawfork_adopt makes its own
+	 * (the frames carried over), then the return starts over */
+.Lret_forked:
+	RET_CALL sc_rawfork_adopt, "", 1, .Lret_lookup
 
 	/* the top frame is not ours: sc_ret_lookup(slot) finds it (the slot
 	 * is the return point's rsp - 8: rbp + 8) */

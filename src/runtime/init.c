@@ -186,7 +186,9 @@ static void write_cmdline(int argc, char **argv)
 /* both locks across fork, in their order: the child's copies are free */
 static void at_fork_prepare(void) { sc_lock(); sc_leaf_lock(); }
 static void at_fork_parent(void) { sc_leaf_unlock(); sc_unlock(); }
-static void at_fork_child(void)
+/* A fork child's own state, made from its parent's: in the fork handler,
+ * or for a child of a raw fork at its first timed return (rawfork.c). */
+void sc_fork_child_setup(void)
 {
 	sc_lock_reset_child();
 	if (sc_active && sc_attached)
@@ -199,6 +201,14 @@ static void at_fork_child(void)
 		sc_thread_after_fork();
 		sc_control_after_fork();
 	}
+}
+
+static void at_fork_child(void)
+{
+	/* unless a timed return in another library's fork handler, run
+	 * before this one, made it already */
+	if (sc_rawfork_claim())
+		sc_fork_child_setup();
 }
 
 /*
@@ -256,6 +266,7 @@ int sc_start(const char *dir, const char *timing, int argc, char **argv)
 				     in.gen < UINT32_MAX - 10000 ? in.gen + 1 : 0;
 	if (sc_files_init() != 0 || sc_meta_open(first_gen) != 0)
 		return -1;
+	sc_rawfork_init();
 	uint64_t tsc0 = sc_rdtsc(), mono0 = sc_mono_ns();
 	sc_meta_set_clock(tsc0, mono0, hz, overhead);
 	sc_inherit_set_clock(tsc0, mono0, hz);
@@ -298,13 +309,15 @@ SC_HIDDEN int sc_exit_status = -1;
 /*
  * Records the end of this image: at exit (destructor), or from the _exit
  * wrapper, which skips destructors. Only in the image's own process: a
- * vfork child (or a child cloned without the fork handlers) that exits or
+ * vfork child (or a child cloned with CLONE_VM) that exits or
  * execs shares this image's memory, and ending it there would book and
  * empty the shadow stacks of the parent's threads, whose calls in flight
  * then return to no address.
  */
 void sc_record_end(int status, uint32_t how)
 {
+	if (sc_active)
+		sc_rawfork_adopt();     /* a raw fork's child: its own from now */
 	if (!sc_active || (uint32_t)getpid() != sc_meta_pid())
 		return;
 	uint64_t tsc = sc_rdtsc();

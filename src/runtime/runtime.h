@@ -31,6 +31,7 @@
  *   pause.c    counting off and on by the GOT slots (pause, resume)
  *   control.c  control of a running image: the control signal, scaler
  *              ctl's requests (pause, resume, reset), the paused time
+ *   rawfork.c  a child made without the fork handlers (a raw fork)
  */
 #ifndef SCALER_RUNTIME_H
 #define SCALER_RUNTIME_H
@@ -564,6 +565,14 @@ void sc_offcpu_gap(struct sc_thread *t, uint32_t entry, uint64_t out_ns, uint64_
 int sc_start(const char *dir, const char *timing, int argc, char **argv) SC_HIDDEN;
 void sc_record_end(int status, uint32_t how) SC_HIDDEN;
 void sc_record_exec(void) SC_HIDDEN;
+void sc_fork_child_setup(void) SC_HIDDEN;       /* a fork child's own state */
+
+/* rawfork.c: a child made without the fork handlers; sc_fork_mark is
+ * read by trampoline.S (zero: such a child, whose state is its parent's) */
+extern SC_HIDDEN uint64_t *sc_fork_mark;
+void sc_rawfork_init(void) SC_HIDDEN;
+bool sc_rawfork_claim(void) SC_HIDDEN;
+void sc_rawfork_adopt(void) SC_HIDDEN;
 extern SC_HIDDEN int sc_exit_status;
 extern SC_HIDDEN volatile int sc_in_signal;
 void sc_signals_init(void) SC_HIDDEN;

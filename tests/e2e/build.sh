@@ -98,6 +98,7 @@ exe $CC sc_ctlstale ctl/stale.c -lpthread
 exe $CC sc_ctlbusy ctl/busy.c -lpthread
 exe $CC sc_kvfork kvfork/main.c
 exe $CC sc_kstale kstale/main.c
+exe $CC sc_rawfork rawfork/main.c
 exe $CC sc_attach attach/main.c -lsc_b -lpthread
 exe $CC sc_attachfn attachfn/main.c -lpthread -ldl
 exe $CC sc_daemon daemon/main.c -ldl

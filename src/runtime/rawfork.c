@@ -1,0 +1,70 @@
+/*
+ * rawfork.c - a child made without the fork handlers: a raw fork system
+ * call (syscall(SYS_fork), clone without CLONE_VM, as Chromium's sandbox
+ * makes its zygote's children), where at_fork_child (init.c) never ran.
+ * Such a child starts with its parent's thread state: its perf rings are
+ * not mapped in it (perf mappings are not copied), its counters are the
+ * parent's thread file (MAP_SHARED), its metadata stream the parent's.
+ *
+ * It is told by one word in a page of its own marked MADV_WIPEONFORK:
+ * set in every process with a state of its own, zero in any child the
+ * kernel copied memory for (fork, raw or not), shared with a vfork child
+ * (which runs in its parent's memory and must stay the parent's). A fork
+ * through libc sets it again in the fork handler; a raw fork child's
+ * first timed return (trampoline.S reads the word) or its end
+ * (sc_record_end) finds it zero and makes the child's state then, as the
+ * handler would have. Until then its calls were counted in its parent's
+ * records; from then on it is a process of the profile like any fork
+ * child (doc/record.md). Where the kernel has no MADV_WIPEONFORK (before
+ * 4.14) the word is never wiped and nothing here happens.
+ */
+#include <signal.h>
+#include <sys/mman.h>
+
+#include "runtime.h"
+
+/* read by trampoline.S: nonzero, until the runtime starts and in every
+ * process whose state is its own */
+static uint64_t unmarked = 1;
+SC_HIDDEN uint64_t *sc_fork_mark = &unmarked;
+static bool wiped;              /* the mark's page is wiped in fork children */
+
+void sc_rawfork_init(void)
+{
+	uint64_t *p = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (p == MAP_FAILED)
+		return;
+	if (madvise(p, 4096, MADV_WIPEONFORK) != 0) {
+		munmap(p, 4096);
+		return;
+	}
+	*p = 1;
+	wiped = true;
+	__atomic_store_n(&sc_fork_mark, p, __ATOMIC_RELEASE);
+}
+
+/* In a fork child: true once, when its state is still the parent's (the
+ * caller makes it now); where marks are not wiped, always. */
+bool sc_rawfork_claim(void)
+{
+	if (!wiped)
+		return true;
+	if (*sc_fork_mark)
+		return false;
+	*sc_fork_mark = 1;
+	return true;
+}
+
+/* trampoline.S, at a timed return that found the mark zero; and
+ * sc_record_end, in a process not the image's */
+void sc_rawfork_adopt(void)
+{
+	if (!wiped || *sc_fork_mark)
+		return;
+	sigset_t all, old;
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, &old);
+	if (sc_rawfork_claim())
+		sc_fork_child_setup();
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+}
