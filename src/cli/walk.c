@@ -161,7 +161,7 @@ static int64_t threads_cpu(const struct sc_image *im, const char *comp)
 			continue;
 		if (!t->has_cpu)
 			return -1;
-		sum += t->cpu_ns;
+		sum = sc_add_sat(sum, t->cpu_ns);
 	}
 	return sum;
 }

@@ -1120,7 +1120,9 @@ static int load_thr(struct sc_image *im, int dirfd, uid_t dir_uid, const struct 
 	/* of its whole life: not once counting was paused or reset */
 	t->has_cpu = h.cpu_end_ns && h.cpu_end_ns >= h.cpu_start_ns && !h.paused_ticks &&
 		     !h.ctl_seq && !h.ctl_want;
-	t->cpu_ns = t->has_cpu ? (int64_t)(h.cpu_end_ns - h.cpu_start_ns) : 0;
+	/* a crafted span over INT64_MAX saturates: never a negative time */
+	t->cpu_ns = !t->has_cpu ? 0 : h.cpu_end_ns - h.cpu_start_ns > (uint64_t)INT64_MAX
+		    ? INT64_MAX : (int64_t)(h.cpu_end_ns - h.cpu_start_ns);
 	if (h.ctl_want > h.ctl_seq && !h.end_tsc) {
 		/* a reset asked while it slept and not carried out yet: it has
 		 * counted nothing since (format.h). Its paused time stays: a

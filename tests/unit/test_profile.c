@@ -196,6 +196,7 @@ static uint32_t thr_version;    /* of the .thr files written; 0: current */
 /* what the next write_thr puts in its header of the kernel's measurement */
 static uint8_t thr_perf_kind, thr_perf_flags;
 static uint64_t thr_off_untimed;
+static uint64_t thr_cpu_start, thr_cpu_end;    /* the thread's CPU clock */
 
 /* A .thr file; `extra` garbage bytes are appended after the records. */
 
@@ -226,6 +227,8 @@ static void write_thr(const char *dir, uint32_t pid, uint32_t gen, uint32_t seq,
 	h.perf_kind = thr_perf_kind;
 	h.perf_flags = thr_perf_flags;
 	h.off_untimed = thr_off_untimed;
+	h.cpu_start_ns = thr_cpu_start;
+	h.cpu_end_ns = thr_cpu_end;
 	memcpy(p, &h, sizeof(h));
 	if (n)
 		memcpy(p + SC_THR_HEADER_SIZE, recs, n * sizeof(*recs));
@@ -1406,6 +1409,44 @@ static void test_paused(void)
 	unload(&p);
 }
 
+/* A crafted thread CPU clock: its span over INT64_MAX ns reads as that
+ * much (saturated), never as a negative time. */
+static void test_cpu_span(void)
+{
+	const char *dir = mkdir_t("cpuspan");
+	struct buf b = { 0 };
+	struct sc_profile p;
+	struct sc_rec r[1];
+	const uint64_t S = 50000;
+	char err[512];
+	int rc;
+
+	meta_header(&b, 9, 0, SC_TIMING_ALL, S, MONO0, 1000000000ull, 2);
+	m_cmdline(&b, "/bin/prog", NULL);
+	m_object(&b, 0, "/bin/prog");
+	m_object(&b, 1, "/lib/libc.so.6");
+	m_entry(&b, 0, 0, 1, "puts");
+	m_thread(&b, 0, 9, UINT32_MAX);
+	m_end(&b, S + 20000000, MONO0 + 20000000, 0, SC_END_EXIT);
+	write_meta(dir, 9, 0, &b);
+	r[0] = rec(10, 10, 1000, 1000, 10, 1000);
+	thr_cpu_start = 1;
+	thr_cpu_end = UINT64_MAX - 1000;
+	write_thr(dir, 9, 0, 0, S, S + 10000000, r, 1, 0);
+	thr_cpu_start = thr_cpu_end = 0;
+
+	rc = load(dir, &p, err, sizeof(err));
+	CHECK(rc == 0, "load cpu-span profile (%s)", rc ? err : "ok");
+	if (rc != 0) {
+		unload(&p);
+		return;
+	}
+	printf("-- a thread CPU clock over INT64_MAX\n");
+	CHECK(p.images[0].threads[0].cpu_ns == INT64_MAX, "CPU time %lld, want INT64_MAX",
+	      (long long)p.images[0].threads[0].cpu_ns);
+	unload(&p);
+}
+
 /* timing none: counts only; no END/EXIT: incomplete, thread end fallback */
 static void test_none_incomplete(void)
 {
@@ -1591,6 +1632,7 @@ int main(void)
 	test_huge();
 	test_threads();
 	test_paused();
+	test_cpu_span();
 	test_unseen();
 	test_none_incomplete();
 	test_killed();
