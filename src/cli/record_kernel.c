@@ -21,6 +21,7 @@
 
 #include "format.h"
 #include "offcpu_event.h"
+#include "profile.h"
 #include "record_kernel.h"
 #include "xalloc.h"
 
@@ -190,26 +191,38 @@ static int cmp_u64(const void *a, const void *b)
 }
 
 /* Every kernel address the .kst and .kso files of dir hold, sorted,
- * distinct. */
+ * distinct: of the run's files only, as the reader takes them (in a
+ * root run's directory, open to all, another user may plant one, of a
+ * million slots). */
 static uint64_t *sampled_addresses(const char *dir, size_t *n)
 {
 	DIR *d = opendir(dir);
 	struct dirent *de;
+	struct stat dst;
 	uint64_t *ips = NULL;
-	size_t cap = 0;
+	uint32_t *uids = NULL;
+	size_t cap = 0, nuids = 0;
 
 	*n = 0;
 	if (!d)
 		return NULL;
+	if (fstat(dirfd(d), &dst) == 0)
+		nuids = sc_profile_run_uids(dirfd(d), dst.st_uid, &uids);
+	else
+		dst.st_uid = 0;
+	rewinddir(d);   /* sc_profile_run_uids read it through a dup */
 	while ((de = readdir(d)) != NULL) {
 		size_t len = strlen(de->d_name);
 		struct sc_kst_header h;
+		struct stat st;
+		char why[256];
 		int fd;
 
 		if (len < 5 || (strcmp(de->d_name + len - 4, ".kst") &&
 				 strcmp(de->d_name + len - 4, ".kso")))
 			continue;
-		fd = openat(dirfd(d), de->d_name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+		fd = sc_profile_open_run_file(dirfd(d), dst.st_uid, uids, nuids, de->d_name, &st, why,
+					      sizeof(why));
 		if (fd < 0)
 			continue;
 		if (pread(fd, &h, sizeof(h), 0) == (ssize_t)sizeof(h) &&
@@ -233,6 +246,7 @@ static uint64_t *sampled_addresses(const char *dir, size_t *n)
 		close(fd);
 	}
 	closedir(d);
+	free(uids);
 	qsort(ips, *n, sizeof(*ips), cmp_u64);
 	size_t m = 0;
 	for (size_t i = 0; i < *n; i++)

@@ -299,22 +299,22 @@ static int cmp_thr_tmp(const void *a, const void *b)
 static uint32_t *run_uids;
 static size_t nrun_uids;
 
-static int run_uid(uid_t u)
+static int in_uids(uid_t u, const uint32_t *uids, size_t nuids)
 {
-	for (size_t i = 0; i < nrun_uids; i++)
-		if (run_uids[i] == (uint32_t)u)
+	for (size_t i = 0; i < nuids; i++)
+		if (uids[i] == (uint32_t)u)
 			return 1;
 	return 0;
 }
 
 /*
  * Open dir's file `name` for reading if the reader trusts it (see the top
- * of this file): a regular file owned by dir_uid, root or a uid the run
- * declared, or by anyone if any_owner. Returns the descriptor with *st
- * filled in, or -1 with the reason in why.
+ * of this file): a regular file owned by dir_uid, root or one of the uids
+ * the run declared (uids), or by anyone if any_owner. Returns the
+ * descriptor with *st filled in, or -1 with the reason in why.
  */
-static int open_trusted(int dirfd, uid_t dir_uid, const char *name, int any_owner,
-			struct stat *st, char *why, size_t whylen)
+static int trusted_fd(int dirfd, uid_t dir_uid, const uint32_t *uids, size_t nuids,
+		      const char *name, int any_owner, struct stat *st, char *why, size_t whylen)
 {
 	int fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
 
@@ -338,13 +338,27 @@ static int open_trusted(int dirfd, uid_t dir_uid, const char *name, int any_owne
 		close(fd);
 		return -1;
 	}
-	if (!any_owner && st->st_uid != dir_uid && st->st_uid != 0 && !run_uid(st->st_uid)) {
+	if (!any_owner && st->st_uid != dir_uid && st->st_uid != 0 &&
+	    !in_uids(st->st_uid, uids, nuids)) {
 		snprintf(why, whylen, "owned by uid %u, not by the directory's owner (uid %u), "
 			 "root or a user the run became", (unsigned)st->st_uid, (unsigned)dir_uid);
 		close(fd);
 		return -1;
 	}
 	return fd;
+}
+
+/* trusted_fd, the uids those of the load under way */
+static int open_trusted(int dirfd, uid_t dir_uid, const char *name, int any_owner,
+			struct stat *st, char *why, size_t whylen)
+{
+	return trusted_fd(dirfd, dir_uid, run_uids, nrun_uids, name, any_owner, st, why, whylen);
+}
+
+int sc_profile_open_run_file(int dirfd, uid_t dir_uid, const uint32_t *uids, size_t nuids,
+			     const char *name, struct stat *st, char *why, size_t whylen)
+{
+	return trusted_fd(dirfd, dir_uid, uids, nuids, name, 0, st, why, whylen);
 }
 
 /* Read the first `size` bytes of fd (fewer if it shrank meanwhile; what it

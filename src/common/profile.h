@@ -14,6 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <sys/stat.h>
 #include <sys/types.h>
 
 #include "argdist.h"
@@ -210,6 +211,16 @@ void sc_profile_free(struct sc_profile *p);
  * (repeats kept) and the array in *out (malloc'ed, NULL when none).
  */
 size_t sc_profile_run_uids(int dirfd, uid_t dir_uid, uint32_t **out);
+
+/*
+ * Opens directory dirfd's file name for reading if it is the run's as the
+ * reader takes it: a regular file (not a link) owned by dir_uid, root or
+ * one of uids (sc_profile_run_uids). The descriptor with *st filled in,
+ * or -1 with the reason in why. (The reader also takes a thread's files
+ * of any owner that its image's metadata declares.)
+ */
+int sc_profile_open_run_file(int dirfd, uid_t dir_uid, const uint32_t *uids, size_t nuids,
+			     const char *name, struct stat *st, char *why, size_t whylen);
 
 /* One line per skipped file on f: "scaler: skipped DIR/FILE: reason". */
 void sc_profile_print_skipped(const struct sc_profile *p, FILE *f);

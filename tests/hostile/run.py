@@ -22,6 +22,7 @@ import struct
 import subprocess
 import sys
 import tempfile
+import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 TIMEOUT = 120
@@ -354,6 +355,63 @@ def test_planted_after_drop(a, tmp):
     return bad
 
 
+def kernel_text_symbol(part):
+    """The address of a kernel function whose name holds part, or None
+    (kallsyms hides addresses from us)."""
+    with open("/proc/kallsyms") as f:
+        for line in f:
+            addr, kind, name = line.split()[:3]
+            if kind in "tT" and part in name and int(addr, 16):
+                return int(addr, 16)
+    return None
+
+
+def test_planted_kst(a, tmp):
+    """With --kernel, scaler record (root) names the kernel addresses of
+    the run's .kst/.kso files from /proc/kallsyms when the command ends.
+    The attacker (nobody) plants a .kst of their own in the 1777 directory
+    meanwhile (it could claim a million slots of 30 addresses each): it is
+    not read, as the reader would not read it, so no address of its is
+    named in the profile's kallsyms file, while those the command's reads
+    of /dev/urandom were sampled at are."""
+    addr = kernel_text_symbol("reboot")
+    if addr is None:
+        return skip("hostile-planted-kst", "kernel addresses hidden in /proc/kallsyms")
+    addr += 1                           # an address no sample holds
+    os.chmod(tmp, 0o755)
+    prof = os.path.join(tmp, "kst")
+    src = os.path.join(tmp, "planted.kst")
+    slot = struct.pack("<IIQ", 1, 1, 1) + struct.pack("<Q", addr) + bytes(8 * 29)
+    with open(src, "wb") as f:
+        f.write(b"SCALERK1" + struct.pack("<IIII", 1, 1, len(slot), 0) + bytes(40) + slot)
+    os.chmod(src, 0o644)
+    p = subprocess.Popen([a.scaler, "record", "--kernel", "-o", prof, "--", "sh", "-c",
+                          "head -c 50000000 /dev/urandom > /dev/null; read x"],
+                         stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        for _ in range(1000):
+            if os.path.isdir(prof) and any(n.endswith(".meta") for n in os.listdir(prof)):
+                break
+            time.sleep(0.01)
+        err = as_nobody("cat %s > %s/p4000001-0-t0.kst" % (src, prof))
+        if err:
+            return [err]
+        out, err = p.communicate(b"\n", timeout=TIMEOUT)
+    finally:
+        if p.poll() is None:
+            p.kill()
+            p.wait()
+    if p.returncode != 0:
+        return ["exit %d stderr %r" % (p.returncode, err[-300:])]
+    named = os.path.join(prof, "kallsyms")
+    lines = open(named).read().splitlines() if os.path.exists(named) else []
+    if any(l.startswith("%016x " % addr) for l in lines):
+        return ["the planted .kst's address %x is named in %s" % (addr, named)]
+    if b"sampled per CPU" in err and not lines:
+        return ["no kernel address of the run's named: %r" % os.listdir(prof)]
+    return []
+
+
 def test_grow_after_drop(a, tmp):
     """A program started as root drops privileges and then calls more new
     APIs on its main thread than that thread's file had room for: the
@@ -512,6 +570,7 @@ def main():
                  ("hostile-drop-closeall", test_drop, "for a program that drops privileges"),
                  ("hostile-planted-after-drop", test_planted_after_drop,
                   "for a program that drops privileges"),
+                 ("hostile-planted-kst", test_planted_kst, "to run the attacker as nobody"),
                  ("hostile-grow-after-drop", test_grow_after_drop,
                   "for a program that drops privileges"),
                  ("hostile-private-files", test_private, "to run the attacker as nobody"),
