@@ -537,6 +537,7 @@ int cmd_record(int argc, char **argv)
 		for (size_t i = 0; i < sizeof(forwarded) / sizeof(forwarded[0]); i++)
 			sigaction(forwarded[i], &old[i], NULL);
 		sigprocmask(SIG_SETMASK, &oldmask, NULL);
+		record_cgroup_enter();  /* --kernel's run cgroup, if made */
 		execv(exe, cmd);
 		fprintf(stderr, "scaler: cannot run %s: %s\n", cmd[0], strerror(errno));
 		_exit(127);
@@ -554,6 +555,7 @@ int cmd_record(int argc, char **argv)
 		}
 	}
 	uint64_t wall = mono_ns() - t0;
+	record_cgroup_remove();
 	write_exit(absdir, pid, status, wall);
 	if (functions)
 		record_functions_summary(absdir);

@@ -7,13 +7,18 @@
  *
  * Per-CPU events see every task: they need root, CAP_PERFMON or
  * perf_event_paranoid <= 0. Refused, the runtime samples per thread as
- * before, and one line says so. The descriptors stay open here
+ * before, and one line says so. Where a run cgroup can be made
+ * (record_cgroup.c), each event keeps only the samples of the run's tasks
+ * and the runtime keeps its rings across a change of user; else they hold
+ * every task's and a process changing user withdraws them (kcpu.c). The
+ * line says which. The descriptors stay open here
  * (close-on-exec: the command does not inherit them) until the recorder
  * exits; a process takes its own copies with pidfd_getfd, which needs the
  * right to ptrace the recorder, as the recorder's own user or root.
  */
 #include <errno.h>
 #include <linux/perf_event.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -33,9 +38,10 @@
 #define MAX_STACK 32
 #define PERIOD_NS 2000000u      /* as src/runtime/perf.c: 500 Hz */
 
-static int open_cpu(int cpu, uint64_t period)
+static int open_cpu(int cpu, uint64_t period, bool run_only)
 {
 	struct perf_event_attr a;
+	int fd;
 
 	memset(&a, 0, sizeof(a));
 	a.size = sizeof(a);
@@ -53,7 +59,14 @@ static int open_cpu(int cpu, uint64_t period)
 	a.write_backward = 1;
 	a.use_clockid = 1;
 	a.clockid = CLOCK_MONOTONIC;
-	return (int)syscall(SYS_perf_event_open, &a, -1, cpu, -1, PERF_FLAG_FD_CLOEXEC);
+	fd = (int)syscall(SYS_perf_event_open, &a, -1, cpu, -1, PERF_FLAG_FD_CLOEXEC);
+	if (fd >= 0 && run_only && record_cgroup_filter(fd) < 0) {
+		int err = errno;
+		close(fd);
+		errno = err;
+		return -1;
+	}
+	return fd;
 }
 
 /* The online CPUs' numbers (sysfs: "0-3,6"), or -1. */
@@ -84,9 +97,10 @@ static int online_cpus(int *cpu, int max)
 	return n;
 }
 
-/* Opens and maps every CPU's event into SCALER_KCPU's value; 0, or -1
- * with errno (nothing left open). */
-static int open_all(char *spec, size_t len, int *ncpu)
+/* Opens and maps every CPU's event into SCALER_KCPU's value, its scope
+ * "run" (filtered to the run cgroup) or "all"; 0, or -1 with errno
+ * (nothing left open). */
+static int open_all(char *spec, size_t len, int *ncpu, bool run_only)
 {
 	static int cpu[KCPU_MAX], fd[KCPU_MAX];
 	const char *kp = getenv("SCALER_KERNEL_PERIOD_NS");
@@ -103,12 +117,13 @@ static int open_all(char *spec, size_t len, int *ncpu)
 	}
 	/* the pid with its start time: a process reading this after the
 	 * recorder exited must not take another one's descriptors */
-	at = (size_t)snprintf(spec, len, "%d@%llu:%zu:", (int)getpid(),
-			      (unsigned long long)sc_pid_start(getpid()), ring);
+	at = (size_t)snprintf(spec, len, "%d@%llu:%zu:%s:", (int)getpid(),
+			      (unsigned long long)sc_pid_start(getpid()), ring,
+			      run_only ? "run" : "all");
 	for (i = 0; i < n; i++) {
 		void *m;
 
-		fd[i] = open_cpu(cpu[i], period);
+		fd[i] = open_cpu(cpu[i], period, run_only);
 		if (fd[i] < 0) {
 			err = errno;
 			break;
@@ -133,24 +148,49 @@ static int open_all(char *spec, size_t len, int *ncpu)
 	return 0;
 }
 
+/* Opens the events filtered to a run cgroup where one can be made (and
+ * *run_only), else unfiltered with why in why; 0, or -1 with errno. */
+static int open_scoped(char *spec, size_t len, int *n, bool *run_only, char *why, size_t wlen)
+{
+	*run_only = false;
+	if (getenv("SCALER_KCPU_ALL") && !strcmp(getenv("SCALER_KCPU_ALL"), "1"))
+		snprintf(why, wlen, "SCALER_KCPU_ALL=1");       /* tests of the drop */
+	else if (record_cgroup_make(why, wlen) == 0) {
+		if (open_all(spec, len, n, true) == 0) {
+			*run_only = true;
+			return 0;
+		}
+		snprintf(why, wlen, "no BPF filter on a per-CPU event: %s", strerror(errno));
+		record_cgroup_remove();
+	}
+	return open_all(spec, len, n, false);
+}
+
 void record_kcpu_start(void)
 {
 	static char spec[32 * KCPU_MAX];
+	char why[512];
 	int n = 0, err = 0;
+	bool run_only;
 
 	unsetenv("SCALER_KCPU");
 	if (getenv("SCALER_PERF") && !strcmp(getenv("SCALER_PERF"), "off"))
 		return;
 	if (getenv("SCALER_KCPU_OFF") && !strcmp(getenv("SCALER_KCPU_OFF"), "1"))
 		errno = EPERM;          /* tests of the fallback */
-	else if (open_all(spec, sizeof(spec), &n) == 0) {
+	else if (open_scoped(spec, sizeof(spec), &n, &run_only, why, sizeof(why)) == 0) {
 		/* where Yama allows a process to ptrace only its descendants,
 		 * the profiled ones must reach their ancestor for its events */
 		if (geteuid() != 0)
 			prctl(PR_SET_PTRACER, PR_SET_PTRACER_ANY, 0, 0, 0);
 		setenv("SCALER_KCPU", spec, 1);
-		fprintf(stderr, "scaler: kernel stacks sampled per CPU (%d CPU%s)\n", n,
-			n == 1 ? "" : "s");
+		if (run_only)
+			fprintf(stderr, "scaler: kernel stacks sampled per CPU (%d CPU%s), the run's "
+				"tasks only (cgroup %s)\n", n, n == 1 ? "" : "s", record_cgroup_path());
+		else
+			fprintf(stderr, "scaler: kernel stacks sampled per CPU (%d CPU%s), every "
+				"task's: a process that changes user samples per thread after (%s)\n",
+				n, n == 1 ? "" : "s", why);
 		return;
 	}
 	err = errno;

@@ -6,6 +6,8 @@
 #ifndef SCALER_RECORD_KERNEL_H
 #define SCALER_RECORD_KERNEL_H
 
+#include <stddef.h>
+
 /* One `scaler:` line on stderr if kernel stacks cannot be sampled or
  * named here (perf_event_paranoid, kptr_restrict), nothing otherwise. */
 void record_kernel_say(void);
@@ -18,6 +20,18 @@ int kernel_sampling_allowed(int *err);
  * and tells the runtime in SCALER_KCPU (record_kcpu.c); else, where only
  * per-thread events are allowed, says so in one `scaler:` line. */
 void record_kcpu_start(void);
+
+/* The run cgroup (record_cgroup.c): makes it and the BPF filter keeping
+ * per-CPU samples to its tasks; 0, or -1 with why (nothing left made). */
+int record_cgroup_make(char *why, size_t len);
+/* Attaches the filter to a per-CPU event; 0 or -1 with errno. */
+int record_cgroup_filter(int event_fd);
+/* Its directory, "" when there is none. */
+const char *record_cgroup_path(void);
+/* In the command's process before its exec: moves it into the cgroup. */
+void record_cgroup_enter(void);
+/* After the command: moves what is left in it out and removes it. */
+void record_cgroup_remove(void);
 
 /* Names every kernel address the profile dir's .kst and .kso files hold, from
  * /proc/kallsyms, into dir/kallsyms (format.h, SC_KSYMS_FILE). */

@@ -10,8 +10,10 @@
  * runs on whatever the CPU does, so a switch costs it nothing.
  *
  * How: the recorder keeps the events' descriptors (its own, close-on-exec)
- * and says where in SCALER_KCPU ("PID@START:LEN:CPU=FD,CPU=FD,...", START
- * its start time, LEN the length of each ring's mapping); each process
+ * and says where in SCALER_KCPU ("PID@START:LEN:SCOPE:CPU=FD,CPU=FD,...",
+ * START its start time, LEN the length of each ring's mapping, SCOPE
+ * "run" when the events keep only the samples of the run's tasks, "all"
+ * when every task's); each process
  * (the first image, an exec'd one, a fork child, whose perf mappings are
  * not inherited) takes copies with pidfd_getfd, maps each ring read-only
  * and closes the copy. Read-only rings are in overwrite mode and written
@@ -49,6 +51,7 @@ static struct perf_event_mmap_page *ring[KCPU_MAX];
 static size_t ring_len;         /* the mapping's length, as the recorder's */
 static uint32_t nrings;         /* highest CPU mapped + 1 */
 static uint32_t mapped_pid;     /* the process that mapped them (fork) */
+static bool run_only;           /* they hold the run's tasks' samples only */
 
 static const char *spec;        /* SCALER_KCPU, or NULL */
 
@@ -118,10 +121,15 @@ static int process_rings(void)
 	if (*end != ':')
 		return -1;
 	ring_len = strtoul(end + 1, &end, 10);
-	int pfd = *end == ':' && ring_len ? recorder_open(rec, start) : -1;
+	if (*end != ':' || !ring_len)
+		return -1;
+	run_only = !strncmp(end + 1, "run:", 4);
+	if (!run_only && strncmp(end + 1, "all:", 4))
+		return -1;
+	int pfd = recorder_open(rec, start);
 	if (pfd < 0)
 		return -1;
-	const char *p = end + 1;
+	const char *p = end + 5;
 	bool ok = true;
 	while (*p && ok) {
 		unsigned long cpu = strtoul(p, &end, 10), fd;
@@ -162,16 +170,20 @@ static int process_rings(void)
 }
 
 /*
- * Before the process changes the user it runs as (uids.c): the rings hold
- * every task's samples, which a server dropping to another user must not
- * be able to read (doc/security.md). Each mapping is replaced, in place
- * and at once, by zero pages: a thread reading it meanwhile sees a ring
- * of size 0, with nothing in it, never an unmapped page. Later threads,
- * fork children and exec'd images of this process map none. True if
- * there were rings.
+ * Before the process changes the user it runs as (uids.c). Rings holding
+ * only the run's tasks' samples stay: the new user may read what the
+ * run's tasks do in the kernel, nothing of any other task
+ * (doc/security.md). Rings holding every task's must not stay readable
+ * by a server dropping to another user: each mapping is replaced, in
+ * place and at once, by zero pages (a thread reading it meanwhile sees a
+ * ring of size 0, never an unmapped page), and later threads, fork
+ * children and exec'd images of this process map none. True if rings
+ * were withdrawn.
  */
 bool sc_kcpu_drop(void)
 {
+	if (run_only)
+		return false;
 	spec = NULL;
 	uint32_t n = __atomic_exchange_n(&nrings, 0, __ATOMIC_ACQ_REL);
 	for (uint32_t c = 0; c < n; c++)

@@ -163,7 +163,7 @@ static void test_kcpu(void)
 	pg->data_size = KDATA;
 	kdata = m + 4096;
 	char spec[8192];
-	int n = snprintf(spec, sizeof(spec), "%d@%llu:%u:", (int)getpid(),
+	int n = snprintf(spec, sizeof(spec), "%d@%llu:%u:all:", (int)getpid(),
 			 (unsigned long long)sc_pid_start(getpid()), 4096 + KDATA);
 	for (long c = 0; c < cpus && c < 256; c++)
 		n += snprintf(spec + n, sizeof(spec) - (size_t)n, "%s%ld=%d", c ? "," : "", c, fd);

@@ -7,14 +7,26 @@ must be most of that time and its top kernel functions the getrandom /
 chacha path, whichever way it was sampled.
 
 kernel-cpu-random: per CPU, in the recorded process itself.
-kernel-cpu-fork: per CPU, in a fork child that drops to nobody before
-  its first call, its parent having written over its environment (nginx's
-  master and workers): the child maps every CPU's ring at the fork (it
-  counts them in /proc/self/maps), none any more once it is nobody (they
-  show every task's kernel stacks), and its getrandom's kernel time is
-  still sampled, by an event of its own opened before the change; the
-  parent's read, blocked meanwhile, gets none of the child's samples
-  (the rings hold every task's: each thread takes only its own).
+kernel-cpu-drop: per CPU, filtered to the run's cgroup, in a fork child
+  that drops to nobody between starting one thread and a second, beside
+  a process outside the run kept busy in the kernel on the same CPU: the
+  child keeps every CPU's ring after the drop, both threads' calls have
+  their kernel time, and the outsider's pid is in no record the child can
+  read, before the drop or after (the rings hold the run's tasks only).
+kernel-cpu-drop-all: the same with SCALER_KCPU_ALL=1 (rings of every
+  task's samples, as where no run cgroup can be made): the child read the
+  outsider's samples before the drop (what the filter keeps out), maps no
+  ring after it, and its threads, without the right to sample themselves
+  per thread, have no kernel time.
+kernel-cpu-fork: per CPU, every task's samples (SCALER_KCPU_ALL=1), in a
+  fork child that drops to nobody before its first call, its parent
+  having written over its environment (nginx's master and workers): the
+  child maps every CPU's ring at the fork (it counts them in
+  /proc/self/maps), none any more once it is nobody (they show every
+  task's kernel stacks), and its getrandom's kernel time is still
+  sampled, by an event of its own opened before the change; the parent's
+  read, blocked meanwhile, gets none of the child's samples (the rings
+  hold every task's: each thread takes only its own).
 kernel-thread-fallback: SCALER_KCPU_OFF=1 (per-CPU events refused, as a
   test): per-thread events, the same figures.
 kernel-unprivileged: scaler record --kernel run as nobody: per-CPU events
@@ -33,7 +45,10 @@ from harness import guarded, report_json_of, run, skip
 MODE = "e2e"
 VARIANTS = ("lazy",)
 NOBODY = 65534
-PER_CPU = re.compile(r"^scaler: kernel stacks sampled per CPU \((\d+) CPUs?\)$", re.M)
+PER_CPU = re.compile(r"^scaler: kernel stacks sampled per CPU \((\d+) CPUs?\), (the run's tasks "
+                     r"only \(cgroup /.*/scaler-\d+\)|every task's: .*)$", re.M)
+RUN_ONLY = "the run's tasks only"
+RING_LEN = 65 * os.sysconf("SC_PAGE_SIZE")      # record_kcpu.c's: 64 data pages
 PER_THREAD = "scaler: kernel stacks sampled per thread, which costs each context switch"
 
 
@@ -66,12 +81,12 @@ def record(t, name, args, env=None, preexec_fn=None, outdir=None):
     return out.decode(), err.decode(errors="replace"), report_json_of(t.scaler, prof)
 
 
-def getrandom_rows(d):
-    """The getrandom row of each process, by pid."""
+def getrandom_rows(d, api="getrandom"):
+    """The getrandom (or api) row of each process, by pid."""
     rows = {}
     for p in d["processes"]:
         for c in p["calls"]:
-            if c["api"] == "getrandom" and c["caller"] == "sc_kcpu":
+            if c["api"] == api and c["caller"] == "sc_kcpu":
                 rows[p["pid"]] = c
     return rows
 
@@ -120,7 +135,8 @@ def cpu_fork(t):
     if os.geteuid() != 0:
         return skip("kernel-cpu-fork", "not root: the child cannot drop to nobody")
     # record_kcpu.c's mapping: 64 data pages and the header page
-    out, err, d = record(t, "kc-fork", ["fork", str(NOBODY), str(65 * os.sysconf("SC_PAGE_SIZE"))])
+    out, err, d = record(t, "kc-fork", ["fork", str(NOBODY), str(RING_LEN)],
+                         env={"SCALER_KCPU_ALL": "1"})
     said = per_cpu_said(err)
     if said is None:
         return skip("kernel-cpu-fork", "per-CPU events not allowed here")
@@ -144,6 +160,54 @@ def cpu_fork(t):
         said.append("the parent's blocked read has %r ns of kernel samples of %d ns" %
                     (reads[0]["kernel"]["on_cpu_ns"], reads[0]["total_ns"]))
     return said + in_kernel(rows[child[0]], "nobody's fork child")
+
+
+def drop(t, every):
+    """kernel-cpu-drop (every False) or kernel-cpu-drop-all."""
+    name = "kernel-cpu-drop-all" if every else "kernel-cpu-drop"
+    if os.geteuid() != 0:
+        return skip(name, "not root: the child cannot drop to nobody")
+    cpu = min(os.sched_getaffinity(0))
+    pin = lambda: os.sched_setaffinity(0, {cpu})        # noqa: E731
+    outside = subprocess.Popen([t.exe("kcpu"), "busy", "30"], preexec_fn=pin)
+    try:
+        out, err, d = record(t, name.replace("kernel-cpu", "kc"), ["drop", str(NOBODY), str(RING_LEN), str(outside.pid)],
+                             env={"SCALER_KCPU_ALL": "1"} if every else None, preexec_fn=pin)
+    finally:
+        outside.kill()
+        outside.wait()
+    said = per_cpu_said(err)
+    if said is None:
+        return skip(name, "per-CPU events not allowed here")
+    if not every and RUN_ONLY not in err:
+        return skip(name, "no run cgroup here: %r" % err.strip()[-200:])
+    rings, before, after, own = [int(x) for x in out.split()[1:5]]
+    rows = [getrandom_rows(d, api) for api in ("getrandom", "syscall")]
+    if [len(r) for r in rows] != [1, 1]:
+        return said + ["getrandom / syscall rows in pids %r, want one each" %
+                       [list(r) for r in rows]]
+    first, second = [list(r.values())[0] for r in rows]
+    if every:
+        if before <= 0:
+            said.append("the child read no sample of the outsider (pid %d) before the "
+                        "drop: the check below could not see one" % outside.pid)
+        if rings:
+            said.append("the child, now nobody, still maps %d rings of every task's "
+                        "samples" % rings)
+        if paranoid() >= 2 and any((c.get("kernel") or {}).get("on_cpu_ns") for c in
+                                   (first, second)):
+            said.append("kernel samples after the drop without rings or the right to "
+                        "sample per thread")
+        return said
+    if rings != online_cpus():
+        said.append("the child maps %d rings after the drop, want %d" % (rings, online_cpus()))
+    if before or after:
+        said.append("the child read %d samples of the outsider (pid %d) before the drop, "
+                    "%d after, want none" % (before, outside.pid, after))
+    if own <= 0:
+        said.append("the child read none of its own samples in its rings")
+    return said + in_kernel(first, "thread started before the drop") + \
+        in_kernel(second, "thread started after the drop")
 
 
 def thread_fallback(t):
@@ -199,5 +263,7 @@ def unprivileged(t):
 def checks(t):
     guarded("kernel-cpu-random", None, lambda: cpu_random(t))
     guarded("kernel-cpu-fork", None, lambda: cpu_fork(t))
+    guarded("kernel-cpu-drop", None, lambda: drop(t, False))
+    guarded("kernel-cpu-drop-all", None, lambda: drop(t, True))
     guarded("kernel-thread-fallback", None, lambda: thread_fallback(t))
     guarded("kernel-unprivileged", None, lambda: unprivileged(t))

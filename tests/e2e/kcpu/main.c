@@ -10,12 +10,29 @@
  *               prints the child's time and how many perf mappings of
  *               ring length LEN bytes (the recorder's per-CPU rings) the
  *               child had before and after the drop: "fork NS BEFORE AFTER"
+ *   drop UID LEN PID
+ *               forks a child that starts a thread, lets process PID run
+ *               for 200 ms, drops to UID, starts a second thread; the
+ *               first makes the 16 calls with getrandom(), the second
+ *               with syscall(SYS_getrandom) (a row each); the parent prints "drop
+ *               RINGS FOREIGN_BEFORE FOREIGN_AFTER OWN": how many rings
+ *               of LEN bytes the child still maps after the drop, how
+ *               many samples of process PID (one outside the run) they
+ *               held before the drop and after the calls, and how many of
+ *               the child's own after the calls (records it can read in
+ *               them, the kernel's layout)
+ *   busy SECONDS
+ *               getrandom of 64 KB buffers for SECONDS: kernel time
  */
 #define _GNU_SOURCE
+#include <linux/perf_event.h>
+#include <pthread.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -46,6 +63,41 @@ static int rings(unsigned long len)
 	return n;
 }
 
+/* Samples of process pid in the perf rings of len bytes mapped here, as
+ * far back as they can be read (a ring written backward: from data_head
+ * on, newest to oldest). */
+static long long samples_of(unsigned long len, unsigned pid)
+{
+	FILE *f = fopen("/proc/self/maps", "r");
+	char line[512];
+	long long n = 0;
+	unsigned long lo, hi;
+	while (f && fgets(line, sizeof(line), f)) {
+		if (!strstr(line, "[perf_event]") || sscanf(line, "%lx-%lx", &lo, &hi) != 2 ||
+		    hi - lo != len)
+			continue;
+		struct perf_event_mmap_page *pg = (void *)lo;
+		uint64_t head = __atomic_load_n(&pg->data_head, __ATOMIC_ACQUIRE);
+		uint64_t size = pg->data_size, off = 0;
+		const char *data = (const char *)pg + pg->data_offset;
+		while (size && off + sizeof(struct perf_event_header) <= size) {
+			struct perf_event_header h;
+			uint32_t who[2];
+			memcpy(&h, data + (head + off) % size, sizeof(h));
+			if (h.size < sizeof(h) || off + h.size > size || (h.size & 7))
+				break;
+			if (h.type == PERF_RECORD_SAMPLE) {
+				memcpy(who, data + (head + off + sizeof(h)) % size, sizeof(who));
+				n += who[0] == pid;
+			}
+			off += h.size;
+		}
+	}
+	if (f)
+		fclose(f);
+	return n;
+}
+
 static long long randoms(void)
 {
 	long long t0 = now_ns();
@@ -55,14 +107,95 @@ static long long randoms(void)
 	return now_ns() - t0;
 }
 
+/* The child's figures r[n] down pipe p, and its exit. */
+static void report(int *p, const long long *r, size_t n)
+{
+	_exit(write(p[1], r, n * sizeof(*r)) == (ssize_t)(n * sizeof(*r)) ? 0 : 4);
+}
+
+/* The parent: child pid's n figures from pipe p, printed after word;
+ * 0, or 1 when the child failed. */
+static int print_child(int *p, pid_t pid, const char *word, size_t n)
+{
+	long long r[8];
+	int st;
+	if (read(p[0], r, n * sizeof(*r)) != (ssize_t)(n * sizeof(*r)) ||
+	    waitpid(pid, &st, 0) != pid || !WIFEXITED(st) || WEXITSTATUS(st))
+		return 1;
+	printf("%s", word);
+	for (size_t i = 0; i < n; i++)
+		printf(" %lld", r[i]);
+	printf("\n");
+	return 0;
+}
+
+static int go[2];                /* the first thread waits for the drop */
+
+static void *randoms_thread(void *arg)
+{
+	char c;
+	if (read(go[0], &c, 1) != 1)
+		exit(5);
+	(void)arg;
+	randoms();
+	return NULL;
+}
+
+static void *syscalls_thread(void *arg)
+{
+	(void)arg;
+	for (int i = 0; i < 16; i++)
+		if (syscall(SYS_getrandom, big, sizeof(big), 0) != (long)sizeof(big))
+			exit(2);
+	return NULL;
+}
+
+/* drop UID LEN PID */
+static int drop(char **argv)
+{
+	unsigned long len = strtoul(argv[3], NULL, 10);
+	unsigned outside = (unsigned)strtoul(argv[4], NULL, 10);
+	int p[2];
+	if (pipe(p))
+		return 2;
+	pid_t pid = fork();
+	if (pid < 0)
+		return 2;
+	if (pid == 0) {
+		pthread_t t[2];
+		if (pipe(go) || pthread_create(&t[0], NULL, randoms_thread, NULL))
+			_exit(3);
+		usleep(200000);
+		long long before = samples_of(len, outside);
+		if (setgid((gid_t)atoi(argv[2])) || setuid((uid_t)atoi(argv[2])) ||
+		    write(go[1], "", 1) != 1 || pthread_create(&t[1], NULL, syscalls_thread, NULL))
+			_exit(3);
+		for (int i = 0; i < 2; i++)
+			pthread_join(t[i], NULL);
+		long long r[4] = {rings(len), before, samples_of(len, outside),
+				  samples_of(len, (unsigned)getpid())};
+		report(p, r, 4);
+	}
+	return print_child(p, pid, "drop", 4);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc == 2 && !strcmp(argv[1], "random")) {
 		printf("random %lld\n", randoms());
 		return 0;
 	}
+	if (argc == 3 && !strcmp(argv[1], "busy")) {
+		long long end = now_ns() + atoll(argv[2]) * 1000000000LL;
+		while (now_ns() < end)
+			if (getrandom(big, 65536, 0) != 65536)
+				return 2;
+		return 0;
+	}
+	if (argc == 5 && !strcmp(argv[1], "drop"))
+		return drop(argv);
 	if (argc != 4 || strcmp(argv[1], "fork")) {
-		fprintf(stderr, "usage: sc_kcpu random | fork UID LEN\n");
+		fprintf(stderr, "usage: sc_kcpu random | fork UID LEN | drop UID LEN PID | busy S\n");
 		return 2;
 	}
 	int p[2];
@@ -79,15 +212,7 @@ int main(int argc, char **argv)
 		if (getuid() == 0 && (setgid((gid_t)atoi(argv[2])) || setuid((uid_t)atoi(argv[2]))))
 			_exit(3);
 		long long r[3] = {randoms(), before, rings(len)};
-		if (write(p[1], r, sizeof(r)) != sizeof(r))
-			_exit(4);
-		_exit(0);
+		report(p, r, 3);
 	}
-	long long r[3];
-	int st;
-	if (read(p[0], r, sizeof(r)) != sizeof(r) || waitpid(pid, &st, 0) != pid ||
-	    !WIFEXITED(st) || WEXITSTATUS(st))
-		return 1;
-	printf("fork %lld %lld %lld\n", r[0], r[1], r[2]);
-	return 0;
+	return print_child(p, pid, "fork", 3);
 }
