@@ -134,34 +134,43 @@ static size_t ring_copy(const char *data, uint64_t size, uint64_t tail, uint64_t
 	return hh.size;
 }
 
-/* Reads the ring's samples up to time `until`: the last one read is the
- * stack of the latest switch-out before it. */
-static void read_until(struct sc_perf *pf, uint64_t until)
+/* The latest stack sampled at or before `until` in the ring's records
+ * from *tail on: its frames in stack[*n], its time in *ns (*n left as it
+ * was when there is none); *tail moves past the records read. */
+static void read_until(const struct perf_event_mmap_page *pg, uint64_t until, uint64_t *tail,
+		       uint64_t *stack, uint32_t *n, uint64_t *ns)
 {
-	struct perf_event_mmap_page *pg = pf->oring;
-	uint64_t head = __atomic_load_n(&pg->data_head, __ATOMIC_ACQUIRE), tail = pf->otail;
+	uint64_t head = __atomic_load_n(&pg->data_head, __ATOMIC_ACQUIRE), at = *tail;
 	const char *data = (const char *)pg + pg->data_offset;
 	union {
 		struct perf_event_header h;
 		uint64_t w[4 + SC_OFFCPU_MAX_STACK + 8];
 	} buf;
-	size_t n;
+	size_t len;
 	if (!pg->data_size || !pg->data_offset)
 		return;
-	while ((n = ring_copy(data, pg->data_size, tail, head, &buf, sizeof(buf))) != 0) {
+	while ((len = ring_copy(data, pg->data_size, at, head, &buf, sizeof(buf))) != 0) {
 		const uint64_t *body = buf.w + 1;
 		size_t words = (buf.h.size - sizeof(buf.h)) / 8;
-		if (n <= sizeof(buf) && buf.h.type == PERF_RECORD_SAMPLE && words >= 2 &&
+		if (len <= sizeof(buf) && buf.h.type == PERF_RECORD_SAMPLE && words >= 2 &&
 		    body[1] <= words - 2) {
 			if (body[0] > until)
 				break;
-			pf->ostack_ns = body[0];
-			pf->ostack_n = sc_perf_kernel_frames(body + 2, body[1], pf->ostack);
+			*ns = body[0];
+			*n = sc_perf_kernel_frames(body + 2, body[1], stack);
 		}
-		tail += n;
+		at += len;
 	}
-	pf->otail = tail;
-	__atomic_store_n(&pg->data_tail, tail, __ATOMIC_RELEASE);
+	*tail = at;
+}
+
+/* Books stack (n frames, sampled at stack_ns) for a switch-out at out_ns
+ * that kept the thread off the CPU ns, if it is that switch-out's. */
+static void book(struct sc_perf *pf, uint32_t entry, const uint64_t *stack, uint32_t n,
+		 uint64_t stack_ns, uint64_t out_ns, uint64_t ns)
+{
+	if (ns && n && stack_ns <= out_ns && out_ns - stack_ns <= NEAR_NS)
+		sc_kst_add(pf->kso, entry, stack, n, ns);
 }
 
 void sc_offcpu_gap(struct sc_thread *t, uint32_t entry, uint64_t out_ns, uint64_t ns)
@@ -169,8 +178,25 @@ void sc_offcpu_gap(struct sc_thread *t, uint32_t entry, uint64_t out_ns, uint64_
 	struct sc_perf *pf = &t->perf;
 	if (!pf->oring)
 		return;
-	read_until(pf, out_ns);
-	if (ns && pf->ostack_n && pf->ostack_ns <= out_ns && out_ns - pf->ostack_ns <= NEAR_NS)
-		sc_kst_add(pf->kso, entry, pf->ostack, pf->ostack_n, ns);
+	read_until(pf->oring, out_ns, &pf->otail, pf->ostack, &pf->ostack_n, &pf->ostack_ns);
+	__atomic_store_n(&pf->oring->data_tail, pf->otail, __ATOMIC_RELEASE);
+	book(pf, entry, pf->ostack, pf->ostack_n, pf->ostack_ns, out_ns, ns);
 	pf->ostack_n = 0;       /* each switch-out's stack once */
+}
+
+/*
+ * At the image's end, for thread t still off the CPU since out_ns (its
+ * call blocked: credit_in_flight), from another thread: the stack where
+ * it left the CPU, read without consuming the ring or changing t's
+ * reading state (t may wake and read it meanwhile).
+ */
+void sc_offcpu_open(struct sc_thread *t, uint32_t entry, uint64_t out_ns, uint64_t ns)
+{
+	struct sc_perf *pf = &t->perf;
+	uint64_t tail = pf->otail, stack[SC_KST_DEPTH], stack_ns = 0;
+	uint32_t n = 0;
+	if (!pf->oring || !pf->kso)
+		return;
+	read_until(pf->oring, out_ns, &tail, stack, &n, &stack_ns);
+	book(pf, entry, stack, n, stack_ns, out_ns, ns);
 }

@@ -546,10 +546,12 @@ static void drain(struct sc_thread *t, const struct anchors *a)
  * blocked (sc_threads_finish_all): the gap since its last switch-out, if
  * it is off the CPU now, found by reading its ring without consuming it
  * (its owner may be reading it). Returns the gap in ticks (0 if it is on
- * the CPU or unknown) with the TSC of the switch-out in *at and whether
- * it was a preemption in *preempt.
+ * the CPU or unknown) with the TSC of the switch-out in *at, its
+ * CLOCK_MONOTONIC time in *out_at and whether it was a preemption in
+ * *preempt.
  */
-uint64_t sc_perf_open_gap(const struct sc_thread *t, uint64_t now, uint64_t *at, bool *preempt)
+uint64_t sc_perf_open_gap(const struct sc_thread *t, uint64_t now, uint64_t *at, uint64_t *out_at,
+			  bool *preempt)
 {
 	const struct perf_event_mmap_page *pg = t->ring;
 	if (!pg)
@@ -582,6 +584,7 @@ uint64_t sc_perf_open_gap(const struct sc_thread *t, uint64_t now, uint64_t *at,
 		return 0;
 	struct anchors a = {t->perf.anchor_tsc, t->perf.anchor_ns, now, mono};
 	*at = ns_to_tsc(out_ns, &a);
+	*out_at = out_ns;
 	*preempt = pre;
 	uint64_t gap = ns_ticks(mono - out_ns);
 	if (*at < t->perf.floor_tsc) {          /* begun before a reset */
@@ -590,6 +593,16 @@ uint64_t sc_perf_open_gap(const struct sc_thread *t, uint64_t now, uint64_t *at,
 		*at = t->perf.floor_tsc;
 	}
 	return gap;
+}
+
+/* The stack where thread t, blocked at the image's end, left the CPU at
+ * out_ns (sc_perf_open_gap), given with the time since to the call of
+ * frame g (offcpu.c). */
+void sc_perf_open_stack(struct sc_thread *t, const struct sc_frame *g, uint64_t out_ns)
+{
+	uint64_t mono = sc_mono_ns();
+	if (mono > out_ns)
+		sc_offcpu_open(t, entry_of(t, g), out_ns, mono - out_ns);
 }
 
 /*

@@ -540,9 +540,12 @@ void sc_perf_return(struct sc_frame *f, uint64_t now) SC_HIDDEN;
 uint64_t sc_perf_off(struct sc_frame *f, uint64_t now) SC_HIDDEN;
 void sc_perf_reset(struct sc_thread *t, uint64_t from) SC_HIDDEN;
 /* at the end: the gap since t's last switch-out if it is off the CPU
- * now (ticks, 0 if not), its TSC in *at, a preemption or not */
-uint64_t sc_perf_open_gap(const struct sc_thread *t, uint64_t now, uint64_t *at,
+ * now (ticks, 0 if not), its TSC in *at, its time in *out_at, a
+ * preemption or not; and the kernel stack of that switch-out, given to
+ * frame g's call */
+uint64_t sc_perf_open_gap(const struct sc_thread *t, uint64_t now, uint64_t *at, uint64_t *out_at,
 			  bool *preempt) SC_HIDDEN;
+void sc_perf_open_stack(struct sc_thread *t, const struct sc_frame *g, uint64_t out_at) SC_HIDDEN;
 /* one kernel stack (innermost first) of entry slot `entry` counted w
  * times in table h (.kst, .kso: format.h) */
 void sc_kst_add(struct sc_kst_header *h, uint32_t entry, const uint64_t *ip, uint32_t n,
@@ -559,6 +562,7 @@ void sc_offcpu_forget(struct sc_thread *t) SC_HIDDEN;
 /* t, switched out at out_ns (CLOCK_MONOTONIC) in entry slot `entry` (as
  * sc_kst_add's), stayed blocked ns (0: it was preempted) */
 void sc_offcpu_gap(struct sc_thread *t, uint32_t entry, uint64_t out_ns, uint64_t ns) SC_HIDDEN;
+void sc_offcpu_open(struct sc_thread *t, uint32_t entry, uint64_t out_ns, uint64_t ns) SC_HIDDEN;
 
 /* init.c: start-up (0, or -1 said and left unhooked); the end of the
  * image, status from exit()/_exit() when known */

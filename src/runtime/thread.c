@@ -416,9 +416,9 @@ static void credit_in_flight(struct sc_thread *t, uint64_t now, uint64_t pnow)
 		return;
 	/* a thread off the CPU now (blocked in the call in flight): its
 	 * gap so far goes to the innermost call that began before it */
-	uint64_t gap_at = 0;
+	uint64_t gap_at = 0, out_at = 0;
 	bool gap_pre = false;
-	uint64_t gap = sc_perf_open_gap(t, now, &gap_at, &gap_pre);
+	uint64_t gap = sc_perf_open_gap(t, now, &gap_at, &out_at, &gap_pre);
 	/* the clock's share of the Waits in flight inside the next frame and
 	 * of its time off the CPU so far (the open gap included): no part of its
 	 * own share, as at a return (trampoline.S, perf.c) */
@@ -463,6 +463,7 @@ static void credit_in_flight(struct sc_thread *t, uint64_t now, uint64_t pnow)
 			} else {
 				r->wblocked += g;
 				r->rblocked += g;
+				sc_perf_open_stack(t, f, out_at);
 			}
 			gap = 0;
 		}

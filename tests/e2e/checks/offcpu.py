@@ -28,6 +28,9 @@ in the kernel. The write into a full pipe blocked in pipe_write (below
 vfs_write), the sleep in do_nanosleep, each function holding nearly all
 of the call's off_cpu_ns; the text view's "blocked in" line names them,
 the HTML's kernel table too, and the --wall walk ends at them.
+offcpu-kernel-stuck (record --off-cpu): a read of an empty pipe still
+blocked when the process exits 200 ms later is booked at the end with its
+blocked time, and where it blocked (pipe_read) holds it too.
 """
 import json
 import os
@@ -206,6 +209,29 @@ def blocked_in(t, mode, args, fn, want_text):
     return bad
 
 
+def blocked_at_end(t):
+    name = "offcpu-kernel-stuck"
+    own, d, prof, err = record_mode(t, "kostuck", ["stuck"], kernel="--off-cpu")
+    if kernel_denied(err):
+        return skip(name, kernel_denied(err))
+    for line in err.splitlines():
+        if "off-CPU stacks not sampled" in line:
+            return skip(name, line.strip())
+    c = call(d, "read")
+    k = c.get("kernel") or {}
+    off = k.get("off_cpu_ns") or 0
+    fns = {f["name"]: f["ns"] for f in k.get("off_cpu_functions", [])}
+    bad = []
+    if c["count"] != 1 or off < 0.9 * own:
+        bad.append("read: %d calls, off_cpu_ns %d, the main thread slept %d" %
+                   (c["count"], off, own))
+    hit = [n for n in fns if "pipe_read" in n]
+    if not hit or fns[hit[0]] < 0.9 * off:
+        bad.append("no off-CPU function pipe_read holding 90 %% of %d ns: %r" %
+                   (off, sorted(fns.items(), key=lambda x: -x[1])[:8]))
+    return bad
+
+
 def kernel_top(k):
     return [f["name"] for f in k.get("functions", [])[:12]]
 
@@ -300,3 +326,4 @@ def checks(t):
             lambda: blocked_in(t, "pipe", ["pipe"], "pipe_write", "pipe_write"))
     guarded("offcpu-kernel-sleep", None,
             lambda: blocked_in(t, "sleep", ["sleep"], "nanosleep", "nanosleep"))
+    guarded("offcpu-kernel-stuck", None, lambda: blocked_at_end(t))

@@ -16,6 +16,9 @@
  *               randomizer makes 8 getrandom calls of 8 MB meanwhile: most
  *               of the wall time blocked, most of the CPU time in the
  *               kernel's getrandom
+ *   stuck       a thread blocks in a read of an empty pipe for good; the
+ *               main thread sleeps 200 ms (NS) and exits the process:
+ *               the read is still blocked at the end
  */
 #define _GNU_SOURCE
 #include <fcntl.h>
@@ -68,6 +71,16 @@ static void *sleeper(void *arg)
 	struct timespec ts = {0, 50000000};
 	for (int i = 0; i < 20; i++)
 		nanosleep(&ts, NULL);
+	return arg;
+}
+
+static int stuck_fd[2];
+
+static void *stuck(void *arg)
+{
+	char c;
+	if (read(stuck_fd[0], &c, 1) >= 0)
+		return &c == arg ? arg : NULL;
 	return arg;
 }
 
@@ -158,9 +171,17 @@ int main(int argc, char **argv)
 		t1 = now_ns();
 		if (ra || rb)
 			return 3;
+	} else if (!strcmp(mode, "stuck")) {
+		pthread_t a;
+		struct timespec ts = {0, 200000000};
+		if (pipe(stuck_fd) || pthread_create(&a, NULL, stuck, NULL))
+			return 2;
+		t0 = now_ns();
+		nanosleep(&ts, NULL);
+		t1 = now_ns();
 	} else {
-		fprintf(stderr, "usage: sc_offcpu read|pipe|fdatasync|sleep|preempt|tiny|random|mixed "
-			"[FILE]\n");
+		fprintf(stderr, "usage: sc_offcpu read|pipe|fdatasync|sleep|preempt|tiny|random|mixed|"
+			"stuck [FILE]\n");
 		return 2;
 	}
 	printf("%s %lld\n", mode, t1 - t0);
