@@ -538,11 +538,13 @@ int cmd_record(int argc, char **argv)
 			sigaction(forwarded[i], &old[i], NULL);
 		sigprocmask(SIG_SETMASK, &oldmask, NULL);
 		record_cgroup_enter();  /* --kernel's run cgroup, if made */
+		record_kcpu_wait();
 		execv(exe, cmd);
 		fprintf(stderr, "scaler: cannot run %s: %s\n", cmd[0], strerror(errno));
 		_exit(127);
 	}
 	child_pid = pid;
+	record_kcpu_release(pid);
 	sigprocmask(SIG_SETMASK, &oldmask, NULL);
 	int status;
 	if (interval) {

@@ -17,6 +17,7 @@
  * right to ptrace the recorder, as the recorder's own user or root.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <linux/perf_event.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -166,6 +167,35 @@ static int open_scoped(char *spec, size_t len, int *n, bool *run_only, char *why
 	return open_all(spec, len, n, false);
 }
 
+/* Read end, write end; -1 when the command need not wait. */
+static int gate[2] = { -1, -1 };
+
+void record_kcpu_wait(void)
+{
+	char c;
+
+	if (gate[0] < 0)
+		return;
+	close(gate[1]);
+	while (read(gate[0], &c, 1) < 0 && errno == EINTR)
+		;
+	close(gate[0]);
+}
+
+void record_kcpu_release(pid_t pid)
+{
+	if (gate[0] < 0)
+		return;
+	/* EINVAL without Yama: nothing to declare */
+	prctl(PR_SET_PTRACER, (unsigned long)pid, 0, 0, 0);
+	close(gate[0]);
+	if (write(gate[1], "", 1) < 0) {
+		/* the command waits for the end of file instead */
+	}
+	close(gate[1]);
+	gate[0] = gate[1] = -1;
+}
+
 void record_kcpu_start(void)
 {
 	static char spec[32 * KCPU_MAX];
@@ -179,10 +209,12 @@ void record_kcpu_start(void)
 	if (getenv("SCALER_KCPU_OFF") && !strcmp(getenv("SCALER_KCPU_OFF"), "1"))
 		errno = EPERM;          /* tests of the fallback */
 	else if (open_scoped(spec, sizeof(spec), &n, &run_only, why, sizeof(why)) == 0) {
-		/* where Yama allows a process to ptrace only its descendants,
-		 * the profiled ones must reach their ancestor for its events */
-		if (geteuid() != 0)
-			prctl(PR_SET_PTRACER, PR_SET_PTRACER_ANY, 0, 0, 0);
+		/* where Yama lets a process ptrace only its descendants, the
+		 * profiled ones must reach their ancestor for its events: the
+		 * command (and so its descendants) is declared after the fork,
+		 * and waits at this gate until it is (record_kcpu_release) */
+		if (geteuid() != 0 && pipe2(gate, O_CLOEXEC) < 0)
+			gate[0] = gate[1] = -1;
 		setenv("SCALER_KCPU", spec, 1);
 		if (run_only)
 			fprintf(stderr, "scaler: kernel stacks sampled per CPU (%d CPU%s), the run's "

@@ -7,6 +7,7 @@
 #define SCALER_RECORD_KERNEL_H
 
 #include <stddef.h>
+#include <sys/types.h>
 
 /* One `scaler:` line on stderr if kernel stacks cannot be sampled or
  * named here (perf_event_paranoid, kptr_restrict), nothing otherwise. */
@@ -20,6 +21,13 @@ int kernel_sampling_allowed(int *err);
  * and tells the runtime in SCALER_KCPU (record_kcpu.c); else, where only
  * per-thread events are allowed, says so in one `scaler:` line. */
 void record_kcpu_start(void);
+/* Where per-CPU events were opened by a user other than root: in the
+ * command's process before its exec, waits until record_kcpu_release
+ * has run in the recorder, which declares the command's pid (so its
+ * descendants) the one that may take the events (Yama's ptrace scope 1),
+ * not any process. Both do nothing otherwise. */
+void record_kcpu_wait(void);
+void record_kcpu_release(pid_t pid);
 
 /* The run cgroup (record_cgroup.c): makes it and the BPF filter keeping
  * per-CPU samples to its tasks; 0, or -1 with why (nothing left made). */

@@ -29,6 +29,12 @@ kernel-cpu-fork: per CPU, every task's samples (SCALER_KCPU_ALL=1), in a
   hold every task's: each thread takes only its own).
 kernel-thread-fallback: SCALER_KCPU_OFF=1 (per-CPU events refused, as a
   test): per-thread events, the same figures.
+kernel-cpu-perfmon: scaler record --kernel run as nobody with CAP_PERFMON
+  (ambient, by setpriv): per-CPU events of every task's samples (no run
+  cgroup for nobody), taken by the command through the gate by which the
+  recorder declares the command's pid its ptracer (Yama) before letting
+  it exec: the command runs (it would wait forever behind a gate never
+  opened), and its getrandom's kernel time is sampled per CPU. Root only.
 kernel-unprivileged: scaler record --kernel run as nobody: per-CPU events
   refused; with paranoid 2 no kernel samples at all (said, calls still
   counted exactly), with paranoid 1 per thread. Root only (else skipped).
@@ -260,10 +266,47 @@ def unprivileged(t):
     return bad
 
 
+def perfmon(t):
+    if os.geteuid() != 0 or not shutil.which("setpriv"):
+        return skip("kernel-cpu-perfmon", "not root or no setpriv: no user to become")
+    outdir = tempfile.mkdtemp(prefix="scaler-kcpu-")
+    try:
+        os.chown(outdir, NOBODY, NOBODY)
+        prof = os.path.join(outdir, "kc-perfmon")
+        cmd = ["setpriv", "--reuid=%d" % NOBODY, "--regid=%d" % NOBODY, "--clear-groups",
+               "--inh-caps=+perfmon", "--ambient-caps=+perfmon", "--",
+               t.scaler, "record", "--kernel", "-o", prof, "--", t.exe("kcpu"), "random"]
+        p = subprocess.run(cmd, capture_output=True, timeout=120, cwd=outdir)
+        err = p.stderr.decode(errors="replace")
+        if p.returncode != 0 and ("perfmon" in err or "setpriv" in err):
+            return skip("kernel-cpu-perfmon", "CAP_PERFMON not grantable: %r" % err[-200:])
+        if p.returncode != 0:
+            return ["record as nobody with CAP_PERFMON exited %d: %r" % (p.returncode, err[-300:])]
+        said = per_cpu_said(err)
+        if said is None:
+            return ["stderr %r: want the per-CPU line (CAP_PERFMON)" % err.strip()[-300:]]
+        d = report_json_of(t.scaler, prof)
+    finally:
+        shutil.rmtree(outdir, ignore_errors=True)
+    rows = getrandom_rows(d)
+    if len(rows) != 1:
+        return said + ["%d processes with getrandom, want 1" % len(rows)]
+    c = list(rows.values())[0]
+    k = c.get("kernel") or {}
+    on = c["total_ns"] - (k.get("preempted_ns") or 0) - c["wait_ns"]
+    if c["count"] != 16:
+        said.append("getrandom count %d, want 16" % c["count"])
+    if not (k.get("on_cpu_ns") or 0) >= 0.7 * on:
+        said.append("getrandom kernel on-CPU %r of %d ns on the CPU, want >= 70 %%" %
+                    (k.get("on_cpu_ns"), on))
+    return said
+
+
 def checks(t):
     guarded("kernel-cpu-random", None, lambda: cpu_random(t))
     guarded("kernel-cpu-fork", None, lambda: cpu_fork(t))
     guarded("kernel-cpu-drop", None, lambda: drop(t, False))
     guarded("kernel-cpu-drop-all", None, lambda: drop(t, True))
     guarded("kernel-thread-fallback", None, lambda: thread_fallback(t))
+    guarded("kernel-cpu-perfmon", None, lambda: perfmon(t))
     guarded("kernel-unprivileged", None, lambda: unprivileged(t))
