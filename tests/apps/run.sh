@@ -18,15 +18,19 @@
 # calls of redis's own functions in the profile. redis-live: redis under
 # `scaler record`, `scaler live -p` on it in tmux, its pane captured idle
 # and twice under redis-benchmark (check_live; the panes are kept in
-# build/apps/redis-live/). Missing applications are installed from
-# Debian's packages (apt-get, as root).
+# build/apps/redis-live/). gzip-perf: gzip's functions under
+# --functions='gzip:*' against perf, top 3 in perf's order in adaptive and
+# --timing=all (tests/apps/gzip_perf.py; as root under chrt -f 10 on one
+# CPU, as perf's own figures want a quiet CPU; SKIP when perf cannot
+# sample). Missing applications are installed from Debian's packages
+# (apt-get, as root).
 # Environment: APPS (default: all), DUR (seconds of load, default 3),
 # REDIS_N, MEMC_N (requests), KEEP=1 keeps the temp dir.
 set -eu
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 . "$ROOT/tests/apps/lib.sh"
 export SCALER
-APPS=${APPS:-redis nginx memcached postgres sqlite3 python3 x264 git redis-attach redis-attachfn redis-live}
+APPS=${APPS:-redis nginx memcached postgres sqlite3 python3 x264 git redis-attach redis-attachfn redis-live gzip-perf}
 REDIS_N=${REDIS_N:-100000}
 MEMC_N=${MEMC_N:-10000}
 
@@ -37,7 +41,7 @@ fi
 apps_init
 if [ -n "${KEEP:-}" ]; then trap 'KEEP_DIR=$APPS_TMP; APPS_TMP=; apps_cleanup; echo "kept $KEEP_DIR" >&2' EXIT; fi
 apps_install redis-server redis-benchmark redis-cli nginx wrk memcached memcslap postgres \
-	pgbench psql sqlite3 x264 git setpriv tmux || echo "warning: apt-get install failed" >&2
+	pgbench psql sqlite3 x264 git setpriv tmux gzip perf || echo "warning: apt-get install failed" >&2
 
 passed=0 failed=0
 line() { # name verdict result summary
@@ -205,8 +209,21 @@ check_live() {
 	esac
 }
 
+# gzip-perf: one line from gzip_perf.py, OK, BAD or SKIP (not counted)
+check_gzip_perf() {
+	local out pre=
+	chrt -f 10 true 2>/dev/null && have taskset && pre="chrt -f 10 taskset -c 1"
+	out=$(SCALER=$SCALER python3 "$ROOT/tests/apps/gzip_perf.py" --pre "$pre" 2>&1) || true
+	case $out in
+	OK*) line gzip-perf PASS "top 3 by function as perf's" "${out#OK }" ;;
+	SKIP*) printf '%-10s %-4s %s\n' gzip-perf SKIP "${out#SKIP }" ;;
+	*) line gzip-perf FAIL "by function against perf" "${out#BAD }" ;;
+	esac
+}
+
 for app in $APPS; do
 	case $app in
+	gzip-perf) check_gzip_perf ;;
 	redis-attach | redis-attachfn) check_attach "$app" ;;
 	redis-live) check_live "$app" ;;
 	redis | nginx | memcached | postgres) check_server "$app" ;;
