@@ -45,24 +45,25 @@ NOINLINE static unsigned tally_plain(unsigned x)
 	return tally_body(&tab_plain, x);
 }
 
-NOINLINE static unsigned feed(unsigned x)
+/* feed's loop, around a call of t (inlined with t known: a direct call) */
+static ALWAYS unsigned feed_body(unsigned (*t)(unsigned), unsigned x)
 {
 	for (int i = 0; i < 1000; i++) {
 		x = spin(4, x);
-		if (tally(x))
+		if (t(x))
 			x ^= 1;
 	}
 	return x;
 }
 
+NOINLINE static unsigned feed(unsigned x)
+{
+	return feed_body(tally, x);
+}
+
 NOINLINE static unsigned feed_plain(unsigned x)
 {
-	for (int i = 0; i < 1000; i++) {
-		x = spin(4, x);
-		if (tally_plain(x))
-			x ^= 1;
-	}
-	return x;
+	return feed_body(tally_plain, x);
 }
 
 /* feed's own work alone: the loop without the call */
