@@ -200,33 +200,60 @@ int64_t sc_call_on_edge(const struct sc_call *k, int64_t ns)
  * unseen (unseen_in_ns) happened inside no call into it and is left out.
  * The calls on an API's own edge nested in it (a comparator's strcmp in
  * qsort) are no calls out: their time is theirs, taken off as measured.
+ *
+ * An API's share can exceed its estimated total: a rare long call out
+ * (one preempted for milliseconds) booked in full while the call into the
+ * component around it went untimed is in out_ns, but in no estimate of
+ * the APIs, and the scaling spreads it over those seen calling out. What
+ * an API cannot hold goes to the others seen calling out, in proportion
+ * to their room (total less share), so that the APIs' self times still
+ * add up to the component's; only what none can hold is lost.
  */
+static int calls_into(const struct sc_call *x, const struct sc_component *c)
+{
+	return strcmp(x->callee, c->name) == 0 && strcmp(x->caller, c->name) != 0;
+}
+
 static void calibrate_nesting(struct sc_agg *a)
 {
 	size_t i, k;
 
 	for (i = 0; i < a->ncomp; i++) {
 		const struct sc_component *c = &a->comp[i];
-		long double raw = 0, f;
+		long double raw = 0, f, excess = 0, room = 0, g;
 		int64_t nested_all = sc_sub_sat(c->out_ns, c->unseen_in_ns);
 
 		if (c->nthreads || nested_all <= 0)
 			continue;
 		for (k = 0; k < a->ncalls; k++)
-			if (strcmp(a->calls[k].callee, c->name) == 0 &&
-			    strcmp(a->calls[k].caller, c->name) != 0)
+			if (calls_into(&a->calls[k], c))
 				raw += (long double)other_nested(&a->calls[k]);
 		if (raw <= 0)
 			continue;
 		f = (long double)nested_all / raw;
+		/* other_nested(x) * f against what x can hold, its edge time */
+		for (k = 0; k < a->ncalls; k++) {
+			const struct sc_call *x = &a->calls[k];
+			long double share = (long double)other_nested(x) * f;
+
+			if (!calls_into(x, c) || other_nested(x) == 0)
+				continue;
+			if (share > (long double)x->edge_ns)
+				excess += share - (long double)x->edge_ns;
+			else
+				room += (long double)x->edge_ns - share;
+		}
+		g = room > 0 ? (excess < room ? excess / room : 1) : 0;
 		for (k = 0; k < a->ncalls; k++) {
 			struct sc_call *x = &a->calls[k];
+			long double share = (long double)other_nested(x) * f;
 			int64_t nested;
 
-			if (strcmp(x->callee, c->name) != 0 || strcmp(x->caller, c->name) == 0)
+			if (!calls_into(x, c))
 				continue;
-			nested = sc_round_ns((long double)other_nested(x) * f) +
-				 (x->total_ns - x->edge_ns);
+			if (share < (long double)x->edge_ns && other_nested(x) > 0)
+				share += ((long double)x->edge_ns - share) * g;
+			nested = sc_round_ns(share) + (x->total_ns - x->edge_ns);
 			if (nested > x->total_ns)
 				nested = x->total_ns;
 			x->self_ns = x->total_ns - nested;

@@ -1207,6 +1207,44 @@ static void test_huge(void)
 	unload(&p);
 }
 
+/* An entry of load_all's profile: caller and callee object ids, name */
+struct ent {
+	uint32_t caller, callee;
+	const char *name;
+};
+
+/*
+ * A profile in directory `name` of one image (pid 9, timing "all", 1 GHz:
+ * ticks are ns) of objects objs (the first the executable), entries e and
+ * one thread of `ticks` with a record per entry, loaded into p: 0, or -1
+ * (reported, p freed).
+ */
+static int load_all(const char *name, const char *const *objs, size_t nobj, const struct ent *e,
+		    const struct sc_rec *r, size_t n, uint64_t ticks, struct sc_profile *p)
+{
+	const char *dir = mkdir_t(name);
+	struct buf b = { 0 };
+	const uint64_t S = 70000;
+	char err[512];
+	int rc;
+
+	meta_header(&b, 9, 0, SC_TIMING_ALL, S, MONO0, 1000000000ull, 0);
+	m_cmdline(&b, objs[0], NULL);
+	for (size_t i = 0; i < nobj; i++)
+		m_object(&b, (uint32_t)i, objs[i]);
+	for (size_t i = 0; i < n; i++)
+		m_entry(&b, (uint32_t)i, e[i].caller, e[i].callee, e[i].name);
+	m_thread(&b, 0, 9, UINT32_MAX);
+	m_end(&b, S + ticks, MONO0 + ticks, 0, SC_END_EXIT);
+	write_meta(dir, 9, 0, &b);
+	write_thr(dir, 9, 0, 0, S, S + ticks, r, n, 0);
+	rc = load(dir, p, err, sizeof(err));
+	CHECK(rc == 0, "load %s profile (%s)", name, rc ? err : "ok");
+	if (rc != 0)
+		unload(p);
+	return rc;
+}
+
 /*
  * A library entered through pointers nothing intercepts (Python's
  * extension modules): _ext.so calls libcrypto for 500 µs but was seen
@@ -1218,42 +1256,21 @@ static void test_huge(void)
  */
 static void test_unseen(void)
 {
-	const char *dir = mkdir_t("unseen");
-	struct buf b = { 0 };
+	static const char *const objs[] = {"/bin/app", "/lib/libinterp.so", "/lib/_ext.so",
+					   "/lib/libcrypto.so", "/lib/libc.so.6"};
+	static const struct ent e[] = {{0, 1, "interp_main"}, {1, 4, "malloc"},
+				       {2, 3, "EVP_Digest"}, {0, 2, "PyInit__ext"}};
 	struct sc_profile p;
 	struct sc_rec r[4];
-	const uint64_t S = 70000;
 	const struct sc_agg *a;
 	const struct sc_component *ext, *interp;
-	char err[512];
-	int rc;
 
-	meta_header(&b, 9, 0, SC_TIMING_ALL, S, MONO0, 1000000000ull, 0);
-	m_cmdline(&b, "/bin/app", NULL);
-	m_object(&b, 0, "/bin/app");
-	m_object(&b, 1, "/lib/libinterp.so");
-	m_object(&b, 2, "/lib/_ext.so");
-	m_object(&b, 3, "/lib/libcrypto.so");
-	m_object(&b, 4, "/lib/libc.so.6");
-	m_entry(&b, 0, 0, 1, "interp_main");
-	m_entry(&b, 1, 1, 4, "malloc");
-	m_entry(&b, 2, 2, 3, "EVP_Digest");
-	m_entry(&b, 3, 0, 2, "PyInit__ext");
-	m_thread(&b, 0, 9, UINT32_MAX);
-	m_end(&b, S + 1000000, MONO0 + 1000000, 0, SC_END_EXIT);
-	write_meta(dir, 9, 0, &b);
 	r[0] = rec(1, 1, 900000, 900000, 1, 100000);
 	r[1] = rec(10, 10, 300000, 300000, 10, 300000);
 	r[2] = rec(1, 1, 500000, 500000, 1, 500000);
 	r[3] = rec(1, 1, 10, 10, 1, 10);
-	write_thr(dir, 9, 0, 0, S, S + 1000000, r, 4, 0);
-
-	rc = load(dir, &p, err, sizeof(err));
-	CHECK(rc == 0, "load unseen profile (%s)", rc ? err : "ok");
-	if (rc != 0) {
-		unload(&p);
+	if (load_all("unseen", objs, 5, e, r, 4, 1000000, &p) != 0)
 		return;
-	}
 	printf("-- unseen\n");
 	a = agg_of(&p.images[0]);
 	ext = sc_agg_component(a, "_ext.so");
@@ -1273,6 +1290,38 @@ static void test_unseen(void)
 	ext = sc_agg_component(a, "_ext.so");
 	CHECK(ext && ext->unseen_in_ns == 499990, "the whole profile keeps the image's entry");
 	CHECK_EQ(sum_self(a), a->threads_ns, "unseen, whole profile: sum of self == threads time");
+	unload(&p);
+}
+
+/*
+ * The APIs' nested times scaled to what their component calls out
+ * (model.c, calibrate_nesting), where one API's share exceeds its total:
+ * lib calls libc for 1500 ns, in calls sampled as 900 ns nested in api_a
+ * (total 1000) and 100 ns in api_b (total 1000). Scaled by 1.5, api_a
+ * holds 1000 and the 350 ns it cannot hold go to api_b, seen calling out
+ * too: the APIs' self times (0 and 500) add up to the component's
+ * (2000 in less 1500 out), and nothing of the calls out is lost.
+ */
+static void test_nest_excess(void)
+{
+	static const char *const objs[] = {"/bin/app", "/lib/lib.so", "/lib/libc.so.6"};
+	static const struct ent e[] = {{0, 1, "api_a"}, {0, 1, "api_b"}, {1, 2, "write"}};
+	struct sc_profile p;
+	struct sc_rec r[3];
+	const struct sc_agg *a;
+
+	r[0] = rec(1, 1, 1000, 1000, 1, 100);
+	r[1] = rec(1, 1, 1000, 1000, 1, 900);
+	r[2] = rec(1, 1, 1500, 1500, 1, 1500);
+	if (load_all("nestx", objs, 3, e, r, 3, 3000, &p) != 0)
+		return;
+	printf("-- nest excess\n");
+	a = agg_of(&p.images[0]);
+	check_call(a, "app", "lib.so", "api_a", 1, 1000, 0);
+	check_call(a, "app", "lib.so", "api_b", 1, 1000, 500);
+	check_comp(a, "lib.so", 2000, 500);
+	check_comp(a, "app", 3000, 1000);
+	CHECK_EQ(sum_self(a), a->threads_ns, "nest excess: sum of self == threads time");
 	unload(&p);
 }
 
@@ -1634,6 +1683,7 @@ int main(void)
 	test_paused();
 	test_cpu_span();
 	test_unseen();
+	test_nest_excess();
 	test_none_incomplete();
 	test_killed();
 	test_images();
