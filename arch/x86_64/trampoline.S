@@ -249,7 +249,11 @@ sc_return_point_now:
 	 * half still meets the budget. A cheap API (an empty function: mean
 	 * ~0 after calibration) still goes to sc_period_max; one whose calls
 	 * average 100 ns stops at 15, so its rare long calls, where the
-	 * sampling error comes from, are seen more often. sc_period_min/max
+	 * sampling error comes from, are seen more often. The mean leaves out
+	 * the time the calls were preempted (wpreempt, when perf.c measures
+	 * it): that is no cost of the API's, and one empty call preempted for
+	 * 30 ms would hold the mean over the budget for millions of calls
+	 * and the period near 1. sc_period_min/max
 	 * encode the mode: all = 1/1, none = MAX/MAX. In `all` the answer is always 1 and the span
 	 * stays what it is (0, or 1), so only the countdown is set.
 	 */
@@ -264,7 +268,10 @@ sc_return_point_now:
 	movq	RC_WCOUNT(%r11), %rdx
 	imulq	sc_period_budget(%rip), %rdx	/* rdx = budget * wcount */
 	movq	RC_WTICKS(%r11), %rdi
-	imulq	%rax, %rdi			/* rdi = p * wticks */
+	subq	RC_WPREEMPT(%r11), %rdi		/* on the CPU */
+	jae	1f
+	xorl	%edi, %edi
+1:	imulq	%rax, %rdi			/* rdi = p * wticks */
 	jo	.Lp_set				/* a mean that large: keep p */
 	cmpq	%rdx, %rdi
 	jae	.Lp_enough
@@ -282,13 +289,21 @@ sc_return_point_now:
 	 * phase, a contended lock) the error of a run's first calls is about
 	 * p of them, and it is the bulk of such an API's time. Its short
 	 * calls are then timed one in up to 7, which costs little beside
-	 * what its long calls take.
+	 * what its long calls take. Both sides leave out the time preempted
+	 * (wpreempt): a call made long by a preemption is no slow phase, and
+	 * one empty call preempted for 20 ms held an API of a million calls
+	 * at 7 to its end.
 	 */
 	cmpl	$SC_PERIOD_LONG, %eax
 	jbe	7f
 	movq	RC_WTICKS(%r11), %rdx
+	subq	RC_WPREEMPT(%r11), %rdx
+	jb	7f
 	shrq	$1, %rdx
-	cmpq	%rdx, RC_WBLOCK(%r11)
+	movq	RC_WBLOCK(%r11), %rdi
+	subq	RC_WPREEMPT(%r11), %rdi
+	jb	7f
+	cmpq	%rdx, %rdi
 	jbe	7f
 	movl	$SC_PERIOD_LONG, %eax
 7:	cmpl	sc_period_min(%rip), %eax
@@ -377,7 +392,10 @@ sc_return_point_now:
 	movl	%eax, %edi
 	shrl	$1, %edi
 	movq	RC_WTICKS(%r11), %rax
-	imulq	%rdi, %rax
+	subq	RC_WPREEMPT(%r11), %rax
+	jae	2f
+	xorl	%eax, %eax
+2:	imulq	%rdi, %rax
 	jo	1f
 	cmpq	%rdx, %rax
 	jb	1f

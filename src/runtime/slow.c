@@ -244,18 +244,21 @@ void sc_same_edge_credit(struct sc_thread *t, struct sc_frame *above, const stru
 /*
  * The period after a cheap timed call of r, as trampoline.S works it out:
  * 2p+1 while p * mean is below sc_period_budget, then p, or p/2 while the
- * half still meets it (unsigned __int128: no product can wrap); at most
- * SC_PERIOD_LONG while most of r's time is in long calls.
+ * half still meets it (unsigned __int128: no product can wrap), the mean
+ * leaving out the time preempted; at most SC_PERIOD_LONG while most of
+ * r's time is in long calls.
  */
 static uint32_t next_period(const struct sc_rec *r)
 {
 	unsigned __int128 budget = (unsigned __int128)sc_period_budget * r->wcount;
+	uint64_t on = r->wticks > r->wpreempt ? r->wticks - r->wpreempt : 0;
 	uint32_t p = r->period;
-	if ((unsigned __int128)p * r->wticks < budget)
+	if ((unsigned __int128)p * on < budget)
 		p = 2 * p + 1;
-	else if ((unsigned __int128)(p >> 1) * r->wticks >= budget)
+	else if ((unsigned __int128)(p >> 1) * on >= budget)
 		p >>= 1;
-	if (p > SC_PERIOD_LONG && r->wblock > r->wticks / 2)
+	if (p > SC_PERIOD_LONG && r->wblock > r->wpreempt && on > 0 &&
+	    r->wblock - r->wpreempt > on / 2)
 		p = SC_PERIOD_LONG;
 	return p;
 }
