@@ -4,6 +4,8 @@
  * (checks/analysis.py compares the report with the truth this
  * program measures itself and prints on stderr, name=us lines):
  *   sleep   20 x usleep(5 ms)                 -> ~100 ms of Wait in usleep
+ *                                                 (the shortest and longest
+ *                                                 sleep: where its p50 lies)
  *   lock    4 x: main holds a mutex 25 ms while a new thread blocks on it
  *                                              -> ~100 ms of Wait in
  *                                                 pthread_mutex_lock
@@ -64,9 +66,14 @@ int main(void)
 {
 	pthread_t t[4];
 
-	long t0 = now_us();
-	for (int i = 0; i < 20; i++)
+	long t0 = now_us(), lo = -1, hi = 0;
+	for (int i = 0; i < 20; i++) {
+		long s0 = now_us();
 		usleep(5000);
+		long d = now_us() - s0;
+		lo = lo < 0 || d < lo ? d : lo;
+		hi = d > hi ? d : hi;
+	}
 	long sleep_us = now_us() - t0;
 
 	for (int i = 0; i < 4; i++) {
@@ -92,7 +99,8 @@ int main(void)
 	for (int i = 0; i < 4; i++)
 		pthread_join(t[i], NULL);
 	printf("done\n");
-	fprintf(stderr, "sleep_us=%ld\nlock_wait_us=%ld\n", sleep_us, lock_wait_us);
+	fprintf(stderr, "sleep_us=%ld\nsleep_min_us=%ld\nsleep_max_us=%ld\nlock_wait_us=%ld\n",
+		sleep_us, lo, hi, lock_wait_us);
 	an_truth(stderr);
 	return 0;
 }

@@ -25,8 +25,14 @@ def check_analysis(t, timing):
     CPUs) a 60 ms call is switched hundreds of times, more than the ring
     holds until its return, and the rate is 1/min(k, CPUs) with k varying
     as the four start and end (tests/e2e/checks/parclock.py holds the rule
-    itself); p50 of usleep within the 5 ms sleeps'
-    reach; Wait calls add no critical time."""
+    itself); p50 of usleep within the histogram buckets of the
+    shortest and the longest sleep the program measured (5 ms asked: the
+    4-8 ms bucket on an idle machine; a loaded one wakes sleepers late,
+    9 ms and more); an_many's inclusive time within 10 % of its spins',
+    plus what the kernel measured it and an_tick preempted (a preemption
+    between two spins is in its time and no spin's: 20.8 ms once at load
+    8; 0 on an idle machine, where the bound is the spins' alone); Wait
+    calls add no critical time."""
     bad, d, err = t.record_program("analysis", timing)
     if bad:
         return bad
@@ -58,7 +64,13 @@ def check_analysis(t, timing):
     near("pthread_mutex_lock Wait", lock["wait_ns"], truth.get("lock_wait_us"))
     near("an_outer inclusive", outer["total_ns"], truth.get("outer_incl_us"))
     near("an_outer exclusive", outer["self_ns"], truth.get("outer_self_us"))
-    near("an_many inclusive", many["total_ns"], truth.get("many_us"))
+    tick = calls.get((lib, "libsc_an2.so", "an_tick")) or {}
+    preempted = sum((c.get("kernel") or {}).get("preempted_ns") or 0 for c in (many, tick))
+    if many["total_ns"] > truth.get("many_us", 0) * 1.10 + preempted:
+        near("an_many inclusive (less %.1f ms preempted)" % (preempted / 1e6),
+             many["total_ns"] - preempted, truth.get("many_us"))
+    elif many["total_ns"] < truth.get("many_us", 0) * 0.90:
+        near("an_many inclusive", many["total_ns"], truth.get("many_us"))
     if d.get("wait_source") == "measured":
         ncpu = min(4, len(os.sched_getaffinity(0)))
         near("an_serial attributed", ser["attr_ns"], truth.get("serial_cpu_us"), 0.25)
@@ -72,9 +84,12 @@ def check_analysis(t, timing):
     if par["total_ns"] <= par["attr_ns"]:
         bad.append("an_parallel raw %d ns not above its attributed %d ns" %
                    (par["total_ns"], par["attr_ns"]))
-    if not 4e6 <= us["p50_ns"] <= 8.4e6 or us["p99_ns"] < us["p50_ns"] or \
-            us["max_ns"] < us["p99_ns"]:
-        bad.append("usleep p50 %d p99 %d max %d" % (us["p50_ns"], us["p99_ns"], us["max_ns"]))
+    lo, hi = truth.get("sleep_min_us", 5e6), truth.get("sleep_max_us", 5e6)
+    reach = [b for b in us["hist"] if b[1] > lo and b[0] <= hi]
+    if not reach or not reach[0][0] <= us["p50_ns"] <= reach[-1][1] or \
+            us["p99_ns"] < us["p50_ns"] or us["max_ns"] < us["p99_ns"]:
+        bad.append("usleep p50 %d p99 %d max %d, sleeps %d-%d ns" %
+                   (us["p50_ns"], us["p99_ns"], us["max_ns"], lo, hi))
     if sum(n for b in us["hist"] for n in b[2:]) != 20:
         bad.append("usleep histogram does not hold 20 calls: %r" % us["hist"])
     if join["attr_ns"] != 0 or us["attr_ns"] != 0:
