@@ -61,7 +61,12 @@ def guarded(name, variant, fn):
 def run(argv, cwd=None, stdin=None, env=None, timeout=TIMEOUT):
     """Runs argv in its own session; returns (rc, stdout, stderr) with rc
     like a shell's wait status (-N when killed by signal N), or raises
-    RuntimeError on timeout after killing the whole process group."""
+    RuntimeError on timeout after killing the whole process group. The
+    timeout is a hang detector: on a machine whose load is over its CPUs
+    it grows in proportion (longjmp [all+recal], 7.5 s of CPU, took 75-98
+    s at load 14 on 2 CPUs), so that only a run that does not end fails."""
+    load = os.getloadavg()[0] / (os.cpu_count() or 1)
+    timeout = int(timeout * max(1.0, load))
     p = subprocess.Popen(argv, cwd=cwd, env=env, stdout=subprocess.PIPE,
                          stderr=subprocess.PIPE,
                          stdin=open(stdin, "rb") if stdin else subprocess.DEVNULL,
