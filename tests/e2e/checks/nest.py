@@ -19,7 +19,12 @@ def check_nest(t, timing):
     while the call into libstdc++ around it went untimed, e.g. one
     preempted for 4 ms, is more than the caller's estimate holds: the
     model gives it to the other APIs seen calling out; it once lost it,
-    and nested came out at 12.0 ms against 14.0 ms out)."""
+    and nested came out at 12.0 ms against 14.0 ms out). When even all
+    the APIs' totals cannot hold it (out 23.3 ms against 17.8 ms in once,
+    at load 6), libstdc++'s self time is 0 and both figures may fall
+    short by up to what the kernel measured its calls out preempted:
+    that is the time the untimed callers' estimates missed (0 on an idle
+    machine, where the bounds are as above)."""
     bad, d, _ = t.record_program("nest", timing)
     if bad:
         return bad
@@ -30,15 +35,18 @@ def check_nest(t, timing):
     bad = []
     if any(c["self_ns"] > c["total_ns"] or c["self_ns"] < 0 for c in d["calls"]):
         bad.append("a call with exclusive time outside [0, inclusive]")
-    if not out or abs(nested - out) > 0.10 * out:
+    # the preemptions of libstdc++'s calls out, as the kernel measured them
+    pre = sum((c.get("kernel") or {}).get("preempted_ns") or 0 for c in d["calls"]
+              if c["caller"].startswith("libstdc++"))
+    if not out or abs(nested - out) > 0.10 * out + pre:
         bad.append("nested in libstdc++ calls %.1f ms, libstdc++ calls out %.1f ms" %
                    (nested / 1e6, out / 1e6))
     lib = std[0]["callee"] if std else None
     comp = [k for k in d["components"] if k["name"] == lib]
     apis = sum(c["self_ns"] for c in d["calls"] if c["callee"] == lib and c["caller"] != lib)
-    if not comp or abs(apis - comp[0]["self_ns"]) > 1000:
-        bad.append("libstdc++'s APIs' self times add up to %d ns, its self time %r" %
-                   (apis, comp[0]["self_ns"] if comp else None))
+    if not comp or abs(apis - comp[0]["self_ns"]) > 1000 + (pre if not comp[0]["self_ns"] else 0):
+        bad.append("libstdc++'s APIs' self times add up to %d ns, its self time %r "
+                   "(calls out preempted %d ns)" % (apis, comp[0]["self_ns"] if comp else None, pre))
     ins = [c for c in std if c["symbol"] == "_ZNSo9_M_insertIdEERSoT_"]
     vs = [c for c in d["calls"] if c["api"] == "vsnprintf"
           and c["caller"].startswith("libstdc++")]
