@@ -24,7 +24,9 @@ def check_nest(t, timing):
     at load 6), libstdc++'s self time is 0 and both figures may fall
     short by up to what the kernel measured its calls out preempted:
     that is the time the untimed callers' estimates missed (0 on an idle
-    machine, where the bounds are as above)."""
+    machine, where the bounds are as above); likewise vsnprintf's time
+    against _M_insert<double>'s nested time (14.9 ms of it against 10.4
+    once at load 9)."""
     bad, d, _ = t.record_program("nest", timing)
     if bad:
         return bad
@@ -51,7 +53,11 @@ def check_nest(t, timing):
     vs = [c for c in d["calls"] if c["api"] == "vsnprintf"
           and c["caller"].startswith("libstdc++")]
     least = 0.7 if timing in (None, "adaptive") else 0.8
-    if not ins or not vs or ins[0]["total_ns"] - ins[0]["self_ns"] < least * vs[0]["total_ns"]:
+    # vsnprintf's own preemptions, booked while _M_insert went untimed,
+    # are no part of what _M_insert's estimate can hold (see above)
+    vs_pre = ((vs[0].get("kernel") or {}).get("preempted_ns") or 0) if vs else 0
+    if not ins or not vs or \
+            ins[0]["total_ns"] - ins[0]["self_ns"] < least * (vs[0]["total_ns"] - vs_pre):
         bad.append("_M_insert<double> %r vs vsnprintf %r" % (ins[:1], vs[:1]))
     return bad
 
