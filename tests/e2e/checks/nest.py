@@ -21,7 +21,7 @@ def check_nest(t, timing):
     model gives it to the other APIs seen calling out; it once lost it,
     and nested came out at 12.0 ms against 14.0 ms out). When even all
     the APIs' totals cannot hold it (out 23.3 ms against 17.8 ms in once,
-    at load 6), libstdc++'s self time is 0 and both figures may fall
+    at load 6), libstdc++'s self time is 0 or nearly and both figures may fall
     short by up to what the kernel measured its calls out preempted:
     that is the time the untimed callers' estimates missed (0 on an idle
     machine, where the bounds are as above); likewise vsnprintf's time
@@ -46,7 +46,9 @@ def check_nest(t, timing):
     lib = std[0]["callee"] if std else None
     comp = [k for k in d["components"] if k["name"] == lib]
     apis = sum(c["self_ns"] for c in d["calls"] if c["callee"] == lib and c["caller"] != lib)
-    if not comp or abs(apis - comp[0]["self_ns"]) > 1000 + (pre if not comp[0]["self_ns"] else 0):
+    # the totals (nearly) full: its self time under 5 % of its total
+    full = comp and comp[0]["self_ns"] < 0.05 * comp[0]["total_ns"]
+    if not comp or abs(apis - comp[0]["self_ns"]) > 1000 + (pre if full else 0):
         bad.append("libstdc++'s APIs' self times add up to %d ns, its self time %r "
                    "(calls out preempted %d ns)" % (apis, comp[0]["self_ns"] if comp else None, pre))
     ins = [c for c in std if c["symbol"] == "_ZNSo9_M_insertIdEERSoT_"]
