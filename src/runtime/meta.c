@@ -29,14 +29,29 @@
  * earlier; their SC_M_BIND records join the batch (the reader takes
  * records in any order). A fatal signal inside a scan writes what is held
  * before its END record.
+ *
+ * Past its first few records outside a batch (MAP_AFTER: a short image
+ * writes fewer), an image maps its file (MAP_SHARED, room reserved with
+ * fallocate ahead of the records) and copies each record into the
+ * mapping instead of writing it: no system call per record (a BIND at
+ * every import's first call), and the pages are the page cache's from
+ * the store, so a SIGKILL loses no record that was complete. A record is
+ * stored as padding first (type 0, its length), then its payload, its
+ * type last: a process killed inside a store leaves a record the reader
+ * skips, and the rest of the room is zeros, 8-byte padding records (a
+ * record `scaler record` appends after the image's end lands past them).
+ * The mapping needs no descriptor, so a program that closes ours changes
+ * nothing until the room is used up; growing it checks the descriptor as
+ * a write does.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <sys/uio.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "runtime.h"
@@ -55,6 +70,16 @@ static uint64_t file_len;       /* bytes in the file: what a child copies */
 static char held[8192] __attribute__((aligned(4096)));
 static size_t held_len;
 static int batch;               /* > 0: hold records */
+
+/* The file's mapping (see the top): address space for this much of it */
+#define MAP_RESERVE ((size_t)256 << 20)
+#define MAP_AFTER 16u           /* records written before an image maps */
+#define MAP_GROW 16384u         /* room added at least, at each grow */
+static char *map;               /* this file mapped from offset 0, or NULL */
+static char *map_parent;        /* a fork child's copy of its parent's */
+static uint64_t map_room;       /* the file's size: mapped bytes that exist */
+static uint32_t unmapped_puts;
+static bool map_never;          /* the file system cannot, or the room ran out */
 
 /* writev until done; advances iov */
 static int writev_all(int fd, struct iovec *iov, int n)
@@ -160,6 +185,9 @@ void sc_meta_close(void)
 	if (meta_fd >= 0)
 		close(meta_fd);
 	meta_fd = -1;
+	if (map)
+		munmap(map, MAP_RESERVE);
+	map = NULL;
 }
 
 /* Header fields known only after calibration; written once, first. */
@@ -184,9 +212,99 @@ static void check_fd(void)
 		meta_fd = fd;
 		return;
 	}
+	/* the old file keeps its records: the new one is written, then
+	 * mapped as the first was */
+	if (map)
+		munmap(map, MAP_RESERVE);
+	map = NULL;
+	map_room = 0;
+	unmapped_puts = 0;
 	meta_fd = open_new(true, 0);
 	file_len = 0;
 	write_all(&meta_hdr, sizeof(meta_hdr));
+}
+
+/*
+ * Whether n more bytes can go through the mapping, made or grown here.
+ * Not while records are still written to the file's end: until the
+ * image's MAP_AFTER-th record outside a batch, and never once the stream
+ * has ended (meta_fd -1) or map_never is set.
+ */
+static bool map_ready(size_t n)
+{
+	if (meta_fd < 0)
+		return false;
+	if (map && file_len + n <= map_room)
+		return true;
+	if (map_never || (!map && ++unmapped_puts <= MAP_AFTER))
+		return false;
+	check_fd();             /* may start a continuation file (map NULL then) */
+	if (meta_fd < 0)
+		return false;
+	uint64_t grow = file_len / 2 > MAP_GROW ? file_len / 2 : MAP_GROW;
+	uint64_t want = (file_len + n + grow + 4095) & ~(uint64_t)4095;
+	if (want > MAP_RESERVE) {
+		/* full: writes go on at the end, past the room's zeros */
+		if (map)
+			file_len = map_room;
+		map_never = true;
+		return false;
+	}
+	if (fallocate(meta_fd, 0, (off_t)map_room, (off_t)(want - map_room)) != 0) {
+		int e = errno;
+		if (map && (e == ENOSPC || e == EDQUOT || e == EFBIG)) {
+			/* records through the mapping up to here, none after */
+			sc_file_full(meta_name, e);
+			close(meta_fd);
+			meta_fd = -1;
+			return false;
+		}
+		if (map)
+			file_len = map_room;
+		map_never = true;       /* no fallocate (EOPNOTSUPP): writes */
+		return false;
+	}
+	if (!map) {
+		/* a fork child maps over its parent's mapping: one call */
+		void *m = mmap(map_parent, MAP_RESERVE, PROT_READ | PROT_WRITE,
+			       MAP_SHARED | (map_parent ? MAP_FIXED : 0), meta_fd, 0);
+		if (m == MAP_FAILED) {
+			/* the file is longer than its records: they go on
+			 * after the zeros */
+			map_room = want;
+			file_len = want;
+			map_never = true;
+			return false;
+		}
+		map = m;
+		map_parent = NULL;
+	}
+	map_room = want;
+	return true;
+}
+
+/* Stores one record (iov[0] its struct sc_meta_rec) at the end of the
+ * mapped records, as padding first and its type last (see the top). Its
+ * room is taken before it is written: a fatal signal's END record, which
+ * takes no lock, goes after a record it interrupted. */
+static void map_store(const struct iovec *iov, int n, size_t total)
+{
+	char *at = map + file_len;
+	file_len += total;
+	struct sc_meta_rec r;
+	memcpy(&r, iov[0].iov_base, sizeof(r));
+	struct sc_meta_rec pad = {.type = 0, .len = r.len};
+	memcpy(at, &pad, sizeof(pad));
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	size_t o = sizeof(r);
+	memcpy(at + o, (const char *)iov[0].iov_base + o, iov[0].iov_len - o);
+	o = iov[0].iov_len;
+	for (int i = 1; i < n; i++) {
+		memcpy(at + o, iov[i].iov_base, iov[i].iov_len);
+		o += iov[i].iov_len;
+	}
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	__atomic_store_n((uint32_t *)at, r.type, __ATOMIC_RELAXED);
 }
 
 /* Appends n bytes of whole records to the file. The descriptor is
@@ -194,8 +312,19 @@ static void check_fd(void)
  * scan's batch holds hundreds). */
 static void put(const void *p, size_t n)
 {
-	check_fd();
-	write_all(p, n);
+	if (!map_ready(n)) {
+		check_fd();
+		write_all(p, n);
+		return;
+	}
+	for (size_t o = 0; o + sizeof(struct sc_meta_rec) <= n;) {
+		struct sc_meta_rec r;
+		memcpy(&r, (const char *)p + o, sizeof(r));
+		size_t len = sizeof(r) + (((size_t)r.len + 7) & ~(size_t)7);
+		struct iovec iov = {(char *)p + o, len};
+		map_store(&iov, 1, len);
+		o += len;
+	}
 }
 
 /* Writes the records held by a batch. */
@@ -272,8 +401,12 @@ void sc_meta_add(uint32_t type, const void *a, size_t alen, const char *str)
 		struct iovec iov[4];
 		for (int i = 0; i < 4; i++)
 			iov[i] = (struct iovec){(void *)part[i].p, part[i].n};
-		check_fd();
-		write_or_end(iov, 4, total);
+		if (map_ready(total))
+			map_store(iov, 4, total);
+		else {
+			check_fd();
+			write_or_end(iov, 4, total);
+		}
 	}
 	if (!sig)
 		sc_leaf_unlock();
@@ -358,6 +491,14 @@ void sc_meta_reopen_child(void)
 	held_len = 0;
 	batch = 0;
 	file_len = 0;
+	/* the parent's mapping is never written here: the child's own, if
+	 * it makes one, replaces it */
+	if (map)
+		map_parent = map;
+	map = NULL;
+	map_room = 0;
+	unmapped_puts = 0;
+	map_never = false;
 	if (meta_fd < 0) {
 		if (in >= 0)
 			close(in);
