@@ -195,6 +195,7 @@ void sc_fork_child_setup(void)
 		sc_attach_child();              /* only the process attached to */
 	else if (sc_active) {
 		sc_pclock_after_fork();
+		sc_objects_after_fork();
 		/* now, while the child has its parent's rights: a worker
 		 * may drop them before its thread's state is made */
 		sc_kcpu_process();

@@ -294,6 +294,19 @@ void sc_objects_flush_due(void)
 }
 
 /*
+ * In a fork child: the slots its parent had waiting wait on, from now.
+ * Their time (PEND_NS) ran in the parent, and the child's first bind
+ * would write them at once: an mprotect pair and a copy of the GOT page
+ * in every child of a shell that execs straight away, for slots its exec
+ * throws out. Calls through them are counted meanwhile, as in the parent.
+ */
+void sc_objects_after_fork(void)
+{
+	if (n_pend)
+		pend_since = sc_mono_ns();
+}
+
+/*
  * An import's first call: its slot goes from the import's code to its
  * entry's, if it still holds the import's (the program may have written
  * the slot itself) and the object is still loaded; a read-only slot of

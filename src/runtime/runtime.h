@@ -431,6 +431,7 @@ void sc_objects_patch(uint32_t first) SC_HIDDEN;
 void sc_bind_self_to_libc(void) SC_HIDDEN;
 void sc_objects_repoint(uint32_t id, uintptr_t slot, void *old, void *code) SC_HIDDEN;
 void sc_objects_flush_due(void) SC_HIDDEN;
+void sc_objects_after_fork(void) SC_HIDDEN;
 extern SC_HIDDEN int32_t sc_pend_budget;
 #define SC_PEND_CALLS 64        /* stub calls between looks at the waiting slots */
 
