@@ -109,6 +109,8 @@ struct sc_meta_rec {
 };
 
 enum sc_meta_type {
+	/* 0: padding, skipped (a record being stored, room not yet used:
+	   src/runtime/meta.c) */
 	SC_M_CMDLINE = 1,       /* payload: argv strings, each NUL-terminated */
 	SC_M_OBJECT = 2,        /* struct sc_m_object + path (NUL-terminated) */
 	SC_M_ENTRY = 3,         /* struct sc_m_entry + api name (NUL-terminated) */
