@@ -39,7 +39,8 @@
  * stored as padding first (type 0, its length), then its payload, its
  * type last: a process killed inside a store leaves a record the reader
  * skips, and the rest of the room is zeros, 8-byte padding records (a
- * record `scaler record` appends after the image's end lands past them).
+ * record `scaler record` appends after the image's end lands past them),
+ * until the image's END record gives the room back (trim).
  * The mapping needs no descriptor, so a program that closes ours changes
  * nothing until the room is used up; growing it checks the descriptor as
  * a write does.
@@ -307,6 +308,28 @@ static void map_store(const struct iovec *iov, int n, size_t total)
 	__atomic_store_n((uint32_t *)at, r.type, __ATOMIC_RELAXED);
 }
 
+/*
+ * The image ended (exit, or an exec, which may fail): the room past the
+ * records is given back and the mapping dropped; a record after this (a
+ * later destructor's first call, a failed exec's next calls) is written.
+ * Needs the descriptor, to truncate: without it the room stays.
+ */
+static void trim(void)
+{
+	if (!map || meta_fd < 0)
+		return;
+	int fd = sc_file_still(meta_fd, meta_name, meta_dev, meta_ino, O_RDWR | O_APPEND);
+	if (fd < 0)
+		return;
+	meta_fd = fd;
+	munmap(map, MAP_RESERVE);
+	map = NULL;
+	map_never = true;
+	if (ftruncate(meta_fd, (off_t)file_len) != 0)
+		file_len = map_room;    /* writes go on past the zeros */
+	map_room = 0;
+}
+
 /* Appends n bytes of whole records to the file. The descriptor is
  * checked here, where it is written through, not for every record (a
  * scan's batch holds hundreds). */
@@ -408,6 +431,8 @@ void sc_meta_add(uint32_t type, const void *a, size_t alen, const char *str)
 			write_or_end(iov, 4, total);
 		}
 	}
+	if (type == SC_M_END && !sig)
+		trim();
 	if (!sig)
 		sc_leaf_unlock();
 }

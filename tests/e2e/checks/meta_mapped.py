@@ -7,12 +7,14 @@ call is named only through its BIND record); and a python3 that
 SIGKILLs itself after calling more APIs than it had at start keeps them
 all: the report has its calls of os.getppid's getppid and of
 os.uname's uname, which it bound just before the kill, and the exit
-`scaler record` appended after the file's unwritten room.
+`scaler record` appended after the file's unwritten room. A python3 that
+exits gives the room back: its file holds records only.
 Check: meta-mapped."""
 import json
 import os
 import re
 import shutil
+import struct
 
 from harness import guarded, record, run, skip
 
@@ -28,6 +30,18 @@ def apis_of(rep, pid):
         if pr["pid"] == pid:
             return {c["api"]: c["count"] for c in pr.get("calls", []) if c["caller"] == "python3"}
     return {}
+
+
+def meta_records(out, pid):
+    """The types of the records of pid's first .meta file in out."""
+    with open(os.path.join(out, "p%d-0.meta" % pid), "rb") as f:
+        b = f.read()
+    types, off = [], struct.unpack_from("<I", b, 12)[0]
+    while off + 8 <= len(b):
+        typ, n = struct.unpack_from("<II", b, off)
+        types.append(typ)
+        off += 8 + ((n + 7) & ~7)
+    return types
 
 
 def check(t):
@@ -61,6 +75,10 @@ def check(t):
     if writes.get(pid, 0) > 30 or not writes.get(pid):
         bad.append("python3 wrote its .meta %d times, want 1-30 (records through the mapping)"
                    % writes.get(pid, 0))
+    padding = [r for r in meta_records(out, pid) if r == 0]
+    if padding:
+        bad.append("python3's .meta holds %d padding records after its exit, want 0 (the "
+                   "room given back)" % len(padding))
     # killed: every record stored before the SIGKILL is in the report
     rc, _, _, rep, problems = record(t.scaler, [py, "-c", KILLED], os.path.join(t.tmp, "k"))
     if rep is None:
