@@ -20,6 +20,7 @@
  */
 #include <signal.h>
 #include <sys/mman.h>
+#include <unistd.h>
 
 #include "runtime.h"
 
@@ -41,6 +42,15 @@ void sc_rawfork_init(void)
 	*p = 1;
 	wiped = true;
 	__atomic_store_n(&sc_fork_mark, p, __ATOMIC_RELEASE);
+}
+
+/* Whether this process's state is its own: false in a raw fork's child
+ * not yet adopted, which shares its parent's mapped files (meta.c must
+ * not store where its parent stores). */
+bool sc_rawfork_own(void)
+{
+	return wiped ? __atomic_load_n(sc_fork_mark, __ATOMIC_RELAXED) != 0
+		     : (uint32_t)getpid() == sc_meta_pid();
 }
 
 /* In a fork child: true once, when its state is still the parent's (the
