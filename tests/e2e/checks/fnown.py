@@ -63,27 +63,46 @@ def close(got_ns, want_ns):
 
 def self_times(t):
     """Under both modes, the report's fo_outer self and total and
-    fo_inner self within 5 % (+0.2 ms) of the program's own figures."""
+    fo_inner self within 5 % (+0.2 ms) of the program's own figures. A
+    recording whose fo_outer calls the kernel saw preempted for over 5 %
+    of their time is made again (at most twice) when it misses: the
+    program's clock also holds preemptions outside the timed window (in
+    an entry's code before its clock read, between the program's clock
+    read and the call), which a starved CPU makes milliseconds long."""
     bad = []
     for timing in (None, "all"):
-        problems, rep, err = record(t, timing, "s" + (timing or ""))
-        if problems:
-            return problems
-        m = re.search(rb"self fo_outer (\d+) fo_inner (\d+) total fo_outer (\d+)", err)
-        if not m:
-            return ["no measured times on stderr: %r" % err[-200:]]
-        outer, inner, total = (int(x) for x in m.groups())
-        rows = rows_of(rep, "sc_fnown")
-        o, i = rows.get("fo_outer"), rows.get("fo_inner")
-        if not o or not i:
-            return ["no fo_outer or fo_inner row"]
-        for what, got, want in (("fo_outer self", o["self_ns"], outer),
-                                ("fo_outer total", o["total_ns"], total),
-                                ("fo_inner self", i["self_ns"], inner)):
-            if not close(got, want):
-                bad.append("%s [%s]: %d ns in the report, %d by the program's clock"
-                           % (what, timing or "adaptive", got, want))
+        for attempt in range(3):
+            miss = self_times_once(t, timing, attempt)
+            if not miss or not miss[0]:
+                break
+        bad += miss[1] if miss else []
     return bad
+
+
+def self_times_once(t, timing, attempt):
+    """None if the figures match, else (disturbed, problems)."""
+    bad = []
+    problems, rep, err = record(t, timing, "s%s%d" % (timing or "", attempt))
+    if problems:
+        return (False, problems)
+    m = re.search(rb"self fo_outer (\d+) fo_inner (\d+) total fo_outer (\d+)", err)
+    if not m:
+        return (False, ["no measured times on stderr: %r" % err[-200:]])
+    outer, inner, total = (int(x) for x in m.groups())
+    rows = rows_of(rep, "sc_fnown")
+    o, i = rows.get("fo_outer"), rows.get("fo_inner")
+    if not o or not i:
+        return (False, ["no fo_outer or fo_inner row"])
+    for what, got, want in (("fo_outer self", o["self_ns"], outer),
+                            ("fo_outer total", o["total_ns"], total),
+                            ("fo_inner self", i["self_ns"], inner)):
+        if not close(got, want):
+            bad.append("%s [%s]: %d ns in the report, %d by the program's clock"
+                       % (what, timing or "adaptive", got, want))
+    if not bad:
+        return None
+    pre = (o.get("kernel") or {}).get("preempted_ns") or 0
+    return (pre > 0.05 * o["total_ns"], bad)
 
 
 def checks(t):
