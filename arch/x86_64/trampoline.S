@@ -292,7 +292,10 @@ sc_return_point_now:
 	 * what its long calls take. Both sides leave out the time preempted
 	 * (wpreempt): a call made long by a preemption is no slow phase, and
 	 * one empty call preempted for 20 ms held an API of a million calls
-	 * at 7 to its end.
+	 * at 7 to its end. And the long calls must hold more a call than
+	 * the cap costs one (timing one call in 7, not 31: ~7 ticks a call,
+	 * budget / 512): an empty function whose calls book ~0 held at 7 by
+	 * one call an interrupt made long cost 3x its counted figure.
 	 */
 	cmpl	$SC_PERIOD_LONG, %eax
 	jbe	7f
@@ -303,6 +306,11 @@ sc_return_point_now:
 	movq	RC_WBLOCK(%r11), %rdi
 	subq	RC_WPREEMPT(%r11), %rdi
 	jb	7f
+	cmpq	%rdx, %rdi
+	jbe	7f
+	movq	RC_WCOUNT(%r11), %rdx		/* and they hold more a call */
+	imulq	sc_period_budget(%rip), %rdx	/* than the cap costs one */
+	shrq	$9, %rdx
 	cmpq	%rdx, %rdi
 	jbe	7f
 	movl	$SC_PERIOD_LONG, %eax

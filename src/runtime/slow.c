@@ -246,7 +246,8 @@ void sc_same_edge_credit(struct sc_thread *t, struct sc_frame *above, const stru
  * 2p+1 while p * mean is below sc_period_budget, then p, or p/2 while the
  * half still meets it (unsigned __int128: no product can wrap), the mean
  * leaving out the time preempted; at most SC_PERIOD_LONG while most of
- * r's time is in long calls.
+ * r's time is in long calls, and they hold more a call than the cap costs
+ * one (trampoline.S).
  */
 static uint32_t next_period(const struct sc_rec *r)
 {
@@ -258,7 +259,8 @@ static uint32_t next_period(const struct sc_rec *r)
 	else if ((unsigned __int128)(p >> 1) * on >= budget)
 		p >>= 1;
 	if (p > SC_PERIOD_LONG && r->wblock > r->wpreempt && on > 0 &&
-	    r->wblock - r->wpreempt > on / 2)
+	    r->wblock - r->wpreempt > on / 2 &&
+	    r->wblock - r->wpreempt > (uint64_t)(budget >> 9))
 		p = SC_PERIOD_LONG;
 	return p;
 }
