@@ -154,6 +154,8 @@ lib $CC libsc_fndl.so functions/sc_fndl.c
 exe $CXX sc_functions functions/main.cc -pthread -ldl -lsc_fnlib
 # calls from a function's own object, timed keeping every register (checks/fnown.py)
 exe $CC sc_fnown fnown/main.c -pthread
+# an own-object function's one long call and its adaptive period (checks/fnlong.py)
+exe $CC sc_fnlong fnlong/main.c
 if stale "$out/sc_functions_stripped" "$out/sc_functions"; then
 	strip -o "$out/sc_functions_stripped" "$out/sc_functions"
 fi
