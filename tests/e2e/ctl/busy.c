@@ -16,6 +16,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "phase.h"
+
 #define NBUSY 3
 
 static volatile int stop;
@@ -47,16 +49,6 @@ static long long cpu_of(pthread_t *t)
 			sum += ts.tv_sec * 1000000000LL + ts.tv_nsec;
 	}
 	return sum;
-}
-
-static void phase(int k)
-{
-	char line[64];
-
-	printf("phase %d done\n", k);
-	fflush(stdout);
-	if (!fgets(line, sizeof(line), stdin))
-		line[0] = 0;
 }
 
 int main(void)

@@ -17,6 +17,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "phase.h"
+
 static int fill[2], hold[2];
 static char buf[1 << 20];
 
@@ -48,16 +50,6 @@ static long long cpu_ns(void)
 
 	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
 	return ts.tv_sec * 1000000000LL + ts.tv_nsec;
-}
-
-static void phase(int k)
-{
-	char line[64];
-
-	printf("phase %d done\n", k);
-	fflush(stdout);
-	if (!fgets(line, sizeof(line), stdin))
-		line[0] = 0;
 }
 
 int main(void)
