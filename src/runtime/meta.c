@@ -403,6 +403,13 @@ void sc_meta_add(uint32_t type, const void *a, size_t alen, const char *str)
 	 * we interrupted; write(2) needs no lock. What a scan held goes
 	 * first. */
 	bool sig = type == SC_M_END && sc_in_signal;
+	/* a raw fork's child not yet adopted would append to its parent's
+	 * file (rawfork.c), describing an entry index its parent gives too,
+	 * and the parent, which does not know the bytes are there, would
+	 * store its own records over them once it maps the file: it adopts
+	 * first, or, holding a lock, writes nothing */
+	if (!sig && !sc_rawfork_adopt())
+		return;
 	if (!sig)
 		sc_leaf_lock();
 	/* a new uid is declared before the change, while this file can

@@ -11,11 +11,12 @@
  * kernel copied memory for (fork, raw or not), shared with a vfork child
  * (which runs in its parent's memory and must stay the parent's). A fork
  * through libc sets it again in the fork handler; a raw fork child's
- * first timed return (trampoline.S reads the word) or its end
- * (sc_record_end) finds it zero and makes the child's state then, as the
- * handler would have. Until then its calls were counted in its parent's
- * records; from then on it is a process of the profile like any fork
- * child (doc/record.md). Where the kernel has no MADV_WIPEONFORK (before
+ * first timed return (trampoline.S reads the word), the first thing it
+ * would write into its parent's state (sc_rawfork_adopt says which) or
+ * its end (sc_record_end) finds it zero and makes the child's state then,
+ * as the handler would have. Until then its calls were counted in its
+ * parent's records; from then on it is a process of the profile like any
+ * fork child (doc/record.md). Where the kernel has no MADV_WIPEONFORK (before
  * 4.14) the word is never wiped and nothing here happens.
  */
 #include <signal.h>
@@ -65,16 +66,31 @@ bool sc_rawfork_claim(void)
 	return true;
 }
 
-/* trampoline.S, at a timed return that found the mark zero; and
- * sc_record_end, in a process not the image's */
-void sc_rawfork_adopt(void)
+/*
+ * Makes a raw fork child's state, if it is still its parent's: from
+ * trampoline.S, at a timed return that found the mark zero; and before
+ * the child writes anything its parent's state would take (an import's
+ * first call, sc_slow; a metadata record, sc_meta_add; a uid change,
+ * uids.c; the wrappers that take the runtime's locks, wrap.c), so that
+ * none of it lands in the parent's metadata file; and sc_record_end, in
+ * a process not the image's. Never while this thread holds one of the
+ * runtime's locks: the code it interrupted (a signal handler's timed
+ * return) or its caller is inside what the setup replaces (the meta
+ * file, the locks themselves); a later call adopts. False only then: in
+ * a raw fork child whose state is still its parent's. Cheap once
+ * adopted: two loads.
+ */
+bool sc_rawfork_adopt(void)
 {
 	if (!wiped || *sc_fork_mark)
-		return;
+		return true;
+	if (sc_lock_held() || sc_leaf_held())
+		return false;
 	sigset_t all, old;
 	sigfillset(&all);
 	pthread_sigmask(SIG_BLOCK, &all, &old);
 	if (sc_rawfork_claim())
 		sc_fork_child_setup();
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	return true;
 }

@@ -578,7 +578,7 @@ extern SC_HIDDEN uint64_t *sc_fork_mark;
 void sc_rawfork_init(void) SC_HIDDEN;
 bool sc_rawfork_claim(void) SC_HIDDEN;
 bool sc_rawfork_own(void) SC_HIDDEN;
-void sc_rawfork_adopt(void) SC_HIDDEN;
+bool sc_rawfork_adopt(void) SC_HIDDEN;
 extern SC_HIDDEN int sc_exit_status;
 extern SC_HIDDEN volatile int sc_in_signal;
 void sc_signals_init(void) SC_HIDDEN;

@@ -114,8 +114,12 @@ SC_HIDDEN long sc_slow(uint64_t idx, int reason, void **entry_rsp)
 		if (!sc_active || sc_lock_held() || sc_leaf_held() ||
 		    (t && t != &sc_idle_thread && t->busy))
 			return (long)sc_hook_pass((uint32_t)idx);
+		/* a raw fork's child binds in its own state (rawfork.c):
+		 * its entry index and SC_M_BIND are not its parent's */
+		sc_rawfork_adopt();
 		return (long)sc_hook_bind((uint32_t)idx);
 	case SLOW_FUNC:
+		sc_rawfork_adopt();     /* may make an entry, as SLOW_BIND */
 		return (long)sc_fn_caller_code((uint32_t)idx, *(const uintptr_t *)entry_rsp);
 	case SLOW_UNWIND:
 		if (t && t != &sc_idle_thread)

@@ -28,6 +28,9 @@ static void declare(uid_t u)
 {
 	if (u == (uid_t)-1 || u == 0)
 		return;
+	/* a raw fork's child not yet adopted makes its own state now, while
+	 * it may (rawfork.c): the rings, its own sampler, its files */
+	sc_rawfork_adopt();
 	/* a vfork child runs in its parent's memory and thread state until
 	 * it execs: the rings, the thread's event are the parent's, which
 	 * goes on with them (its image is the one they belong to) */

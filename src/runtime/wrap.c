@@ -139,6 +139,7 @@ static void scan_after_open(void)
 {
 	if (!sc_active || in_loader)
 		return;
+	sc_rawfork_adopt();     /* its records are a raw fork child's own */
 	struct sc_thread *t = sc_tls_thread;
 	sc_thread_busy(t);
 	sc_objects_scan(true);
@@ -185,6 +186,8 @@ static void *w_dlmopen(Lmid_t lm, const char *file, int flags)
 static int w_dlclose(void *h)
 {
 	bool outer = sc_active && !in_loader;
+	if (outer)
+		sc_rawfork_adopt();     /* before it takes the runtime lock */
 	struct sc_thread *t = sc_tls_thread;
 	if (outer) {
 		sc_thread_busy(t);
@@ -341,6 +344,7 @@ out:
 /* Both run with the program's return address: that is the caller. */
 static void *dlsym_for(void *h, const char *name, const char *ver, void *ret)
 {
+	sc_rawfork_adopt();     /* its imports are a raw fork child's own */
 	struct sc_thread *t = sc_tls_thread;
 	sc_thread_busy(t);
 	void *r = shadow_for(lookup(h, name, ver, ret), name, ret);
@@ -414,6 +418,7 @@ static void *thread_start(void *p)
 static int w_pthread_create(pthread_t *th, const pthread_attr_t *attr,
 			    void *(*fn)(void *), void *arg)
 {
+	sc_rawfork_adopt();     /* the new thread is a raw fork child's own */
 	struct start_box *b = box_get();
 	if (!b)
 		return pthread_create(th, attr, fn, arg);

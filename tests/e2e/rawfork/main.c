@@ -3,17 +3,35 @@
  * handlers (as Chromium's sandbox makes its children), that then makes
  * timed calls (checks/rawfork.py). The parent writes 1000 times to
  * /dev/null (with a usleep each), forks by the fork system call and waits;
- * the child writes 20000 times (a usleep every 100) and _exits. With an
- * argument UID, the child first calls setuid(UID), and ends with 4
- * getrandom calls of 8 MB (kernel time). Prints "child signal S exit E".
+ * the child writes 20000 times (a usleep every 100) and _exits.
+ *   sc_rawfork [-m] [-b] [UID]
+ * -m: before the fork the parent also calls 20 imports once each, 20
+ *     metadata records more than start-up: its metadata file is mapped
+ *     then (meta.c maps past 16).
+ * -b: the child calls getppid 20000 times instead of write, an import no
+ *     one called before the fork (its first call binds in the child), and
+ *     the parent, after the child ends, calls getpriority 1000 times (an
+ *     import the parent binds after the fork).
+ * UID: the child's first call is setuid(UID) (read before the fork; the
+ *     parent calls setuid(its own uid) first, so that the child's call
+ *     reaches the wrapper bound already: no first call adopts it), it
+ *     prints "child rings N", N the perf rings of record_kcpu.c's size (64
+ *     data pages) it maps after the change, and it ends with 4 getrandom
+ *     calls of 8 MB (kernel time).
+ * Prints "child signal S exit E".
  */
 #define _GNU_SOURCE
 #include <fcntl.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/random.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 /* the fork system call itself, not libc's syscall(): no call of the
@@ -26,11 +44,57 @@ static pid_t raw_fork(void)
 	return (pid_t)r;
 }
 
+/* 20 imports called once each (-m) */
+static long many_imports(void)
+{
+	struct timespec ts;
+	struct stat st;
+	struct rlimit rl;
+	long s = getpid() + getuid() + geteuid() + getgid() + getegid();
+
+	s += clock_gettime(CLOCK_MONOTONIC, &ts) + time(NULL) + stat("/", &st);
+	s += access("/", F_OK) + getpagesize() + sysconf(_SC_OPEN_MAX) + isatty(0);
+	s += getpgrp() + getsid(0) + umask(022) + rand() + getrlimit(RLIMIT_NOFILE, &rl);
+	srand(1);
+	sched_yield();
+	s += alarm(0);
+	return s;
+}
+
+/* perf rings of record_kcpu.c's size mapped in this process */
+static int kcpu_rings(void)
+{
+	FILE *f = fopen("/proc/self/maps", "r");
+	char line[512];
+	int n = 0;
+	unsigned long lo, hi;
+
+	while (f && fgets(line, sizeof(line), f))
+		if (strstr(line, "[perf_event]") && sscanf(line, "%lx-%lx", &lo, &hi) == 2 &&
+		    hi - lo == 65ul * (unsigned long)getpagesize())
+			n++;
+	if (f)
+		fclose(f);
+	return n;
+}
+
 int main(int argc, char **argv)
 {
+	int mapped = 0, bind = 0, a = 1;
+	volatile long s = 0;
+
+	for (; a < argc && argv[a][0] == '-'; a++) {
+		mapped |= !strcmp(argv[a], "-m");
+		bind |= !strcmp(argv[a], "-b");
+	}
+	uid_t uid = a < argc ? (uid_t)strtoul(argv[a], NULL, 10) : 0;
 	int fd = open("/dev/null", O_WRONLY);
 	char buf[256] = {0};
 
+	if (mapped)
+		s += many_imports();
+	if (a < argc && setuid(getuid()) != 0)
+		return 1;
 	for (int i = 0; i < 1000; i++) {
 		if (write(fd, buf, sizeof(buf)) < 0)
 			return 1;
@@ -38,22 +102,30 @@ int main(int argc, char **argv)
 	}
 	pid_t p = raw_fork();
 	if (p == 0) {
-		if (argc > 1 && setuid((uid_t)atoi(argv[1])) != 0)
-			_exit(3);
+		if (a < argc) {
+			if (setuid(uid) != 0)
+				_exit(3);
+			printf("child rings %d\n", kcpu_rings());
+			fflush(stdout);
+		}
 		for (int i = 0; i < 20000; i++) {
-			if (write(fd, buf, sizeof(buf)) < 0)
+			if (bind)
+				s += getppid();
+			else if (write(fd, buf, sizeof(buf)) < 0)
 				_exit(1);
 			if (i % 100 == 0)
 				usleep(1);
 		}
 		static char big[8 << 20];
-		for (int i = 0; argc > 1 && i < 4; i++)
+		for (int i = 0; a < argc && i < 4; i++)
 			if (getrandom(big, sizeof(big), 0) != (ssize_t)sizeof(big))
 				_exit(4);
 		_exit(0);
 	}
 	int st = 0;
 	waitpid(p, &st, 0);
+	for (int i = 0; bind && i < 1000; i++)
+		s += getpriority(PRIO_PROCESS, 0);
 	printf("child signal %d exit %d\n", WIFSIGNALED(st) ? WTERMSIG(st) : 0,
 	       WIFEXITED(st) ? WEXITSTATUS(st) : -1);
 	return 0;
