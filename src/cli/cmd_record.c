@@ -250,6 +250,65 @@ static void forward_signal(int sig, siginfo_t *si, void *uc)
 		kill((pid_t)child_pid, sig);
 }
 
+/*
+ * Runs the command, the signals sent to us passed on to it, and waits for
+ * it (sampling its series with interval): 0 with its wait status and the
+ * wall time, or fail()'s code.
+ */
+static int run_command(const char *exe, char **cmd, const char *absdir, unsigned interval,
+		       unsigned slots, int *status, uint64_t *wall)
+{
+	/* Signals sent to us are the command's: servers are stopped by
+	 * signalling the process that was started (SIGTERM, SIGINT, SIGQUIT,
+	 * SIGHUP to reload, ...), and without passing them on we would die and
+	 * leave the command running with no exit record. A terminal's ^C and
+	 * ^\ already go to the whole process group, so the command has those
+	 * (si_code SI_KERNEL) and they are not sent twice. The signals are
+	 * blocked until the child's pid is known, and the child gets back the
+	 * dispositions and mask we inherited, ignored or not. */
+	sigset_t fwd, oldmask;
+	struct sigaction old[sizeof(forwarded) / sizeof(forwarded[0])];
+	sigemptyset(&fwd);
+	for (size_t i = 0; i < sizeof(forwarded) / sizeof(forwarded[0]); i++)
+		sigaddset(&fwd, forwarded[i]);
+	sigprocmask(SIG_BLOCK, &fwd, &oldmask);
+	struct sigaction sa;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_sigaction = forward_signal;
+	sa.sa_flags = SA_SIGINFO | SA_RESTART;
+	sigfillset(&sa.sa_mask);
+	for (size_t i = 0; i < sizeof(forwarded) / sizeof(forwarded[0]); i++)
+		sigaction(forwarded[i], &sa, &old[i]);
+	uint64_t t0 = mono_ns();
+	pid_t pid = fork();
+	if (pid < 0)
+		return fail("cannot fork: %s", strerror(errno));
+	if (pid == 0) {
+		for (size_t i = 0; i < sizeof(forwarded) / sizeof(forwarded[0]); i++)
+			sigaction(forwarded[i], &old[i], NULL);
+		sigprocmask(SIG_SETMASK, &oldmask, NULL);
+		record_cgroup_enter();  /* --kernel's run cgroup, if made */
+		record_kcpu_wait();
+		execv(exe, cmd);
+		fprintf(stderr, "scaler: cannot run %s: %s\n", cmd[0], strerror(errno));
+		_exit(127);
+	}
+	child_pid = pid;
+	record_kcpu_release(pid);
+	sigprocmask(SIG_SETMASK, &oldmask, NULL);
+	if (interval) {
+		if (series_wait(absdir, pid, interval, slots, t0, status) < 0)
+			return fail("waitpid: %s", strerror(errno));
+	} else {
+		while (waitpid(pid, status, 0) < 0) {
+			if (errno != EINTR)
+				return fail("waitpid: %s", strerror(errno));
+		}
+	}
+	*wall = mono_ns() - t0;
+	return 0;
+}
+
 static const struct cli_choice timing_modes[] = {
 	{ "adaptive", "every call counted; each (thread, API) timed on every call until "
 	  "its calls prove cheap, then on a sampled one in up to 127" },
@@ -508,57 +567,15 @@ int cmd_record(int argc, char **argv)
 	}
 	free(preload);
 
-	/* Signals sent to us are the command's: servers are stopped by
-	 * signalling the process that was started (SIGTERM, SIGINT, SIGQUIT,
-	 * SIGHUP to reload, ...), and without passing them on we would die and
-	 * leave the command running with no exit record. A terminal's ^C and
-	 * ^\ already go to the whole process group, so the command has those
-	 * (si_code SI_KERNEL) and they are not sent twice. The signals are
-	 * blocked until the child's pid is known, and the child gets back the
-	 * dispositions and mask we inherited, ignored or not. */
-	sigset_t fwd, oldmask;
-	struct sigaction old[sizeof(forwarded) / sizeof(forwarded[0])];
-	sigemptyset(&fwd);
-	for (size_t i = 0; i < sizeof(forwarded) / sizeof(forwarded[0]); i++)
-		sigaddset(&fwd, forwarded[i]);
-	sigprocmask(SIG_BLOCK, &fwd, &oldmask);
-	struct sigaction sa;
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_sigaction = forward_signal;
-	sa.sa_flags = SA_SIGINFO | SA_RESTART;
-	sigfillset(&sa.sa_mask);
-	for (size_t i = 0; i < sizeof(forwarded) / sizeof(forwarded[0]); i++)
-		sigaction(forwarded[i], &sa, &old[i]);
-	uint64_t t0 = mono_ns();
-	pid_t pid = fork();
-	if (pid < 0)
-		return fail("cannot fork: %s", strerror(errno));
-	if (pid == 0) {
-		for (size_t i = 0; i < sizeof(forwarded) / sizeof(forwarded[0]); i++)
-			sigaction(forwarded[i], &old[i], NULL);
-		sigprocmask(SIG_SETMASK, &oldmask, NULL);
-		record_cgroup_enter();  /* --kernel's run cgroup, if made */
-		record_kcpu_wait();
-		execv(exe, cmd);
-		fprintf(stderr, "scaler: cannot run %s: %s\n", cmd[0], strerror(errno));
-		_exit(127);
-	}
-	child_pid = pid;
-	record_kcpu_release(pid);
-	sigprocmask(SIG_SETMASK, &oldmask, NULL);
-	int status;
-	if (interval) {
-		if (series_wait(absdir, pid, interval, slots, t0, &status) < 0)
-			return fail("waitpid: %s", strerror(errno));
-	} else {
-		while (waitpid(pid, &status, 0) < 0) {
-			if (errno != EINTR)
-				return fail("waitpid: %s", strerror(errno));
-		}
-	}
-	uint64_t wall = mono_ns() - t0;
+	int status = 0;
+	uint64_t wall = 0;
+	r = run_command(exe, cmd, absdir, interval, slots, &status, &wall);
+	/* the one way out of the run, failed or not: --kernel's cgroup,
+	 * if made, is removed (it would stay behind, empty, for good) */
 	record_cgroup_remove();
-	write_exit(absdir, pid, status, wall);
+	if (r)
+		return r;
+	write_exit(absdir, (pid_t)child_pid, status, wall);
 	if (functions)
 		record_functions_summary(absdir);
 	if (kernel)
