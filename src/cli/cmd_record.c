@@ -279,6 +279,13 @@ static int run_command(const char *exe, char **cmd, const char *absdir, unsigned
 	sigfillset(&sa.sa_mask);
 	for (size_t i = 0; i < sizeof(forwarded) / sizeof(forwarded[0]); i++)
 		sigaction(forwarded[i], &sa, &old[i]);
+	/* SIGCHLD ignored (inherited across exec) reaps the child unasked,
+	 * and waitpid fails with ECHILD: ours is the default while we wait,
+	 * the command's what we inherited */
+	struct sigaction dfl, old_chld;
+	memset(&dfl, 0, sizeof(dfl));
+	dfl.sa_handler = SIG_DFL;
+	sigaction(SIGCHLD, &dfl, &old_chld);
 	uint64_t t0 = mono_ns();
 	pid_t pid = fork();
 	if (pid < 0)
@@ -286,6 +293,7 @@ static int run_command(const char *exe, char **cmd, const char *absdir, unsigned
 	if (pid == 0) {
 		for (size_t i = 0; i < sizeof(forwarded) / sizeof(forwarded[0]); i++)
 			sigaction(forwarded[i], &old[i], NULL);
+		sigaction(SIGCHLD, &old_chld, NULL);
 		sigprocmask(SIG_SETMASK, &oldmask, NULL);
 		record_cgroup_enter();  /* --kernel's run cgroup, if made */
 		record_kcpu_wait();

@@ -9,18 +9,39 @@ CAP_DAC_OVERRIDE, CAP_BPF, CAP_PERFMON; root's own processes are never
 held to RLIMIT_NPROC): it says "cannot fork", exits non-zero, and the
 cgroup its line named is gone. Root only; skipped where no run cgroup
 can be made.
+record-sigchld-ignored: scaler record --kernel started with SIGCHLD
+ignored (which an exec keeps, and which makes the kernel reap children
+unasked): its waitpid failed with ECHILD, so it said "waitpid: No child
+processes", exited 2 instead of the command's status and kept neither
+its exit record nor (then) the run cgroup. Now it exits with the
+command's status 3, its report has that status, the command still
+inherits SIGCHLD ignored (SigIgn in its /proc/self/status), and no run
+cgroup it named is left.
 """
 import os
 import re
 import shutil
+import signal
 import subprocess
 import tempfile
 
-from harness import guarded, skip
+from harness import guarded, report_json_of, skip
 
 MODE = "real"
 NOBODY = 65534
 RUN_CGROUP = re.compile(r"the run's tasks only \(cgroup (/\S*/scaler-\d+)\)")
+
+
+def left_behind(path):
+    """A problem if the run cgroup at path is still there (then removed,
+    not to be left by the test either)."""
+    if not os.path.exists(path):
+        return []
+    try:
+        os.rmdir(path)
+    except OSError:
+        pass
+    return ["the run cgroup %s is left behind" % path]
 
 
 def nofork(t):
@@ -47,14 +68,29 @@ def nofork(t):
     if p.returncode == 0 or "scaler: cannot fork: " not in err:
         bad.append("exit %d, stderr %r: want 'cannot fork' and a non-zero exit"
                    % (p.returncode, err[-300:]))
-    if os.path.exists(m.group(1)):
-        bad.append("the run cgroup %s is left behind" % m.group(1))
-        try:
-            os.rmdir(m.group(1))
-        except OSError:
-            pass
+    return bad + left_behind(m.group(1))
+
+
+def sigchld_ignored(t):
+    prof = os.path.join(t.tmp, "sigchld")
+    p = subprocess.run([t.scaler, "record", "--kernel", "-o", prof, "--", "awk",
+                        "/^SigIgn:/ { print; exit 3 }", "/proc/self/status"],
+                       capture_output=True, timeout=120,
+                       preexec_fn=lambda: signal.signal(signal.SIGCHLD, signal.SIG_IGN))
+    err = p.stderr.decode(errors="replace")
+    m = RUN_CGROUP.search(err)
+    bad = left_behind(m.group(1)) if m else []
+    if p.returncode != 3:
+        return bad + ["exit %d, stderr %r: want the command's 3" % (p.returncode, err[-300:])]
+    ign = p.stdout.decode().split()
+    if len(ign) != 2 or not int(ign[1], 16) & (1 << (signal.SIGCHLD - 1)):
+        bad.append("the command's %r: want SIGCHLD ignored, as scaler record was" % ign)
+    st = [q.get("exit_status") for q in report_json_of(t.scaler, prof)["processes"]]
+    if st != [3]:
+        bad.append("the report's exit statuses %r, want [3]" % st)
     return bad
 
 
 def checks(t):
     guarded("record-cgroup-nofork", None, lambda: nofork(t))
+    guarded("record-sigchld-ignored", None, lambda: sigchld_ignored(t))
