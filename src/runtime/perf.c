@@ -352,31 +352,44 @@ static uint64_t mix(uint64_t h, uint64_t v)
 	return h * 0xff51afd7ed558ccdull;
 }
 
-/* One kernel stack (innermost first) of entry slot `entry` (index + 1,
+/*
+ * One kernel stack (innermost first) of entry slot `entry` (index + 1,
  * or UINT32_MAX outside any timed call), counted w times in a thread's
- * table (its open addressing: format.h). */
+ * table (its open addressing: format.h). Two threads may add to one
+ * table at once: at the image's end the exiting thread books the stack of
+ * a thread still blocked (sc_offcpu_open) while that thread may wake and
+ * book its own (sc_offcpu_gap). So a free slot is claimed by its entry
+ * before its stack is written, its depth after (a slot matches once its
+ * depth is there), and counts are added atomically: a slot the other
+ * thread is still writing does not match, and the same stack then takes
+ * a second slot (the reader adds them up); its samples, added last, are
+ * 0 until its stack is whole (the reader skips such a slot). The owner
+ * alone, as it nearly always is, pays a locked add a sample.
+ */
 void sc_kst_add(struct sc_kst_header *h, uint32_t entry, const uint64_t *ip, uint32_t n, uint64_t w)
 {
 	struct sc_kst_slot *slots = (struct sc_kst_slot *)(h + 1);
 	uint64_t k = mix(0, entry);
 	for (uint32_t i = 0; i < n; i++)
 		k = mix(k, ip[i]);
-	h->samples += w;
+	__atomic_fetch_add(&h->samples, w, __ATOMIC_RELAXED);
 	for (uint32_t p = 0; p < KST_PROBES; p++) {
 		struct sc_kst_slot *s = &slots[(k + p) % h->nslots];
-		if (!s->entry) {
-			s->depth = n;
+		uint32_t e = __atomic_load_n(&s->entry, __ATOMIC_ACQUIRE);
+		if (!e && __atomic_compare_exchange_n(&s->entry, &e, entry, false, __ATOMIC_ACQ_REL,
+						      __ATOMIC_ACQUIRE)) {
 			memcpy(s->ip, ip, n * sizeof(*ip));
-			s->samples = w;
-			s->entry = entry;
+			__atomic_store_n(&s->depth, n, __ATOMIC_RELEASE);
+			__atomic_fetch_add(&s->samples, w, __ATOMIC_RELEASE);
 			return;
 		}
-		if (s->entry == entry && s->depth == n && !memcmp(s->ip, ip, n * sizeof(*ip))) {
-			s->samples += w;
+		if (e == entry && __atomic_load_n(&s->depth, __ATOMIC_ACQUIRE) == n &&
+		    !memcmp(s->ip, ip, n * sizeof(*ip))) {
+			__atomic_fetch_add(&s->samples, w, __ATOMIC_RELAXED);
 			return;
 		}
 	}
-	h->overflow += w;
+	__atomic_fetch_add(&h->overflow, w, __ATOMIC_RELAXED);
 }
 
 /* A kernel sample's stack, counted once in the thread's .kst table. */

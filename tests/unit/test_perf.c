@@ -8,6 +8,7 @@
  * clocks and files are stubbed: 1 TSC tick per ns.
  */
 #include <linux/perf_event.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -210,6 +211,90 @@ static void test_kcpu(void)
 	close(fd);
 }
 
+/* ---- two threads adding to one stack table (sc_kst_add) ----------------
+ * At the image's end the exiting thread books a blocked thread's stack in
+ * that thread's .kso table while the thread may wake and book its own.
+ * Each round both threads add the same 8 stacks to an empty table, at
+ * once, KST_ADDS times each: every stack must be counted 2 * KST_ADDS
+ * times, whole, whichever slots it took. */
+#define KST_ROUNDS 200
+#define KST_ADDS 2000
+#define KST_STACKS 8
+static union {
+	struct sc_kst_header h;
+	char b[sizeof(struct sc_kst_header) + 64 * sizeof(struct sc_kst_slot)];
+} shared_kst;
+static pthread_barrier_t kst_round;
+
+static void kst_stack(int i, uint64_t ip[3])
+{
+	ip[0] = 0xffffffff81000000ull + (uint64_t)i * 16;
+	ip[1] = 0xffffffff82000000ull + (uint64_t)i;
+	ip[2] = 0xffffffff83000000ull;
+}
+
+static void *kst_writer(void *arg)
+{
+	(void)arg;
+	for (int r = 0; r < KST_ROUNDS; r++) {
+		pthread_barrier_wait(&kst_round);       /* the table emptied */
+		for (int n = 0; n < KST_ADDS * KST_STACKS; n++) {
+			uint64_t ip[3];
+			kst_stack(n % KST_STACKS, ip);
+			sc_kst_add(&shared_kst.h, 1 + (uint32_t)n % 2, ip, 3, 1);
+		}
+		pthread_barrier_wait(&kst_round);       /* both done */
+		pthread_barrier_wait(&kst_round);       /* checked */
+	}
+	return NULL;
+}
+
+static void test_kst_two_writers(void)
+{
+	pthread_t a, b;
+	int bad_rounds = 0, torn = 0;
+	pthread_barrier_init(&kst_round, NULL, 3);
+	pthread_create(&a, NULL, kst_writer, NULL);
+	pthread_create(&b, NULL, kst_writer, NULL);
+	for (int r = 0; r < KST_ROUNDS; r++) {
+		memset(&shared_kst, 0, sizeof(shared_kst));
+		shared_kst.h.nslots = 64;
+		pthread_barrier_wait(&kst_round);
+		pthread_barrier_wait(&kst_round);
+		uint64_t per[KST_STACKS] = {0}, sum = 0;
+		struct sc_kst_slot *slots = (struct sc_kst_slot *)(&shared_kst.h + 1);
+		for (int i = 0; i < 64; i++) {
+			if (!slots[i].samples)
+				continue;
+			int which = -1;
+			for (int j = 0; j < KST_STACKS; j++) {
+				uint64_t ip[3];
+				kst_stack(j, ip);
+				if (slots[i].entry == 1 + (uint32_t)j % 2 && slots[i].depth == 3 &&
+				    !memcmp(slots[i].ip, ip, sizeof(ip)))
+					which = j;
+			}
+			if (which < 0)
+				torn++;
+			else
+				per[which] += slots[i].samples;
+			sum += slots[i].samples;
+		}
+		bool ok = shared_kst.h.samples == 2 * KST_ADDS * KST_STACKS &&
+			  !shared_kst.h.overflow && sum == 2 * KST_ADDS * KST_STACKS;
+		for (int j = 0; j < KST_STACKS; j++)
+			ok = ok && per[j] == 2 * KST_ADDS;
+		bad_rounds += !ok;
+		pthread_barrier_wait(&kst_round);
+	}
+	pthread_join(a, NULL);
+	pthread_join(b, NULL);
+	pthread_barrier_destroy(&kst_round);
+	CHECK_EQ(bad_rounds, 0, "rounds of two threads adding 8 stacks to one table where "
+		 "a stack was not counted as often as both added it");
+	CHECK_EQ(torn, 0, "slots holding a stack neither thread added");
+}
+
 int main(void)
 {
 	sc_perf_init(1000000000u);      /* 1 GHz: a tick is a ns */
@@ -348,5 +433,6 @@ int main(void)
 	CHECK_EQ(kso.h.samples, 150000, "the table's blocked ns");
 	CHECK_EQ(oring.pg.data_tail, ohead, "the tracepoint's ring read to its head");
 	test_kcpu();
+	test_kst_two_writers();
 	return check_summary();
 }
