@@ -533,13 +533,15 @@ void sc_meta_reopen_child(void)
 	map_room = 0;
 	unmapped_puts = 0;
 	map_never = false;
+	/* the image is this process's, file or not: declare() (uids.c)
+	 * withdraws the rings it mapped only in the image's own process */
+	meta_hdr.pid = (uint32_t)getpid();
+	meta_hdr.ppid = (uint32_t)getppid();
 	if (meta_fd < 0) {
 		if (in >= 0)
 			close(in);
 		return;
 	}
-	meta_hdr.pid = (uint32_t)getpid();
-	meta_hdr.ppid = (uint32_t)getppid();
 	meta_hdr.gen = sc_gen;
 	/* the child's life starts now, not at its parent's start: its wall
 	 * time is end - start (a postgres backend forked after an hour is not

@@ -3,6 +3,7 @@
 (issue 20): planted links and files in the profile directory, a user
 truncating a file a root program has mapped, a full disk, a program that
 starts thousands of threads, drops privileges and closes every descriptor,
+a fork child that drops them with no room left for its files,
 a directory scaler did not make, world-readable command lines and a
 command line over 8 KB.
 
@@ -230,6 +231,35 @@ def test_full_disk(a, tmp):
         return bad
     finally:
         run(["umount", mnt])
+
+
+def test_full_fork_drop(a, tmp):
+    """A fork child that cannot make its metadata file (no inode left)
+    is still the image's own process: with --kernel's rings of every
+    task's samples (SCALER_KCPU_ALL=1), it withdraws them before it drops
+    to nobody. It kept them: sc_meta_reopen_child left the parent's pid
+    in the header when the file could not be made, and uids.c withdraws
+    the rings only in the image's own process."""
+    mnt = os.path.join(tmp, "small")
+    os.mkdir(mnt)
+    rc, _, err = run(["mount", "-t", "tmpfs", "-o", "size=16m,nr_inodes=64", "tmpfs", mnt])
+    if rc != 0:
+        return skip("hostile-full-fork-drop", "cannot mount a tmpfs: %s" % err.strip())
+    try:
+        prof = os.path.join(mnt, "prof")
+        rc, out, err = run([a.scaler, "record", "--kernel", "-o", prof, "--", a.victim,
+                            "forkfull"], env=dict(os.environ, SCALER_KCPU_ALL="1"))
+    finally:
+        run(["umount", mnt])
+    if "every task's" not in err:
+        return skip("hostile-full-fork-drop", "no per-CPU rings here: %r" % err[-200:])
+    bad = []
+    if "No space left on device" not in err:
+        bad.append("the child made its files: %r" % err[-300:])
+    if rc != 0 or out != "child rings 0\n":
+        bad.append("status %d, output %r: want the child, nobody now, to map no ring of "
+                   "every task's samples" % (rc, out))
+    return bad
 
 
 def test_drop(a, tmp):
@@ -567,6 +597,8 @@ def main():
         tests = [("hostile-planted-links", test_planted, "to run the attacker as nobody"),
                  ("hostile-fd-per-thread", test_fds, False),
                  ("hostile-full-disk", test_full_disk, "to mount a small tmpfs"),
+                 ("hostile-full-fork-drop", test_full_fork_drop,
+                  "to mount a small tmpfs and drop to nobody"),
                  ("hostile-drop-closeall", test_drop, "for a program that drops privileges"),
                  ("hostile-planted-after-drop", test_planted_after_drop,
                   "for a program that drops privileges"),

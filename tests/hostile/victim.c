@@ -27,6 +27,11 @@
  *                calls getppid 50 times, prints "dropped", waits for a
  *                line on stdin, then execs itself in mode quiet.
  *   quiet        calls getppid 3 times, exits 0.
+ *   forkfull     as root: fills the profile directory's file system
+ *                (SCALER_DIR) with empty files until none can be made,
+ *                forks a child that drops to nobody and prints "child
+ *                rings N", N the perf rings of record_kcpu.c's size (64
+ *                data pages) it still maps; then removes the files.
  */
 #define _GNU_SOURCE
 #include <dirent.h>
@@ -93,6 +98,51 @@ static int count_fds(void)
 	if (d)
 		closedir(d);
 	return n - 1;   /* the DIR's own */
+}
+
+/* perf rings of record_kcpu.c's size mapped in this process */
+static int kcpu_rings(void)
+{
+	FILE *f = fopen("/proc/self/maps", "r");
+	char line[512];
+	int n = 0;
+	unsigned long lo, hi;
+	while (f && fgets(line, sizeof(line), f))
+		if (strstr(line, "[perf_event]") && sscanf(line, "%lx-%lx", &lo, &hi) == 2 &&
+		    hi - lo == 65ul * (unsigned long)getpagesize())
+			n++;
+	if (f)
+		fclose(f);
+	return n;
+}
+
+static int fork_full(void)
+{
+	const char *dir = getenv("SCALER_DIR");
+	char path[4200];
+	int n = 0, st = 0;
+	for (; dir; n++) {
+		snprintf(path, sizeof(path), "%s/fill%d", dir, n);
+		int fd = open(path, O_CREAT | O_EXCL | O_WRONLY, 0600);
+		if (fd < 0)
+			break;
+		close(fd);
+	}
+	fflush(stdout);
+	pid_t pid = fork();
+	if (pid == 0) {
+		if (setgid(65534) || setuid(65534))
+			_exit(8);
+		printf("child rings %d\n", kcpu_rings());
+		fflush(stdout);
+		_exit(0);
+	}
+	waitpid(pid, &st, 0);
+	for (int i = 0; i < n; i++) {
+		snprintf(path, sizeof(path), "%s/fill%d", dir, i);
+		unlink(path);
+	}
+	return WIFEXITED(st) ? WEXITSTATUS(st) : 9;
 }
 
 int main(int argc, char **argv)
@@ -186,11 +236,13 @@ int main(int argc, char **argv)
 		perror("exec");
 		return 8;
 	}
+	if (!strcmp(mode, "forkfull"))
+		return fork_full();
 	if (!strcmp(mode, "quiet")) {
 		for (int i = 0; i < 3; i++)
 			getppid();
 		return 0;
 	}
-	fprintf(stderr, "usage: victim attack|threads|drop|fill|wait|dropwait|quiet [N]\n");
+	fprintf(stderr, "usage: victim attack|threads|drop|fill|wait|dropwait|quiet|forkfull [N]\n");
 	return 2;
 }
