@@ -444,6 +444,7 @@ static int w_pthread_cancel(pthread_t th)
 {
 	static int hooked;
 	if (!__atomic_load_n(&hooked, __ATOMIC_ACQUIRE) && sc_active) {
+		sc_rawfork_adopt();     /* its scan's records are the child's own */
 		struct sc_thread *t = sc_tls_thread;
 		sc_thread_busy(t);
 		if (dlopen("libgcc_s.so.1", RTLD_NOW))

@@ -23,6 +23,13 @@ trim cut the child's record off) and the parent's waitpid as getppid.
 Now each process's counts are exact: the parent 1000 writes, 1 waitpid,
 1000 getpriority and no getppid; the child 20000 getppid and none of
 the others.
+rawfork-dlopen: the child loads a library (dlopen and dlsym, both
+bound before the fork, so no first call adopts it) and calls a function
+of it 20000 times through dlsym's pointer: the wrappers make the child's
+state first, so the library's object and import records are in the
+child's own file (not appended to the parent's, nor, with the runtime's
+locks held, left out), and the child has exactly 20000 b_mul calls,
+the parent none.
 rawfork-setuid, rawfork-setuid-all, rawfork-setuid-mapped (root): with
 --kernel, the child's first call is setuid(nobody) (its uid read before
 the fork), whose wrapper makes the child's state before the change, while
@@ -41,7 +48,7 @@ from harness import guarded, report_json_of, run, skip
 
 MODE = "e2e"
 VARIANTS = ("lazy", "now")
-APIS = ("write", "getppid", "waitpid", "getpriority")
+APIS = ("write", "getppid", "waitpid", "getpriority", "b_mul")
 
 
 def processes(d):
@@ -80,8 +87,16 @@ def rawfork(t, name, opts, args=(), env=None):
         bad.append("%r: the child, nobody now, maps rings of every task's samples, want none"
                    % rings)
     if "-b" in args:
-        want = {parent: {"write": 1000, "getppid": 0, "waitpid": 1, "getpriority": 1000},
-                c: {"write": 0, "getppid": 20000, "waitpid": 0, "getpriority": 0}}
+        want = {parent: {"write": 1000, "getppid": 0, "waitpid": 1, "getpriority": 1000,
+                         "b_mul": 0},
+                c: {"write": 0, "getppid": 20000, "waitpid": 0, "getpriority": 0, "b_mul": 0}}
+        if counts != want:
+            bad.append("calls %r, want %r" % (counts, want))
+        return bad
+    if "-d" in args:
+        want = {parent: {"write": 1000, "getppid": 0, "waitpid": 1, "getpriority": 0,
+                         "b_mul": 0},
+                c: {"write": 0, "getppid": 0, "waitpid": 0, "getpriority": 0, "b_mul": 20000}}
         if counts != want:
             bad.append("calls %r, want %r" % (counts, want))
         return bad
@@ -116,7 +131,8 @@ def checks(t):
                              ("rawfork-kernel", ["--kernel"], []),
                              ("rawfork-bind", [], ["-b"]),
                              ("rawfork-bind-mapped", [], ["-b", "-m"]),
-                             ("rawfork-bind-all", ["--timing=all"], ["-b", "-m"])):
+                             ("rawfork-bind-all", ["--timing=all"], ["-b", "-m"]),
+                             ("rawfork-dlopen", [], ["-d"])):
         guarded(name, t.variant, lambda: rawfork(t, name, opts, args))
     every = {"SCALER_KCPU_ALL": "1"}
     for name, args, env in (("rawfork-setuid", ["65534"], None),

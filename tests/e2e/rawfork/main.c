@@ -12,6 +12,11 @@
  *     one called before the fork (its first call binds in the child), and
  *     the parent, after the child ends, calls getpriority 1000 times (an
  *     import the parent binds after the fork).
+ * -d: the parent calls dlopen and dlsym (of libc) before the fork; the
+ *     child, instead of writing, loads libsc_b.so by dlopen, finds b_mul
+ *     by dlsym, and calls it 20000 times through the pointer: a library,
+ *     an object and an import that are the child's alone, made by
+ *     wrappers bound before the fork (no first call adopts it).
  * UID: the child's first call is setuid(UID) (read before the fork; the
  *     parent calls setuid(its own uid) first, so that the child's call
  *     reaches the wrapper bound already: no first call adopts it), it
@@ -21,6 +26,7 @@
  * Prints "child signal S exit E".
  */
 #define _GNU_SOURCE
+#include <dlfcn.h>
 #include <fcntl.h>
 #include <sched.h>
 #include <stdio.h>
@@ -80,12 +86,14 @@ static int kcpu_rings(void)
 
 int main(int argc, char **argv)
 {
-	int mapped = 0, bind = 0, a = 1;
+	int mapped = 0, bind = 0, dl = 0, a = 1;
+	int (*mul)(int, int) = NULL;
 	volatile long s = 0;
 
 	for (; a < argc && argv[a][0] == '-'; a++) {
 		mapped |= !strcmp(argv[a], "-m");
 		bind |= !strcmp(argv[a], "-b");
+		dl |= !strcmp(argv[a], "-d");
 	}
 	uid_t uid = a < argc ? (uid_t)strtoul(argv[a], NULL, 10) : 0;
 	int fd = open("/dev/null", O_WRONLY);
@@ -94,6 +102,8 @@ int main(int argc, char **argv)
 	if (mapped)
 		s += many_imports();
 	if (a < argc && setuid(getuid()) != 0)
+		return 1;
+	if (dl && !dlsym(dlopen("libc.so.6", RTLD_NOW), "getpid"))
 		return 1;
 	for (int i = 0; i < 1000; i++) {
 		if (write(fd, buf, sizeof(buf)) < 0)
@@ -108,8 +118,12 @@ int main(int argc, char **argv)
 			printf("child rings %d\n", kcpu_rings());
 			fflush(stdout);
 		}
+		if (dl && !(mul = (int (*)(int, int))dlsym(dlopen("libsc_b.so", RTLD_NOW), "b_mul")))
+			_exit(5);
 		for (int i = 0; i < 20000; i++) {
-			if (bind)
+			if (mul)
+				s += mul(i, 2);
+			else if (bind)
 				s += getppid();
 			else if (write(fd, buf, sizeof(buf)) < 0)
 				_exit(1);
