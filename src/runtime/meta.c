@@ -233,8 +233,9 @@ static void check_fd(void)
  */
 static bool map_ready(size_t n)
 {
-	/* a raw fork's child still on its parent's state writes, appended
-	 * whole as ever, never stores where its parent does */
+	/* a raw fork's child still on its parent's state never stores where
+	 * its parent does (sc_meta_add makes its state first, or writes
+	 * nothing) */
 	if (meta_fd < 0 || !sc_rawfork_own())
 		return false;
 	if (map && file_len + n <= map_room)
