@@ -46,6 +46,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "../e2e/perf_rings.h"
+
 static int calls_before = 100, calls_after = 100;
 
 static void wait_line(void)
@@ -100,22 +102,6 @@ static int count_fds(void)
 	return n - 1;   /* the DIR's own */
 }
 
-/* perf rings of record_kcpu.c's size mapped in this process */
-static int kcpu_rings(void)
-{
-	FILE *f = fopen("/proc/self/maps", "r");
-	char line[512];
-	int n = 0;
-	unsigned long lo, hi;
-	while (f && fgets(line, sizeof(line), f))
-		if (strstr(line, "[perf_event]") && sscanf(line, "%lx-%lx", &lo, &hi) == 2 &&
-		    hi - lo == 65ul * (unsigned long)getpagesize())
-			n++;
-	if (f)
-		fclose(f);
-	return n;
-}
-
 static int fork_full(void)
 {
 	const char *dir = getenv("SCALER_DIR");
@@ -133,7 +119,7 @@ static int fork_full(void)
 	if (pid == 0) {
 		if (setgid(65534) || setuid(65534))
 			_exit(8);
-		printf("child rings %d\n", kcpu_rings());
+		printf("child rings %d\n", perf_rings(65ul * (unsigned long)getpagesize()));
 		fflush(stdout);
 		_exit(0);
 	}

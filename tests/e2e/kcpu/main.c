@@ -37,6 +37,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../perf_rings.h"
+
 extern char **environ;
 static char big[8 << 20];
 
@@ -45,22 +47,6 @@ static long long now_ns(void)
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return ts.tv_sec * 1000000000LL + ts.tv_nsec;
-}
-
-/* perf rings of len bytes mapped in this process */
-static int rings(unsigned long len)
-{
-	FILE *f = fopen("/proc/self/maps", "r");
-	char line[512];
-	int n = 0;
-	unsigned long lo, hi;
-	while (f && fgets(line, sizeof(line), f))
-		if (strstr(line, "[perf_event]") && sscanf(line, "%lx-%lx", &lo, &hi) == 2 &&
-		    hi - lo == len)
-			n++;
-	if (f)
-		fclose(f);
-	return n;
 }
 
 /* Samples of process pid in the perf rings of len bytes mapped here, as
@@ -172,7 +158,7 @@ static int drop(char **argv)
 			_exit(3);
 		for (int i = 0; i < 2; i++)
 			pthread_join(t[i], NULL);
-		long long r[4] = {rings(len), before, samples_of(len, outside),
+		long long r[4] = {perf_rings(len), before, samples_of(len, outside),
 				  samples_of(len, (unsigned)getpid())};
 		report(p, r, 4);
 	}
@@ -208,10 +194,10 @@ int main(int argc, char **argv)
 		return 2;
 	if (pid == 0) {
 		unsigned long len = strtoul(argv[3], NULL, 10);
-		int before = rings(len);
+		int before = perf_rings(len);
 		if (getuid() == 0 && (setgid((gid_t)atoi(argv[2])) || setuid((uid_t)atoi(argv[2]))))
 			_exit(3);
-		long long r[3] = {randoms(), before, rings(len)};
+		long long r[3] = {randoms(), before, perf_rings(len)};
 		report(p, r, 3);
 	}
 	return print_child(p, pid, "fork", 3);

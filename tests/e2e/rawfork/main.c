@@ -40,6 +40,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../perf_rings.h"
+
 /* the fork system call itself, not libc's syscall(): no call of the
  * child's returns before its own */
 static pid_t raw_fork(void)
@@ -65,23 +67,6 @@ static long many_imports(void)
 	sched_yield();
 	s += alarm(0);
 	return s;
-}
-
-/* perf rings of record_kcpu.c's size mapped in this process */
-static int kcpu_rings(void)
-{
-	FILE *f = fopen("/proc/self/maps", "r");
-	char line[512];
-	int n = 0;
-	unsigned long lo, hi;
-
-	while (f && fgets(line, sizeof(line), f))
-		if (strstr(line, "[perf_event]") && sscanf(line, "%lx-%lx", &lo, &hi) == 2 &&
-		    hi - lo == 65ul * (unsigned long)getpagesize())
-			n++;
-	if (f)
-		fclose(f);
-	return n;
 }
 
 int main(int argc, char **argv)
@@ -115,7 +100,7 @@ int main(int argc, char **argv)
 		if (a < argc) {
 			if (setuid(uid) != 0)
 				_exit(3);
-			printf("child rings %d\n", kcpu_rings());
+			printf("child rings %d\n", perf_rings(65ul * (unsigned long)getpagesize()));
 			fflush(stdout);
 		}
 		if (dl && !(mul = (int (*)(int, int))dlsym(dlopen("libsc_b.so", RTLD_NOW), "b_mul")))
