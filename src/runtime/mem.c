@@ -44,8 +44,15 @@
  * hold; a process never keeps more than this much of the region */
 #define SCRATCH_KEEP (256u * 1024u)
 
+/* A block's length for n bytes: a page multiple, or for a small array a
+ * multiple of 64 bytes, so that the scan's small arrays share pages (a
+ * small program's scan wrote ten pages of page-sized blocks, each one
+ * page fault, doc/performance.md) */
+#define SMALL 64u
 static size_t round_up(size_t n)
 {
+	if (n + HEAD <= PAGE / 2)
+		return (n + HEAD + SMALL - 1) / SMALL * SMALL;
 	return (n + HEAD + PAGE - 1) / PAGE * PAGE;
 }
 
@@ -108,6 +115,7 @@ static char *new_block(size_t len)
 		give();
 	}
 	if (!h) {
+		len = (len + PAGE - 1) / PAGE * PAGE;
 		h = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 		if (h == MAP_FAILED)
 			return NULL;

@@ -144,7 +144,7 @@ static int list_cb(struct dl_phdr_info *info, size_t size, void *p)
 	if (c->n == c->cap) {
 		if (c->cap >= SC_MAX_OBJECTS)
 			return 0;
-		uint32_t cap = c->cap ? c->cap * 2 : 255;       /* one page */
+		uint32_t cap = c->cap ? c->cap * 2 : 31;        /* 512 bytes */
 		struct seen *s = sc_mem_grow(c->seen, (size_t)cap * sizeof(*s));
 		if (!s) {
 			c->failed = true;
@@ -276,7 +276,7 @@ static int cand_cb(struct dl_phdr_info *info, size_t size, void *p)
 	if (is_known(info, size))
 		return 0;
 	if (ctx->n == ctx->cap) {
-		uint32_t cap = ctx->cap ? ctx->cap * 2 : 64;
+		uint32_t cap = ctx->cap ? ctx->cap * 2 : 16;
 		struct cand *nc = sc_mem_grow(ctx->c, cap * sizeof(*nc));
 		if (!nc) {
 			ctx->failed = true;

@@ -156,7 +156,7 @@ static int import_cb(void *p, const struct sc_import *imp)
 		raw = sc_pause_target((uint32_t)n);
 	}
 	if (c->n == c->cap) {
-		size_t cap = c->cap ? c->cap * 2 : 256;
+		size_t cap = c->cap ? c->cap * 2 : 32;
 		struct sc_patch *np = sc_mem_grow(c->patches, cap * sizeof(*np));
 		if (!np)
 			return 1;
