@@ -43,7 +43,7 @@ static void *reserve(size_t bytes)
 
 void sc_args_init(void)
 {
-	const char *s = getenv("SCALER_ARGS");
+	const char *s = sc_getenv("SCALER_ARGS");
 	char err[200];
 	if (!s)
 		return;

@@ -266,8 +266,8 @@ static void note(struct sc_thread *t)
  * start-up figures (to compare, bench/accuracy.sh). */
 static void set_recal(uint64_t tsc_hz)
 {
-	const char *e = getenv("SCALER_RECAL");
-	uint64_t us = e && *e ? strtoull(e, NULL, 10) : SC_RECAL_MS * 1000;
+	const char *e = sc_getenv("SCALER_RECAL");
+	uint64_t us = e && *e ? sc_get_u64(e, NULL) : SC_RECAL_MS * 1000;
 	if (sc_timing_mode != SC_TIMING_NONE && us)
 		recal_ticks = tsc_hz / 1000000 * us;
 }

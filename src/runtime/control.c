@@ -430,13 +430,13 @@ bool sc_control_handler(void *h)
 /* SCALER_PAUSED=1: the image starts paused, before its first patching. */
 void sc_control_init(void)
 {
-	const char *p = getenv("SCALER_PAUSED");
+	const char *p = sc_getenv("SCALER_PAUSED");
 	if (p && !strcmp(p, "1")) {
 		sc_paused = true;
 		pause_tsc = sc_rdtsc();
 		pause_p = clock_now(pause_tsc);
 	}
-	const char *s = getenv("SCALER_CONTROL_SIGNAL");
+	const char *s = sc_getenv("SCALER_CONTROL_SIGNAL");
 	char *end;
 	long n = s && s[0] ? strtol(s, &end, 10) : 0;
 	if (n > 0 && n <= SIGRTMAX && !*end && n != SIGKILL && n != SIGSTOP) {

@@ -40,43 +40,47 @@ extern char **environ;
 /* made once at start-up, kept in the runtime's own memory (mem.c) */
 static const char *kv_preload = "";     /* LD_PRELOAD=<this library> */
 static const char *kv_dir;
-static char kv_timing[32];
+static const char *kv_timing = "SCALER_TIMING=adaptive";
 static const char *kv_functions;       /* SCALER_FUNCTIONS=..., or NULL */
 static const char *kv_args;            /* SCALER_ARGS=..., or NULL */
 static const char *kv_signal;          /* SCALER_CONTROL_SIGNAL=..., or NULL */
 static const char *self_path;           /* points into kv_preload */
 static size_t self_len;
 
+/* "key=val" kept for the process's life (mem.c); NULL if val is NULL, too
+ * long for an environment entry here or there is no memory. Written by
+ * hand: snprintf's code is pages of libc a small program never touches. */
+static const char *kv_make(const char *key, const char *val)
+{
+	char buf[PATH_MAX + 32];
+	if (!val || strlen(key) + 1 + strlen(val) >= sizeof(buf))
+		return NULL;
+	char *d = sc_put_s(sc_put_s(buf, key), "=");
+	*sc_put_s(d, val) = 0;
+	return sc_mem_strdup(buf);
+}
+
 /* Called at start-up, once the settings are read. */
 void sc_exec_init(void)
 {
-	Dl_info di;
-	char buf[PATH_MAX + 16];
-	const char *timing = sc_timing_mode == SC_TIMING_ALL    ? "all"
-			     : sc_timing_mode == SC_TIMING_NONE ? "none"
-								: "adaptive";
-	if (!dladdr((void *)sc_exec_init, &di) || !di.dli_fname || !di.dli_fname[0] ||
-	    snprintf(buf, sizeof(buf), "LD_PRELOAD=%s", di.dli_fname) >= (int)sizeof(buf))
-		return;
-	const char *pre = sc_mem_strdup(buf);
-	snprintf(buf, sizeof(buf), "SCALER_DIR=%s", sc_dir);
-	kv_dir = sc_mem_strdup(buf);
+	const char *pre = kv_make("LD_PRELOAD", sc_self_path());
+	kv_dir = kv_make("SCALER_DIR", sc_dir);
 	if (!pre || !kv_dir)
 		return;
 	kv_preload = pre;
 	self_path = kv_preload + 11;
 	self_len = strlen(self_path);
-	snprintf(kv_timing, sizeof(kv_timing), "SCALER_TIMING=%s", timing);
-	const char *fn = getenv("SCALER_FUNCTIONS");
-	if (fn && fn[0] && snprintf(buf, sizeof(buf), "SCALER_FUNCTIONS=%s", fn) < (int)sizeof(buf))
-		kv_functions = sc_mem_strdup(buf);
-	const char *ar = getenv("SCALER_ARGS");
-	if (ar && snprintf(buf, sizeof(buf), "SCALER_ARGS=%s", ar) < (int)sizeof(buf))
-		kv_args = sc_mem_strdup(buf);
-	const char *sg = getenv("SCALER_CONTROL_SIGNAL");
-	if (sg && sg[0] &&
-	    snprintf(buf, sizeof(buf), "SCALER_CONTROL_SIGNAL=%s", sg) < (int)sizeof(buf))
-		kv_signal = sc_mem_strdup(buf);
+	if (sc_timing_mode == SC_TIMING_ALL)
+		kv_timing = "SCALER_TIMING=all";
+	else if (sc_timing_mode == SC_TIMING_NONE)
+		kv_timing = "SCALER_TIMING=none";
+	const char *fn = sc_getenv("SCALER_FUNCTIONS");
+	if (fn && fn[0])
+		kv_functions = kv_make("SCALER_FUNCTIONS", fn);
+	kv_args = kv_make("SCALER_ARGS", sc_getenv("SCALER_ARGS"));
+	const char *sg = sc_getenv("SCALER_CONTROL_SIGNAL");
+	if (sg && sg[0])
+		kv_signal = kv_make("SCALER_CONTROL_SIGNAL", sg);
 }
 
 /* Does the LD_PRELOAD value v (':' or ' ' separated) name this library?
@@ -190,7 +194,7 @@ static int exec_fixed(const struct exec_call *c)
 	if (!dir)
 		v[k++] = (char *)kv_dir;
 	if (!timing)
-		v[k++] = kv_timing;
+		v[k++] = (char *)kv_timing;
 	if (!functions)
 		v[k++] = (char *)kv_functions;
 	if (!args)

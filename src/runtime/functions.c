@@ -104,8 +104,8 @@ static void functions_init(void)
 {
 	/* attached, the environment is the program's: scaler_attach's
 	 * patterns alone, and no Python extension module by default */
-	const char *s = sc_attached ? sc_fnsites_spec() : getenv("SCALER_FUNCTIONS");
-	const char *e = sc_attached ? "0" : getenv("SCALER_PYEXT");
+	const char *s = sc_attached ? sc_fnsites_spec() : sc_getenv("SCALER_FUNCTIONS");
+	const char *e = sc_attached ? "0" : sc_getenv("SCALER_PYEXT");
 	intptr_t lo = sc_arch_tls_offset(&sc_tls_lim), ro = sc_arch_tls_offset(&sc_tls_recs);
 	if (lo != (int32_t)lo || ro != (int32_t)ro)
 		return;
@@ -500,7 +500,7 @@ static uintptr_t jumps_end(const struct sc_object *o, const struct fn *fs, size_
  * (a dlopen), written here and noted to be put back at the detach. */
 static void write_jumps(struct sc_object *o, struct fn *fs, size_t n)
 {
-	long pg = sysconf(_SC_PAGESIZE);
+	long pg = SC_PAGE;
 	for (size_t i = 0; i < n; i++) {
 		if (fs[i].why)
 			continue;
@@ -662,7 +662,7 @@ static void patch_object(struct sc_object *o)
 	uint8_t *area = NULL;
 	size_t code_len = 0, len = 0;
 	if (ok) {
-		long pg = sysconf(_SC_PAGESIZE);
+		long pg = SC_PAGE;
 		code_len = (ok * SLOT + (size_t)pg - 1) & ~(size_t)(pg - 1);
 		len = code_len + ((sizeof(struct data) + ok * CACHE + (size_t)pg - 1) &
 				  ~(size_t)(pg - 1));

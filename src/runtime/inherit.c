@@ -62,7 +62,7 @@ static uint64_t make_key(void)
 	h = fnv(h, aux, sizeof(aux));
 	int mode = sc_timing_mode;
 	h = fnv(h, &mode, sizeof(mode));
-	const char *b = getenv("SCALER_BARE");
+	const char *b = sc_getenv("SCALER_BARE");
 	int bare = b && !strcmp(b, "1");
 	h = fnv(h, &bare, sizeof(bare));
 	return h | 1;                           /* never 0 */
@@ -71,10 +71,10 @@ static uint64_t make_key(void)
 /* Reads the next ':'-separated decimal of *s into *v. */
 static bool field(const char **s, uint64_t *v)
 {
-	char *end;
+	const char *end;
 	if (**s < '0' || **s > '9')
 		return false;
-	*v = strtoull(*s, &end, 10);
+	*v = sc_get_u64(*s, &end);
 	if (*end != ':' && *end != 0)
 		return false;
 	*s = *end ? end + 1 : end;
@@ -88,7 +88,7 @@ static bool field(const char **s, uint64_t *v)
 bool sc_inherit_get(struct sc_inherited *out)
 {
 	key = make_key();
-	const char *s = getenv("SCALER_CALIB");
+	const char *s = sc_getenv("SCALER_CALIB");
 	uint64_t v[11];
 	if (!s)
 		return false;

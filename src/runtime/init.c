@@ -154,7 +154,7 @@ static uint64_t quick_tsc_hz(void)
  * preloaded runtime's constructors run before the program's), without
  * opening and reading it, a tenth of a small program's start-up here.
  */
-static void write_cmdline(int argc, char **argv)
+static __attribute__((noinline)) void write_cmdline_copy(int argc, char **argv)
 {
 	char buf[SC_META_ROOM];
 	size_t n = 0, more = 0;
@@ -181,6 +181,26 @@ static void write_cmdline(int argc, char **argv)
 	}
 	if (n)
 		sc_meta_add(SC_M_CMDLINE, buf, n, NULL);
+}
+
+/* As the kernel laid them out, the arguments are one after the other:
+ * written from where they are when they fit (no 8 KB copy on the stack,
+ * whose pages below what the program uses are each a page fault). */
+static void write_cmdline(int argc, char **argv)
+{
+	size_t n = 0;
+	for (int i = 0; argv && i < argc && argv[i]; i++) {
+		if (argv[i] != argv[0] + n)
+			break;
+		n += strlen(argv[i]) + 1;
+		if (n > SC_META_ROOM)
+			break;
+		if (i == argc - 1) {
+			sc_meta_add(SC_M_CMDLINE, argv[0], n, NULL);
+			return;
+		}
+	}
+	write_cmdline_copy(argc, argv);
 }
 
 /* both locks across fork, in their order: the child's copies are free */
@@ -255,7 +275,7 @@ int sc_start(const char *dir, const char *timing, int argc, char **argv)
 		/* record --kernel: a kernel sample counts only inside a timed
 		 * call (perf.c), so one call in 15 at least is timed, not one
 		 * in 31 */
-		sc_period_max = getenv("SCALER_KERNEL") && getenv("SCALER_KERNEL")[0] == '1' ? 15 : 31;
+		sc_period_max = sc_getenv("SCALER_KERNEL") && sc_getenv("SCALER_KERNEL")[0] == '1' ? 15 : 31;
 		sc_slow_ticks = hz / 1000000 * 2;     /* calls over 2 us: always timed */
 		sc_period_budget = hz / 800000;       /* 1.25 us */
 		break;
@@ -299,10 +319,10 @@ int sc_start(const char *dir, const char *timing, int argc, char **argv)
 
 __attribute__((constructor(101))) static void sc_init(int argc, char **argv)
 {
-	const char *dir = getenv("SCALER_DIR");
+	const char *dir = sc_getenv("SCALER_DIR");
 	if (!dir || !dir[0])
 		return;                         /* loaded, but not asked to profile */
-	sc_start(dir, getenv("SCALER_TIMING"), argc, argv);
+	sc_start(dir, sc_getenv("SCALER_TIMING"), argc, argv);
 }
 
 SC_HIDDEN int sc_exit_status = -1;

@@ -59,7 +59,7 @@ void sc_kcpu_init(void)
 {
 	/* a copy: a program may write over its environment (nginx puts its
 	 * process titles there) before it forks */
-	const char *e = getenv("SCALER_KCPU");
+	const char *e = sc_getenv("SCALER_KCPU");
 	spec = e && e[0] ? sc_mem_strdup(e) : NULL;
 	sc_kcpu_process();
 }

@@ -82,13 +82,34 @@ uint32_t sc_object_id_of(uintptr_t a)
 	return o ? o->id : UINT32_MAX;
 }
 
+/* the runtime's own ELF header, where the linker put it: at the start of
+ * its first segment, at offset 0 (not dladdr: its code is a page of libc
+ * that a small program never touches, doc/performance.md) */
+extern const char __ehdr_start[] SC_HIDDEN;
+
 /* The runtime's own load bias (0: unknown). */
 uintptr_t sc_self_base(void)
 {
-	Dl_info di;
-	if (dladdr((void *)sc_object_of, &di) && di.dli_fbase)
-		return (uintptr_t)di.dli_fbase;
-	return 0;
+	return (uintptr_t)__ehdr_start;
+}
+
+static int self_path_cb(struct dl_phdr_info *info, size_t size, void *p)
+{
+	(void)size;
+	const char **path = p;
+	if (info->dlpi_addr != sc_self_base())
+		return 0;
+	*path = info->dlpi_name;
+	return 1;
+}
+
+/* The path the loader loaded the runtime by (as dladdr's dli_fname), or
+ * NULL. */
+const char *sc_self_path(void)
+{
+	const char *path = NULL;
+	dl_iterate_phdr(self_path_cb, &path);
+	return path && path[0] ? path : NULL;
 }
 
 /* the loader's count of unloads so far; 0 from a loader that has none */
@@ -232,16 +253,18 @@ static const char *main_path(char *buf, size_t len, const ElfW(Phdr) *phdr, int 
 	/* a path through /proc or /dev/fd (fexecve) names no program */
 	if (fn && strncmp(fn, "/proc/", 6) && strncmp(fn, "/dev/fd/", 8) &&
 	    is_exe(fn, phdr, phnum)) {
-		char cwd[PATH_MAX];
 		if (fn[0] == '/' && strlen(fn) < len) {
 			strcpy(buf, fn);
 			return buf;
 		}
 		while (fn[0] == '.' && fn[1] == '/')
 			fn += 2;
-		if (fn[0] != '/' && getcwd(cwd, sizeof(cwd)) &&
-		    snprintf(buf, len, "%s/%s", cwd, fn) < (int)len)
+		size_t at;
+		if (fn[0] != '/' && getcwd(buf, len) && (at = strlen(buf)) + 1 + strlen(fn) < len) {
+			buf[at] = '/';
+			strcpy(buf + at + 1, fn);
 			return buf;
+		}
 	}
 	ssize_t n = readlink("/proc/self/exe", buf, len - 1);
 	if (n <= 0)
@@ -287,15 +310,20 @@ static int cand_cb(struct dl_phdr_info *info, size_t size, void *p)
 	}
 	const char *name = info->dlpi_name;
 	bool anon = !name || !name[0];
-	char exe[PATH_MAX];
-	if (n_objs == 0 && ctx->n == 0 && (!name || !name[0]))
-		name = main_path(exe, sizeof(exe), info->dlpi_phdr, info->dlpi_phnum);
-	else if (!name || !name[0])
+	/* the executable's path is made in scratch, not on the stack: each
+	 * page of stack below what the program uses is one more page fault */
+	char *exe = NULL;
+	if (n_objs == 0 && ctx->n == 0 && anon)
+		name = (exe = sc_mem_grow(NULL, PATH_MAX))
+			       ? main_path(exe, PATH_MAX, info->dlpi_phdr, info->dlpi_phnum)
+			       : "a.out";
+	else if (anon)
 		name = "linux-vdso.so.1";
 	struct cand *c = &ctx->c[ctx->n++];
 	*c = (struct cand){.base = info->dlpi_addr, .phdr = info->dlpi_phdr,
 			   .phnum = info->dlpi_phnum, .subs = subs_of(info, size),
 			   .name = sc_mem_strdup(name), .anon = anon};
+	sc_mem_free(exe);
 	return 0;
 }
 

@@ -46,8 +46,8 @@ static uint64_t tracepoint_id;  /* 0: off-CPU stacks not asked for */
 
 void sc_offcpu_init(void)
 {
-	const char *id = getenv("SCALER_SCHED_SWITCH");
-	tracepoint_id = id ? strtoull(id, NULL, 10) : 0;
+	const char *id = sc_getenv("SCALER_SCHED_SWITCH");
+	tracepoint_id = id ? sc_get_u64(id, NULL) : 0;
 }
 
 static int event_open(void)
@@ -65,7 +65,7 @@ void sc_offcpu_thread_start(struct sc_thread *t)
 	int fd = event_open();
 	if (fd < 0)
 		return;
-	size_t len = (size_t)sysconf(_SC_PAGESIZE) * (1 + RING_PAGES);
+	size_t len = (size_t)SC_PAGE * (1 + RING_PAGES);
 	void *m = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 	close(fd);
 	if (m == MAP_FAILED)

@@ -185,7 +185,7 @@ static int seg_prot(const struct sc_object *o, uintptr_t a)
  * segment's own otherwise. */
 static int final_prot(const struct sc_object *o, uintptr_t slot)
 {
-	long pg = sysconf(_SC_PAGESIZE);
+	long pg = SC_PAGE;
 	uintptr_t page = slot & ~(uintptr_t)(pg - 1);
 	uintptr_t r0 = o->relro & ~(uintptr_t)(pg - 1);
 	uintptr_t r1 = (o->relro + o->relro_len) & ~(uintptr_t)(pg - 1);
@@ -206,7 +206,7 @@ void sc_patch_apply(struct sc_object *o, struct sc_patch *pt, size_t n)
 	/* a bind may repoint a slot on a page another thread is patching:
 	 * one page's unprotect, writes and protect at a time */
 	sc_leaf_lock();
-	long pg = sysconf(_SC_PAGESIZE);
+	long pg = SC_PAGE;
 	for (size_t i = 0; i < n; i++) {
 		uintptr_t page = pt[i].slot & ~(uintptr_t)(pg - 1);
 		int final = final_prot(o, pt[i].slot);
@@ -442,6 +442,14 @@ static int self_cb(struct dl_phdr_info *info, size_t size, void *p)
 	return 0;
 }
 
+/* Writes the slots noted so far. */
+static void self_flush(struct self_ctx *c)
+{
+	sc_rt_sort(c->pt, c->n, sizeof(c->pt[0]), sc_patch_cmp);
+	sc_patch_apply(&c->o, c->pt, c->n);
+	c->n = 0;
+}
+
 static int self_import_cb(void *p, const struct sc_import *imp)
 {
 	struct self_ctx *c = p;
@@ -449,7 +457,7 @@ static int self_import_cb(void *p, const struct sc_import *imp)
 	 * put it (the executable's copy), not where libc defines it */
 	if (imp->st_type == STT_OBJECT || imp->st_type == STT_TLS || imp->st_type == STT_COMMON)
 		return 0;
-	if (!imp->version || strncmp(imp->version, "GLIBC_", 6) != 0 || c->n == c->cap)
+	if (!imp->version || strncmp(imp->version, "GLIBC_", 6) != 0)
 		return 0;
 	/* bound into libc already (-z now): libc defines one name@version
 	 * only, so the lookup would give what the slot holds */
@@ -462,6 +470,8 @@ static int self_import_cb(void *p, const struct sc_import *imp)
 	void *r = dlvsym(c->libc, imp->name, imp->version);
 	if (r && r != *(void **)imp->slot)
 		c->pt[c->n++] = (struct sc_patch){imp->slot, r, NULL, NULL};
+	if (c->n == c->cap)
+		self_flush(c);
 	return 0;
 }
 
@@ -476,16 +486,17 @@ static int self_import_cb(void *p, const struct sc_import *imp)
  */
 void sc_bind_self_to_libc(void)
 {
-	struct sc_patch pt[256];
-	struct self_ctx c = {.base = sc_self_base(), .pt = pt, .cap = 256};
+	/* in batches: most processes have none, and every page of stack
+	 * below what the program uses is one more page fault */
+	struct sc_patch pt[16];
+	struct self_ctx c = {.base = sc_self_base(), .pt = pt, .cap = 16};
 	if (!c.base)
 		return;
 	dl_iterate_phdr(self_cb, &c);
 	struct sc_reloc_info ri;
 	if (c.found && c.o.dyn && sc_reloc_parse(c.o.base, c.o.dyn, &ri) == 0)
 		sc_reloc_walk(&ri, self_import_cb, &c);
-	sc_rt_sort(pt, c.n, sizeof(pt[0]), sc_patch_cmp);
-	sc_patch_apply(&c.o, pt, c.n);
+	self_flush(&c);
 	if (c.libc)
 		dlclose(c.libc);
 }

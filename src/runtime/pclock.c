@@ -28,6 +28,8 @@
  */
 #include <sched.h>
 #include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #include "runtime.h"
 
@@ -112,6 +114,20 @@ uint64_t sc_pclock_share(uint64_t ticks, uint64_t k)
 	return (uint64_t)(((unsigned __int128)ticks * sc_recip[k]) >> 16);
 }
 
+/* How many CPUs the process may use, 0 if unknown. The system call, not
+ * glibc's sched_getaffinity and CPU_COUNT: their code is two pages of libc
+ * that a small program never touches, each a page fault in every process
+ * (doc/performance.md). */
+static uint32_t affinity_count(void)
+{
+	uint64_t set[16] = {0};         /* 1024 CPUs, as cpu_set_t */
+	long got = syscall(SYS_sched_getaffinity, 0, sizeof(set), set);
+	uint32_t n = 0;
+	for (long i = 0; i < got / 8 && i < 16; i++)
+		n += (uint32_t)__builtin_popcountll(set[i]);
+	return n;
+}
+
 /*
  * A thread starts, its preemptions measured or not (perf.c). The first
  * thread's measurement caps k at the CPUs the process may use (its
@@ -125,10 +141,9 @@ void sc_pclock_oncpu(bool measured)
 	static bool seen;
 	uint32_t kmax = PC_RECIP_MAX;
 	if (measured && !__atomic_exchange_n(&seen, true, __ATOMIC_RELAXED)) {
-		cpu_set_t set;
-		if (!sched_getaffinity(0, sizeof(set), &set) && CPU_COUNT(&set) > 0 &&
-		    CPU_COUNT(&set) < PC_RECIP_MAX)
-			kmax = (uint32_t)CPU_COUNT(&set);
+		uint32_t n = affinity_count();
+		if (n > 0 && n < PC_RECIP_MAX)
+			kmax = n;
 	} else if (measured) {
 		return;
 	}

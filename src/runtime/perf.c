@@ -75,10 +75,10 @@ static uint64_t tsc_hz;
 
 void sc_perf_init(uint64_t hz)
 {
-	const char *k = getenv("SCALER_KERNEL"), *p = getenv("SCALER_PERF");
+	const char *k = sc_getenv("SCALER_KERNEL"), *p = sc_getenv("SCALER_PERF");
 	want_kernel = k && k[0] == '1';
-	const char *kp = getenv("SCALER_KERNEL_PERIOD_NS");
-	unsigned long v = kp ? strtoul(kp, NULL, 10) : 0;
+	const char *kp = sc_getenv("SCALER_KERNEL_PERIOD_NS");
+	uint64_t v = kp ? sc_get_u64(kp, NULL) : 0;
 	if (v >= 10000 && v <= 1000000000)
 		kernel_period_ns = (uint32_t)v;
 	perf_off = p && !strcmp(p, "off");
@@ -143,7 +143,7 @@ static void kst_open(struct sc_thread *t)
  */
 static void *ring_map(int fd, bool big, size_t *len)
 {
-	long page = sysconf(_SC_PAGESIZE);
+	long page = SC_PAGE;
 	*len = (size_t)page * (1 + (big ? KERNEL_PAGES : SWITCH_PAGES));
 	void *m = mmap(NULL, *len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 	if (m == MAP_FAILED && big) {
@@ -520,9 +520,9 @@ static void drain(struct sc_thread *t, const struct anchors *a)
 	struct perf_event_mmap_page *pg = t->ring;
 	uint64_t head = __atomic_load_n(&pg->data_head, __ATOMIC_ACQUIRE);
 	uint64_t tail = t->ring_tail;
-	uint64_t size = pg->data_size ? pg->data_size : t->perf.ring_len - (size_t)sysconf(_SC_PAGESIZE);
+	uint64_t size = pg->data_size ? pg->data_size : t->perf.ring_len - (size_t)SC_PAGE;
 	const char *data = (const char *)pg + (pg->data_offset ? pg->data_offset
-							       : (uint64_t)sysconf(_SC_PAGESIZE));
+							       : (uint64_t)SC_PAGE);
 	union {
 		struct perf_event_header h;
 		char b[2048];

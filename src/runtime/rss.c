@@ -104,7 +104,7 @@ static bool pagemap_walk(int fd, uintptr_t lo, size_t npages, size_t page,
 
 static void sc_keep_rss_note(struct sc_keep_rss *k)
 {
-	size_t page = (size_t)sysconf(_SC_PAGESIZE);
+	size_t page = (size_t)SC_PAGE;
 	memset(k, 0, sizeof(*k));
 	k->fd = -1;
 	size_t nseg = keep_rss_segs(k, page, NULL);
@@ -151,7 +151,7 @@ void sc_keep_rss_reading(void)
  * is not again), so one note serves them all. */
 void sc_keep_rss_drop(struct sc_keep_rss *k, const struct sc_object *only)
 {
-	size_t page = (size_t)sysconf(_SC_PAGESIZE);
+	size_t page = (size_t)SC_PAGE;
 	uint8_t now[512];
 	for (size_t s = 0; k->fd >= 0 && s < k->n; s++) {
 		const struct sc_keep_seg *g = &k->seg[s];

@@ -320,6 +320,13 @@ void sc_rt_sort(void *base, size_t n, size_t size, int (*cmp)(const void *, cons
 
 /* util.c */
 char *sc_put_u64(char *d, uint64_t v) SC_HIDDEN;
+char *sc_put_s(char *d, const char *s) SC_HIDDEN;      /* s at d, unterminated; the end */
+/* the page size: x86-64's (sysconf's code is one more page to fault in) */
+#define SC_PAGE 4096u
+
+/* env.c: getenv's and strtoull's contracts (base 10, saturating) */
+const char *sc_getenv(const char *name) SC_HIDDEN;
+uint64_t sc_get_u64(const char *s, const char **end) SC_HIDDEN;
 void sc_warn(const char *fmt, ...) SC_HIDDEN __attribute__((format(printf, 1, 2)));
 bool sc_fd_is_perf_event(int fd) SC_HIDDEN;
 /* "p" + 3 numbers of up to 10 digits + separators and extension */
@@ -425,6 +432,7 @@ uintptr_t sc_object_base(uint32_t id) SC_HIDDEN;
 uint32_t sc_object_id_of(uintptr_t addr) SC_HIDDEN;
 size_t sc_object_code_len(uintptr_t addr) SC_HIDDEN;
 uintptr_t sc_self_base(void) SC_HIDDEN;
+const char *sc_self_path(void) SC_HIDDEN;
 
 /* patch.c */
 void sc_objects_patch(uint32_t first) SC_HIDDEN;

@@ -125,7 +125,7 @@ int sc_shadow_init(void)
 	}
 	lim_off = (int32_t)lo;
 	recs_off = (int32_t)ro;
-	const char *b = getenv("SCALER_BARE");
+	const char *b = sc_getenv("SCALER_BARE");
 	bare = b && !strcmp(b, "1");
 	return 0;
 }

@@ -46,7 +46,9 @@ struct use_header {
 
 static int enabled = -1;
 
-/* "<dir>/g<hex>.use" for o's build-id into buf; false if it has none. */
+/* "<dir>/g<hex>.use" for o's build-id into buf (NULL: only whether it has
+ * one; else of len bytes); false if it has none. By hand, not snprintf
+ * (its code: pages of libc a small program never touches). */
 static bool cache_path(const struct sc_object *o, char *buf, size_t len)
 {
 	for (int p = 0; p < o->phnum; p++) {
@@ -63,12 +65,18 @@ static bool cache_path(const struct sc_object *o, char *buf, size_t len)
 				break;
 			if (nh->n_type == NT_GNU_BUILD_ID && nh->n_namesz == 4 &&
 			    !memcmp(name, "GNU", 4) && nh->n_descsz >= 8 && nh->n_descsz <= 64) {
-				size_t at = (size_t)snprintf(buf, len, "%s/g", sc_dir);
-				if (at + 2 * nh->n_descsz + 5 > len)
+				static const char hex[] = "0123456789abcdef";
+				if (!buf)
+					return true;
+				if (strlen(sc_dir) + 2 + 2 * nh->n_descsz + 5 > len)
 					return false;
-				for (uint32_t i = 0; i < nh->n_descsz; i++)
-					at += (size_t)snprintf(buf + at, len - at, "%02x", desc[i]);
-				snprintf(buf + at, len - at, ".use");
+				char *d = sc_put_s(buf, sc_dir);
+				d = sc_put_s(d, "/g");
+				for (uint32_t i = 0; i < nh->n_descsz; i++) {
+					*d++ = hex[desc[i] >> 4];
+					*d++ = hex[desc[i] & 15];
+				}
+				*sc_put_s(d, ".use") = 0;
 				return true;
 			}
 			a = desc + ((nh->n_descsz + align - 1) & ~(align - 1));
@@ -80,7 +88,7 @@ static bool cache_path(const struct sc_object *o, char *buf, size_t len)
 static bool cache_on(void)
 {
 	if (enabled < 0) {
-		const char *e = getenv("SCALER_USE_CACHE");
+		const char *e = sc_getenv("SCALER_USE_CACHE");
 		enabled = !(e && !strcmp(e, "0"));
 	}
 	return enabled;
@@ -89,8 +97,20 @@ static bool cache_on(void)
 /* Whether o's findings are kept (it has a build-id, the cache is on). */
 bool sc_use_cache_wanted(const struct sc_object *o)
 {
-	char path[4200];
-	return cache_on() && cache_path(o, path, sizeof(path));
+	return cache_on() && cache_path(o, NULL, 0);
+}
+
+/* open(2) of o's cache file, or -1 (no build-id, the cache is off). The
+ * path is made in scratch, not on the stack: the scan runs deep, and
+ * each page of stack below what the program uses is one more page
+ * fault. */
+static int cache_open(const struct sc_object *o, int flags)
+{
+	size_t len = strlen(sc_dir) + 2 + 2 * 64 + 5;
+	char *path = cache_on() ? sc_mem_grow(NULL, len) : NULL;
+	int fd = path && cache_path(o, path, len) ? open(path, flags, 0600) : -1;
+	sc_mem_free(path);
+	return fd;
 }
 
 /*
@@ -100,10 +120,7 @@ bool sc_use_cache_wanted(const struct sc_object *o)
  */
 bool sc_use_cache_get(const struct sc_object *o, uint64_t code_len, uint64_t **w, size_t *n)
 {
-	char path[4200];
-	if (!cache_on() || !cache_path(o, path, sizeof(path)))
-		return false;
-	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	int fd = cache_open(o, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
 	if (fd < 0)
 		return false;
 	struct stat st;
@@ -135,8 +152,7 @@ bool sc_use_cache_get(const struct sc_object *o, uint64_t code_len, uint64_t **w
  * unless one exists. */
 void sc_use_cache_put(const struct sc_object *o, uint64_t code_len, const uint64_t *w, size_t n)
 {
-	char path[4200];
-	if (!cache_on() || n > USE_MAX || !cache_path(o, path, sizeof(path)))
+	if (!cache_on() || n > USE_MAX || !cache_path(o, NULL, 0))
 		return;
 	size_t bytes = sizeof(struct use_header) + n * sizeof(uint64_t);
 	struct use_header *h = sc_mem_grow(NULL, bytes);
@@ -147,7 +163,7 @@ void sc_use_cache_put(const struct sc_object *o, uint64_t code_len, const uint64
 	h->n = (uint32_t)n;
 	h->code_len = code_len;
 	memcpy(h + 1, w, n * sizeof(uint64_t));
-	int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	int fd = cache_open(o, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC);
 	if (fd >= 0) {
 		ssize_t r = write(fd, h, bytes);
 		(void)r;                        /* short: readers refuse it */

@@ -78,7 +78,8 @@ char *sc_put_u64(char *d, uint64_t v)
 	return d;
 }
 
-static char *put_s(char *d, const char *s)
+/* s at d, unterminated; the end (as sc_put_u64). */
+char *sc_put_s(char *d, const char *s)
 {
 	while (*s)
 		*d++ = *s++;
@@ -93,11 +94,11 @@ static char *put_s(char *d, const char *s)
 const char *sc_file_name(char buf[SC_NAME_MAX], uint32_t a, uint32_t b, const char *sep,
 			 uint32_t c, const char *ext)
 {
-	char *d = sc_put_u64(put_s(buf, "p"), a);
-	d = sc_put_u64(put_s(d, "-"), b);
+	char *d = sc_put_u64(sc_put_s(buf, "p"), a);
+	d = sc_put_u64(sc_put_s(d, "-"), b);
 	if (sep)
-		d = sc_put_u64(put_s(d, sep), c);
-	*put_s(d, ext) = 0;
+		d = sc_put_u64(sc_put_s(d, sep), c);
+	*sc_put_s(d, ext) = 0;
 	return buf;
 }
 

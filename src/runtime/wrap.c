@@ -112,7 +112,7 @@ static const char *caller_path(const struct sc_object *o, const char *file, char
 	if (rpath && try_dirs(o, rpath, file, buf, n))
 		return buf;
 	if (runpath) {
-		if (try_dirs(NULL, getenv("LD_LIBRARY_PATH"), file, buf, n))
+		if (try_dirs(NULL, sc_getenv("LD_LIBRARY_PATH"), file, buf, n))
 			return buf;
 		if (try_dirs(o, runpath, file, buf, n))
 			return buf;

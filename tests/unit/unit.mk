@@ -41,6 +41,17 @@ $(BUILD)/tests/asan/test_sort: tests/unit/test_sort.c tests/unit/check.h src/run
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(ASAN_FLAGS) -Itests/unit -Isrc/runtime -o $@ $< src/runtime/sort.c
 
+# The runtime's reading of its settings (env.c), alone.
+$(BUILD)/tests/test_env: tests/unit/test_env.c tests/unit/check.h src/runtime/env.c \
+		src/runtime/runtime.h
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -Itests/unit -Isrc/runtime -o $@ $< src/runtime/env.c
+
+$(BUILD)/tests/asan/test_env: tests/unit/test_env.c tests/unit/check.h src/runtime/env.c \
+		src/runtime/runtime.h
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(ASAN_FLAGS) -Itests/unit -Isrc/runtime -o $@ $< src/runtime/env.c
+
 # The runtime's span table (span.c), alone.
 $(BUILD)/tests/test_span: tests/unit/test_span.c tests/unit/check.h src/runtime/span.c \
 		src/runtime/runtime.h arch/$(ARCH)/offsets.h
@@ -55,9 +66,10 @@ $(BUILD)/tests/asan/test_span: tests/unit/test_span.c tests/unit/check.h src/run
 # The runtime's reading of a thread's perf rings (perf.c, offcpu.c) and of
 # per-CPU rings (kcpu.c), its clocks and files stubbed by the test.
 PERF_DEPS := tests/unit/test_perf.c tests/unit/check.h src/runtime/perf.c src/runtime/offcpu.c \
-	src/runtime/kcpu.c src/common/offcpu_event.h src/common/pidstart.c \
+	src/runtime/kcpu.c src/common/offcpu_event.h src/common/pidstart.c src/runtime/env.c \
 	src/runtime/runtime.h src/common/format.h arch/$(ARCH)/offsets.h
-PERF_SRC := src/runtime/perf.c src/runtime/offcpu.c src/runtime/kcpu.c src/common/pidstart.c
+PERF_SRC := src/runtime/perf.c src/runtime/offcpu.c src/runtime/kcpu.c src/common/pidstart.c \
+	src/runtime/env.c
 $(BUILD)/tests/test_perf: $(PERF_DEPS)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -Itests/unit -Isrc/runtime -o $@ $< $(PERF_SRC)
@@ -157,11 +169,11 @@ unit-asan: $(ASAN_TESTS)
 # What an image hands down to the one it execs (inherit.c), the rest of the
 # runtime stubbed by the test.
 INHERIT_DEPS := tests/unit/test_inherit.c tests/unit/check.h src/runtime/inherit.c \
-	src/runtime/runtime.h
+	src/runtime/env.c src/runtime/runtime.h
 $(BUILD)/tests/test_inherit: $(INHERIT_DEPS)
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) -Itests/unit -Isrc/runtime -o $@ $< src/runtime/inherit.c
+	$(CC) $(CFLAGS) -Itests/unit -Isrc/runtime -o $@ $< src/runtime/inherit.c src/runtime/env.c
 
 $(BUILD)/tests/asan/test_inherit: $(INHERIT_DEPS)
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) $(ASAN_FLAGS) -Itests/unit -Isrc/runtime -o $@ $< src/runtime/inherit.c
+	$(CC) $(CFLAGS) $(ASAN_FLAGS) -Itests/unit -Isrc/runtime -o $@ $< src/runtime/inherit.c src/runtime/env.c
