@@ -37,7 +37,11 @@
  * An entry's code is 64 bytes (63 a page) holding its whole counted path
  * and its own jump to the API (arch.h says why); it reaches its target in
  * sc_entry_table by a 32-bit displacement, so the entries' pages are
- * reserved right after the table, in one mapping.
+ * reserved right after the table. All of it (the tables, the edges, room
+ * for both kinds of code) is one mapping, readable and writable, and a
+ * chunk of code is made read+exec once written: every process makes some
+ * (a mapping and an mprotect less per table and chunk at every start-up,
+ * doc/performance.md); a page of code never made is not executable.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -59,7 +63,7 @@
  * file pages fault in 16 at a time) */
 struct family {
 	uint32_t n;                     /* indices given */
-	uint8_t *area;                  /* where its chunks go (entries), or 0 */
+	uint8_t *area;                  /* where its chunks go */
 	uint8_t *chunks[MAX_CHUNKS];
 };
 static struct family entries, imports;
@@ -103,21 +107,25 @@ static void *reserve(size_t bytes, int prot)
 
 int sc_shadow_init(void)
 {
-	/* the entry table, then room for every entry's code (PROT_NONE until
-	 * a chunk is made): 16 + 65 MB of address space, nothing committed */
-	uint8_t *m = reserve(TABLE_BYTES + (size_t)ENTRY_CHUNKS * CHUNK_BYTES, PROT_NONE);
-	sc_hook_table = reserve((size_t)SC_MAX_ENTRIES * sizeof(struct sc_hook),
-				PROT_READ | PROT_WRITE);
-	sc_entry_edge = reserve((size_t)SC_MAX_ENTRIES * sizeof(*sc_entry_edge),
-				PROT_READ | PROT_WRITE);
-	import_edge = reserve((size_t)SC_MAX_ENTRIES * sizeof(*import_edge), PROT_READ | PROT_WRITE);
-	if (!m || !sc_hook_table || !sc_entry_edge || !import_edge ||
-	    mprotect(m, TABLE_BYTES, PROT_READ | PROT_WRITE) != 0) {
+	/* the entry table, room for every entry's code, the import table,
+	 * the two edge arrays, room for every import's stub: ~130 MB of
+	 * address space, nothing committed */
+	size_t entry_code = (size_t)ENTRY_CHUNKS * CHUNK_BYTES;
+	size_t hooks = (size_t)SC_MAX_ENTRIES * sizeof(struct sc_hook);
+	size_t edges = (size_t)SC_MAX_ENTRIES * sizeof(*sc_entry_edge);
+	size_t stubs = (size_t)MAX_CHUNKS * CHUNK_BYTES;
+	uint8_t *m = reserve(TABLE_BYTES + entry_code + hooks + 2 * edges + stubs,
+			     PROT_READ | PROT_WRITE);
+	if (!m) {
 		sc_warn("cannot reserve the shadow table: %s", strerror(errno));
 		return -1;
 	}
 	sc_entry_table = (struct sc_entry *)m;
 	entries.area = m + TABLE_BYTES;
+	sc_hook_table = (struct sc_hook *)(entries.area + entry_code);
+	sc_entry_edge = (uint32_t *)((uint8_t *)sc_hook_table + hooks);
+	import_edge = (uint32_t *)((uint8_t *)sc_entry_edge + edges);
+	imports.area = (uint8_t *)import_edge + edges;
 	intptr_t lo = sc_arch_tls_offset(&sc_tls_lim), ro = sc_arch_tls_offset(&sc_tls_recs);
 	if (lo != (int32_t)lo || ro != (int32_t)ro) {
 		sc_warn("thread-local state out of reach of the shadow code");
@@ -130,21 +138,10 @@ int sc_shadow_init(void)
 	return 0;
 }
 
-/* Writes chunk c of f: entries' code in place in f->area, import stubs in
- * a page of their own. */
+/* Writes chunk c of f in place in f->area, then makes it read+exec. */
 static int new_chunk(struct family *f, uint32_t c)
 {
-	uint8_t *m;
-	if (f->area) {
-		m = f->area + (size_t)c * CHUNK_BYTES;
-		if (mprotect(m, CHUNK_BYTES, PROT_READ | PROT_WRITE) != 0)
-			return -1;
-	} else {
-		m = mmap(NULL, CHUNK_BYTES, PROT_READ | PROT_WRITE,
-			 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-		if (m == MAP_FAILED)
-			return -1;
-	}
+	uint8_t *m = f->area + (size_t)c * CHUNK_BYTES;
 	void *common = f == &entries ? (void *)sc_shadow_rare : (void *)sc_pending_common;
 	memcpy(m, &common, sizeof(common));
 	uint32_t per = PER_CHUNK(size_of(f));
@@ -160,10 +157,6 @@ static int new_chunk(struct family *f, uint32_t c)
 							lim_off, recs_off);
 	}
 	if (!ok || mprotect(m, CHUNK_BYTES, PROT_READ | PROT_EXEC) != 0) {
-		if (f->area)
-			mprotect(m, CHUNK_BYTES, PROT_NONE);
-		else
-			munmap(m, CHUNK_BYTES);
 		if (!ok)
 			errno = ERANGE;
 		return -1;
