@@ -353,6 +353,8 @@ static void add_object(const struct cand *c, uintptr_t self)
 		}
 	}
 	o->path = c->name ? c->name : "?";
+	o->vdso = strstr(o->path, "linux-vdso") != NULL;
+	o->ldso = strstr(o->path, "ld-linux") != NULL;
 	if (o->base == self && self)
 		o->skip = true;                 /* ourselves */
 	if (strstr(o->path, "linux-vdso") || strstr(o->path, "/ld-linux") ||

@@ -240,6 +240,7 @@ struct sc_object {
 	uint32_t id;
 	bool skip;              /* ourselves, the dynamic linker, the vDSO */
 	bool gone;              /* dlclose'd */
+	bool vdso, ldso;        /* its path names the vDSO, the dynamic linker */
 	uintptr_t base;         /* l_addr */
 	uintptr_t lo, hi;       /* span of its PT_LOAD segments */
 	const ElfW(Dyn) *dyn;
