@@ -342,7 +342,7 @@ print(sum(c["count"] for c in json.load(sys.stdin)["calls"]) / int(sys.argv[1]))
 	done
 	if [[ " $modes " == *" kernel "* ]]; then
 		echo
-		echo "What \`scaler record --kernel\` adds (kernel stacks sampled at 500 Hz, per CPU where"
+		echo "What \`scaler record --kernel\` adds (kernel stacks sampled at 250 Hz, per CPU where"
 		echo "allowed, with their callchains): the median over rounds of each round's --kernel run"
 		echo "against its scaler run without it, in the server's CPU time per request and in"
 		echo "throughput:"

@@ -359,7 +359,7 @@ static const struct cli_opt record_opts[] = {
 	  "each SIG a process receives (USR2, SIGUSR2, 12, RTMIN+3) pauses or resumes its "
 	  "counting, in turn; scaler ctl sends its requests on SIG too (else on RTMAX-1)" },
 	{ OPT_KERNEL, "kernel", no_argument, NULL, CLI_NONE, NULL, NULL,
-	  "also sample each thread's time in the kernel (500 Hz of CPU time, kernel "
+	  "also sample each thread's time in the kernel (250 Hz of CPU time, kernel "
 	  "stacks, named from /proc/kallsyms at the end): each API's kernel time and "
 	  "functions; needs perf_event_paranoid 1 or less, CAP_PERFMON or root (said "
 	  "at the start when not allowed)" },

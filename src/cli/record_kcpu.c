@@ -18,12 +18,14 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <sched.h>
 #include <linux/perf_event.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
@@ -33,11 +35,14 @@
 #include "pidstart.h"
 #include "record_kernel.h"
 
-#define KCPU_PAGES 64           /* ring data pages per CPU: ~2 s of
-				   samples at 500 Hz, newest kept */
+#define KCPU_PAGES 64           /* ring data pages per CPU: ~4 s of
+				   samples at 250 Hz, newest kept */
 #define KCPU_MAX 1024           /* as src/runtime/kcpu.c */
 #define MAX_STACK 32
-#define PERIOD_NS 2000000u      /* as src/runtime/perf.c: 500 Hz */
+#define PERIOD_NS 4000000u      /* as src/runtime/perf.c: 250 Hz */
+#define ALIGN_TRIES 20          /* starts of a CPU's timer, at most */
+#define ALIGN_NS 15000          /* close enough to the tick: +-15 us */
+#define ALIGN_ALL_NS 300000000  /* all CPUs' tries, at most (then as is) */
 
 static int open_cpu(int cpu, uint64_t period, bool run_only)
 {
@@ -58,6 +63,7 @@ static int open_cpu(int cpu, uint64_t period, bool run_only)
 	a.sample_type = PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CALLCHAIN;
 	a.sample_max_stack = MAX_STACK;
 	a.write_backward = 1;
+	a.disabled = 1;                 /* started by start_aligned */
 	a.use_clockid = 1;
 	a.clockid = CLOCK_MONOTONIC;
 	fd = (int)syscall(SYS_perf_event_open, &a, -1, cpu, -1, PERF_FLAG_FD_CLOEXEC);
@@ -68,6 +74,86 @@ static int open_cpu(int cpu, uint64_t period, bool run_only)
 		return -1;
 	}
 	return fd;
+}
+
+static int64_t mono_ns(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (int64_t)t.tv_sec * 1000000000 + t.tv_nsec;
+}
+
+/* The signed distance of time t from the nearest multiple of period. */
+int64_t record_kcpu_phase(int64_t t, int64_t period)
+{
+	int64_t d = ((t % period) + period) % period;
+	return d > period / 2 ? d - period : d;
+}
+
+/*
+ * Starts the disabled event fd of CPU cpu so that its timer fires on the
+ * multiples of its period in CLOCK_MONOTONIC time, where the kernel's
+ * own tick fires (its hrtimer runs on the multiples of 1/HZ: 4 ms at
+ * HZ=250, 1 ms at HZ=1000): both then expire in one timer interrupt. In
+ * a VM each interrupt of its own costs ~20 us of the guest's CPU (the
+ * host emulates the timer), which at 250 Hz was 0.5-0.8 % of a
+ * kernel-bound loop; one that rides on the tick costs the sample alone
+ * (doc/performance.md).
+ *
+ * A cpu-clock event's timer starts, a full period away, when the event
+ * is enabled (with period_left reset by PERF_EVENT_IOC_PERIOD), and moves
+ * on by whole periods. So this thread, on that CPU, enables it just
+ * before a multiple, reads how long the event has run since (its count
+ * froze while disabled) to learn when the timer started, and tries again
+ * at a later multiple (disabled, reset) while that is more than ALIGN_NS
+ * off, leading by the least latency seen so far. Where the thread may not
+ * run on the CPU, or every try misses (a loaded machine), the event runs
+ * from wherever it started: a timer of its own, as before.
+ */
+static void start_aligned(int fd, int cpu, int64_t period, int64_t until)
+{
+	cpu_set_t one;
+	int64_t lead = 5000;
+	uint64_t p = (uint64_t)period;
+
+	CPU_ZERO(&one);
+	CPU_SET(cpu, &one);
+	if (cpu >= CPU_SETSIZE || sched_setaffinity(0, sizeof(one), &one) < 0) {
+		ioctl(fd, PERF_EVENT_IOC_ENABLE, 0);
+		return;
+	}
+	for (int i = 0; i < ALIGN_TRIES && mono_ns() < until; i++) {
+		uint64_t c0, c1;
+		int64_t now = mono_ns(), at, on, started;
+
+		if (ioctl(fd, PERF_EVENT_IOC_PERIOD, &p) < 0 || read(fd, &c0, 8) != 8)
+			break;
+		/* the next multiple at least 200 us away, less the lead:
+		 * slept to within 100 us of it, spun the rest */
+		at = (now + 200000 + lead) / period * period + period - lead;
+		struct timespec t = { (time_t)((at - 100000) / 1000000000),
+				      (long)((at - 100000) % 1000000000) };
+		while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &t, NULL) == EINTR)
+			;
+		while ((now = mono_ns()) < at)
+			;
+		if (now > at + 2000)
+			continue;               /* woken too late: the next one */
+		ioctl(fd, PERF_EVENT_IOC_ENABLE, 0);
+		on = mono_ns();
+		if (read(fd, &c1, 8) != 8)
+			break;
+		started = (on + mono_ns()) / 2 - (int64_t)(c1 - c0);
+		int64_t off = record_kcpu_phase(started, period);
+		if (off >= -ALIGN_NS && off <= ALIGN_NS)
+			return;
+		/* the least latency seen: most enables take about that */
+		if (started - now >= 0 && (i == 0 || started - now < lead))
+			lead = started - now;
+		ioctl(fd, PERF_EVENT_IOC_DISABLE, 0);
+	}
+	ioctl(fd, PERF_EVENT_IOC_ENABLE, 0);
 }
 
 /* The online CPUs' numbers (sysfs: "0-3,6"), or -1. */
@@ -109,6 +195,9 @@ static int open_all(char *spec, size_t len, int *ncpu, bool run_only)
 	size_t ring = (size_t)sysconf(_SC_PAGESIZE) * (1 + KCPU_PAGES);
 	int n = online_cpus(cpu, KCPU_MAX), i, err = 0;
 	size_t at;
+	cpu_set_t mask;
+	bool have_mask = sched_getaffinity(0, sizeof(mask), &mask) == 0;
+	int64_t until = mono_ns() + ALIGN_ALL_NS;
 
 	if (period < 10000 || period > 1000000000)
 		period = PERIOD_NS;             /* perf.c's bounds */
@@ -131,6 +220,10 @@ static int open_all(char *spec, size_t len, int *ncpu, bool run_only)
 		}
 		/* read-only: overwrite mode, the runtime's mappings too */
 		m = mmap(NULL, ring, PROT_READ, MAP_SHARED, fd[i], 0);
+		if (m != MAP_FAILED && have_mask)
+			start_aligned(fd[i], cpu[i], (int64_t)period, until);
+		else if (m != MAP_FAILED)
+			ioctl(fd[i], PERF_EVENT_IOC_ENABLE, 0);
 		if (m == MAP_FAILED) {
 			err = errno;
 			close(fd[i]);
@@ -139,6 +232,8 @@ static int open_all(char *spec, size_t len, int *ncpu, bool run_only)
 		at += (size_t)snprintf(spec + at, at < len ? len - at : 0, "%s%d=%d", i ? "," : "",
 				       cpu[i], fd[i]);
 	}
+	if (have_mask)
+		sched_setaffinity(0, sizeof(mask), &mask);
 	if (i < n || at >= len) {
 		while (i-- > 0)
 			close(fd[i]);           /* and its mapping with the process */

@@ -21,6 +21,9 @@ int kernel_sampling_allowed(int *err);
  * and tells the runtime in SCALER_KCPU (record_kcpu.c); else, where only
  * per-thread events are allowed, says so in one `scaler:` line. */
 void record_kcpu_start(void);
+/* The signed distance in ns of time t from the nearest multiple of
+ * period (where record_kcpu_start puts each CPU's timer). */
+int64_t record_kcpu_phase(int64_t t, int64_t period);
 /* Where per-CPU events were opened by a user other than root: in the
  * command's process before its exec, waits until record_kcpu_release
  * has run in the recorder, which declares the command's pid (so its

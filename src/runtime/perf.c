@@ -53,11 +53,12 @@
 
 #include "runtime.h"
 
-/* Kernel samples: one per 2 ms of CPU time (500 Hz): in a VM each sample
- * is a timer interrupt the host handles, ~17 us of the guest's CPU here,
- * so 4 kHz alone cost a busy thread 6-8 %, 1 kHz a server ~4 %
- * (doc/performance.md) */
-#define KERNEL_PERIOD_NS 2000000u
+/* Kernel samples: one per 4 ms of CPU time (250 Hz), a multiple of the
+ * kernel's tick at HZ 250 or 1000, which the per-CPU events' timers ride
+ * on (record_kcpu.c): in a VM a timer interrupt of their own costs ~20 us
+ * of the guest's CPU, so 4 kHz alone cost a busy thread 6-8 %, 1 kHz a
+ * server ~4 % (doc/performance.md) */
+#define KERNEL_PERIOD_NS 4000000u
 #define MAX_STACK 32
 /* Ring data pages: switch records are 16 bytes; samples ~300 */
 #define SWITCH_PAGES 2

@@ -65,7 +65,7 @@ def main():
     r.add_argument("--scaler", required=True)
     r.add_argument("--only", nargs="*")
     a = ap.parse_args()
-    # --kernel's default rate (500 Hz) is for runs of seconds; the test
+    # --kernel's default rate (250 Hz) is for runs of seconds; the test
     # programs' kernel work lasts tens of ms (200,000 tiny writes: ~50 ms
     # on the CPU), and a sample counts only inside a timed call: 4 kHz
     # gives their checks of where it went enough samples to be stable

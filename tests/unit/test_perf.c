@@ -59,6 +59,7 @@ uint64_t sc_control_paused_in(uint64_t from, uint64_t to) { (void)from, (void)to
 /* ---- a ring written by hand -------------------------------------------- */
 
 #define DATA 256u                       /* a small ring: records wrap */
+#define PERIOD 4000000                  /* perf.c's sampling period, ticks at 1 GHz */
 static union {
 	struct perf_event_mmap_page pg;
 	char b[4096 + DATA];
@@ -193,20 +194,20 @@ static void test_kcpu(void)
 	CHECK(th.kring->data_head != th.khead, "the trampoline would call in");
 	clock_now = 100000;
 	sc_perf_return(inner, 100000);
-	CHECK_EQ(recs[2].wkernel, 2000000, "inner: its own sample at 7000, not task 7's");
+	CHECK_EQ(recs[2].wkernel, PERIOD, "inner: its own sample at 7000, not task 7's");
 	CHECK_EQ(kst.h.samples, 2, "two samples of its own in (100, 100000]");
 	CHECK_EQ(th.khead, th.kring->data_head, "read to the head");
 	CHECK_EQ(th.perf.kcpu_mark, 100000, "the mark moves to the read's time");
 	th.sp--;
 	sc_perf_return(outer, 101000);
-	CHECK_EQ(recs[1].wkernel, 2000000, "outer: its sample at 3000");
+	CHECK_EQ(recs[1].wkernel, PERIOD, "outer: its sample at 3000");
 	/* the next read takes the sample at 200000 only */
 	th.sp = th.sp_base;
 	struct sc_frame *late = push(3, 150000);
 	kput(42, 210000, 0xffffffff81000600ull);
 	clock_now = 300000;
 	sc_perf_return(late, 300000);
-	CHECK_EQ(recs[3].wkernel, 4000000, "late: the samples at 200000 and 210000, once");
+	CHECK_EQ(recs[3].wkernel, 2 * PERIOD, "late: the samples at 200000 and 210000, once");
 	CHECK_EQ(kst.h.samples, 4, "each sample counted once");
 	close(fd);
 }
@@ -338,7 +339,7 @@ int main(void)
 		 "switch-in was lost");
 	/* one sample period of kernel time: a sample stands for a period
 	 * wherever it fell, not clamped to the call's own 95000 ticks */
-	CHECK_EQ(recs[2].wkernel, 2000000, "inner: one sample period of kernel time");
+	CHECK_EQ(recs[2].wkernel, PERIOD, "inner: one sample period of kernel time");
 	CHECK_EQ(inner->pend, 0, "inner booked");
 	CHECK(outer->pend != 0, "outer keeps its figures until its return");
 	CHECK_EQ(outer->off_blocked, 1000, "outer: blocked 2000-3000");

@@ -27,6 +27,12 @@ kernel-cpu-fork: per CPU, every task's samples (SCALER_KCPU_ALL=1), in a
   sampled, by an event of its own opened before the change; the parent's
   read, blocked meanwhile, gets none of the child's samples (the rings
   hold every task's: each thread takes only its own).
+kernel-cpu-tick: per CPU at the default period (4 ms), each CPU's timer
+  started on CLOCK_MONOTONIC's multiples of it, where the kernel's tick
+  fires, so that both expire in one interrupt (record_kcpu.c): of the
+  samples a kernel-bound loop finds of its own in the rings, nine in ten
+  at least were taken less than 500 us after a multiple (one in eight
+  would be, by chance, from a timer started anywhere).
 kernel-thread-fallback: SCALER_KCPU_OFF=1 (per-CPU events refused, as a
   test): per-thread events, the same figures.
 kernel-cpu-perfmon: scaler record --kernel run as nobody with CAP_PERFMON
@@ -135,6 +141,30 @@ def cpu_random(t):
     if len(rows) != 1:
         return said + ["%d processes with getrandom, want 1" % len(rows)]
     return said + in_kernel(list(rows.values())[0], "random")
+
+
+def cpu_tick(t):
+    bad = []
+    for attempt in range(2):       # the alignment gives up on a loaded machine
+        out, err, d = record(t, "kc-tick", ["tick", str(RING_LEN), "4000000"],
+                             env={"SCALER_KERNEL_PERIOD_NS": "4000000"})
+        said = per_cpu_said(err)
+        if said is None:
+            return skip("kernel-cpu-tick", "per-CPU events not allowed here: %r" %
+                        err.strip()[-200:])
+        m = re.search(r"^tick (\d+) (\d+)$", out, re.M)
+        if not m:
+            return said + ["no tick line in %r" % out]
+        n, near = int(m.group(1)), int(m.group(2))
+        bad = said[:]
+        if n < 20:
+            bad.append("%d samples of its own in 0.4 s of kernel time, want >= 20" % n)
+        if near < 0.9 * n:
+            bad.append("%d of %d samples within 500 us after a multiple of 4 ms, want 90 %%" %
+                       (near, n))
+        if not bad:
+            return []
+    return bad
 
 
 def cpu_fork(t):
@@ -304,6 +334,7 @@ def perfmon(t):
 
 def checks(t):
     guarded("kernel-cpu-random", None, lambda: cpu_random(t))
+    guarded("kernel-cpu-tick", None, lambda: cpu_tick(t))
     guarded("kernel-cpu-fork", None, lambda: cpu_fork(t))
     guarded("kernel-cpu-drop", None, lambda: drop(t, False))
     guarded("kernel-cpu-drop-all", None, lambda: drop(t, True))

@@ -23,6 +23,12 @@
  *               them, the kernel's layout)
  *   busy SECONDS
  *               getrandom of 64 KB buffers for SECONDS: kernel time
+ *   tick LEN PERIOD
+ *               getrandom of 64 KB buffers for 0.4 s, then prints "tick
+ *               N NEAR": how many of its own samples the rings of LEN
+ *               bytes mapped here hold, and how many of them were taken
+ *               from 0 to 500 us after a multiple of PERIOD ns of
+ *               CLOCK_MONOTONIC (where the kernel's tick fires)
  */
 #define _GNU_SOURCE
 #include <linux/perf_event.h>
@@ -52,7 +58,7 @@ static long long now_ns(void)
 /* Samples of process pid in the perf rings of len bytes mapped here, as
  * far back as they can be read (a ring written backward: from data_head
  * on, newest to oldest). */
-static long long samples_of(unsigned long len, unsigned pid)
+static long long samples_of(unsigned long len, unsigned pid, long long period, long long *near)
 {
 	FILE *f = fopen("/proc/self/maps", "r");
 	char line[512];
@@ -73,8 +79,12 @@ static long long samples_of(unsigned long len, unsigned pid)
 			if (h.size < sizeof(h) || off + h.size > size || (h.size & 7))
 				break;
 			if (h.type == PERF_RECORD_SAMPLE) {
+				uint64_t at;
 				memcpy(who, data + (head + off + sizeof(h)) % size, sizeof(who));
+				memcpy(&at, data + (head + off + sizeof(h) + 8) % size, sizeof(at));
 				n += who[0] == pid;
+				if (who[0] == pid && near && (long long)(at % period) < 500000)
+					++*near;
 			}
 			off += h.size;
 		}
@@ -152,14 +162,14 @@ static int drop(char **argv)
 		if (pipe(go) || pthread_create(&t[0], NULL, randoms_thread, NULL))
 			_exit(3);
 		usleep(200000);
-		long long before = samples_of(len, outside);
+		long long before = samples_of(len, outside, 1, NULL);
 		if (setgid((gid_t)atoi(argv[2])) || setuid((uid_t)atoi(argv[2])) ||
 		    write(go[1], "", 1) != 1 || pthread_create(&t[1], NULL, syscalls_thread, NULL))
 			_exit(3);
 		for (int i = 0; i < 2; i++)
 			pthread_join(t[i], NULL);
-		long long r[4] = {perf_rings(len), before, samples_of(len, outside),
-				  samples_of(len, (unsigned)getpid())};
+		long long r[4] = {perf_rings(len), before, samples_of(len, outside, 1, NULL),
+				  samples_of(len, (unsigned)getpid(), 1, NULL)};
 		report(p, r, 4);
 	}
 	return print_child(p, pid, "drop", 4);
@@ -178,10 +188,19 @@ int main(int argc, char **argv)
 				return 2;
 		return 0;
 	}
+	if (argc == 4 && !strcmp(argv[1], "tick")) {
+		long long end = now_ns() + 400000000LL, near = 0, n;
+		while (now_ns() < end)
+			if (getrandom(big, 65536, 0) != 65536)
+				return 2;
+		n = samples_of(strtoul(argv[2], NULL, 10), (unsigned)getpid(), atoll(argv[3]), &near);
+		printf("tick %lld %lld\n", n, near);
+		return 0;
+	}
 	if (argc == 5 && !strcmp(argv[1], "drop"))
 		return drop(argv);
 	if (argc != 4 || strcmp(argv[1], "fork")) {
-		fprintf(stderr, "usage: sc_kcpu random | fork UID LEN | drop UID LEN PID | busy S\n");
+		fprintf(stderr, "usage: sc_kcpu random | fork UID LEN | drop UID LEN PID | busy S | tick LEN PERIOD\n");
 		return 2;
 	}
 	int p[2];
