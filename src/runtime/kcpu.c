@@ -29,7 +29,8 @@
  * 4 kHz at most: the trampoline compares its data_head, kring and khead
  * in struct sc_thread). It reads the rings of the CPUs it ran on since
  * its last read, the one it was on then and those its switch-in records
- * name (perf.c adds PERF_SAMPLE_CPU to its context-switch event), taking
+ * name (perf.c adds PERF_SAMPLE_CPU to its context-switch event), or on
+ * a machine of KCPU_FEW CPUs or fewer every ring after a switch, taking
  * its samples (by tid) newer than its mark and not after the time given,
  * which becomes its mark. No system call, lock or allocation there.
  */
@@ -46,6 +47,12 @@
 #include "runtime.h"
 
 #define KCPU_MAX 1024           /* CPUs numbered beyond are not read */
+/* Up to this many rings, a thread's switch records carry no CPU: after a
+ * switch it looks at every ring's head and asks which CPU it is on, which
+ * costs less than the CPU in each switch record did (~80 ns a block and
+ * wake-up on our VM, doc/performance.md); past it, a head per CPU would
+ * cost more */
+#define KCPU_FEW 8
 
 static struct perf_event_mmap_page *ring[KCPU_MAX];
 static size_t ring_len;         /* the mapping's length, as the recorder's */
@@ -204,6 +211,22 @@ void sc_kcpu_thread_start(struct sc_thread *t)
 	t->khead = t->kring ? __atomic_load_n(&t->kring->data_head, __ATOMIC_ACQUIRE) : 0;
 }
 
+bool sc_kcpu_switch_cpu(void)
+{
+	return nrings > KCPU_FEW;
+}
+
+/* nrings bits: every ring (bit cpu % 64) */
+static uint64_t all_rings(void)
+{
+	return nrings >= 64 ? ~0ull : (1ull << nrings) - 1;
+}
+
+void sc_kcpu_switched(struct sc_thread *t)
+{
+	t->perf.kcpu_cur = UINT32_MAX;  /* asked at the read */
+}
+
 void sc_kcpu_visit(struct sc_thread *t, uint32_t cpu)
 {
 	t->perf.kcpu_cpus |= 1ull << (cpu & 63);
@@ -276,11 +299,16 @@ void sc_kcpu_read(struct sc_thread *t, uint64_t until, sc_kcpu_fn fn, void *arg)
 	/* the trampoline looks at the ring of the CPU it is on: a sample
 	 * there after this head, its own or not, makes it read again */
 	uint32_t cur = t->perf.kcpu_cur;
+	if (cur == UINT32_MAX) {
+		int c = sched_getcpu();
+		cur = c >= 0 ? (uint32_t)c : 0;
+	}
 	struct perf_event_mmap_page *k = cur < nrings ? ring[cur] : NULL;
 	uint64_t h = k ? __atomic_load_n(&k->data_head, __ATOMIC_ACQUIRE) : 0;
-	/* a context switch brings it here: when the rings it ran on were
-	 * not written since (heads only go down), there is nothing to read */
-	uint64_t mask = t->perf.kcpu_cpus, sum = 0;
+	/* a context switch brings it here: when the rings it ran on (on
+	 * few CPUs: all) were not written since (heads only go down), there
+	 * is nothing to read */
+	uint64_t mask = nrings > KCPU_FEW ? t->perf.kcpu_cpus : all_rings(), sum = 0;
 	EACH_RING(c, mask)
 		sum += __atomic_load_n(&ring[c]->data_head, __ATOMIC_ACQUIRE);
 	if (mask != t->perf.kcpu_last_cpus || sum != t->perf.kcpu_last_sum) {
@@ -289,8 +317,14 @@ void sc_kcpu_read(struct sc_thread *t, uint64_t until, sc_kcpu_fn fn, void *arg)
 		if (until > t->perf.kcpu_mark)
 			t->perf.kcpu_mark = until;
 	}
-	t->perf.kcpu_cpus = t->perf.kcpu_last_cpus = 1ull << (cur & 63);
-	t->perf.kcpu_last_sum = h;
+	if (nrings > KCPU_FEW) {
+		t->perf.kcpu_cpus = t->perf.kcpu_last_cpus = 1ull << (cur & 63);
+		t->perf.kcpu_last_sum = h;
+	} else {
+		t->perf.kcpu_last_cpus = mask;
+		t->perf.kcpu_last_sum = sum;
+	}
+	t->perf.kcpu_cur = cur;
 	t->kring = k;
 	t->khead = h;
 }

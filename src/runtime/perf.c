@@ -161,7 +161,7 @@ static bool ring_open(struct sc_thread *t)
 	uint8_t kind = SC_PERF_NONE;
 	int fd = -1;
 	bool kcpu = !perf_off && want_kernel && sc_kcpu_process() == 0;
-	if (kcpu && (fd = event_open(false, true)) >= 0)
+	if (kcpu && (fd = event_open(false, sc_kcpu_switch_cpu())) >= 0)
 		kind = SC_PERF_KERNEL;
 	else if (!perf_off && want_kernel && (kcpu = false, fd = event_open(true, false)) >= 0)
 		kind = SC_PERF_KERNEL;
@@ -455,9 +455,12 @@ static void take(struct sc_thread *t, const struct perf_event_header *h, const s
 			pf->out_preempt = (h->misc & PERF_RECORD_MISC_SWITCH_OUT_PREEMPT) != 0;
 			pf->out_ns = body[0];
 		} else {
-			/* a switch-in: sample_id {time, cpu} with kcpu */
+			/* a switch-in: sample_id {time, cpu} with kcpu on
+			 * many CPUs, {time} on few */
 			if (pf->kcpu && words >= 2)
 				sc_kcpu_visit(t, (uint32_t)body[1]);
+			else if (pf->kcpu)
+				sc_kcpu_switched(t);
 			if (!pf->out)
 				return;
 			pf->out = false;

@@ -538,6 +538,10 @@ void sc_kcpu_init(void) SC_HIDDEN;
 int sc_kcpu_process(void) SC_HIDDEN;
 bool sc_kcpu_drop(void) SC_HIDDEN;
 void sc_kcpu_thread_start(struct sc_thread *t) SC_HIDDEN;
+/* whether switch records must carry the CPU (many CPUs); else each
+ * switch-in is told with sc_kcpu_switched */
+bool sc_kcpu_switch_cpu(void) SC_HIDDEN;
+void sc_kcpu_switched(struct sc_thread *t) SC_HIDDEN;
 void sc_kcpu_visit(struct sc_thread *t, uint32_t cpu) SC_HIDDEN;
 void sc_kcpu_lost(struct sc_thread *t) SC_HIDDEN;
 void sc_kcpu_read(struct sc_thread *t, uint64_t until, sc_kcpu_fn fn, void *arg) SC_HIDDEN;
