@@ -118,7 +118,8 @@ static void start_aligned(int fd, int cpu, int64_t period, int64_t until)
 	uint64_t p = (uint64_t)period;
 
 	CPU_ZERO(&one);
-	CPU_SET(cpu, &one);
+	if (cpu < CPU_SETSIZE)
+		CPU_SET(cpu, &one);
 	if (cpu >= CPU_SETSIZE || sched_setaffinity(0, sizeof(one), &one) < 0) {
 		ioctl(fd, PERF_EVENT_IOC_ENABLE, 0);
 		return;
