@@ -136,10 +136,11 @@ bool sc_inherit_format(char *buf, size_t n)
 		return false;
 	uint64_t hz = start_hz, tsc = sc_rdtsc(), mono = sc_mono_ns();
 	/* over 1 ms the rate is known ~20 times better than from start-up's
-	 * 50 us */
+	 * 50 us. In double, not a 128-bit integer divide: libgcc's
+	 * __udivti3 lies on a page of its own at the end of the runtime's
+	 * code, a page fault in every exec (a double keeps 1e-16) */
 	if (mono > start_mono + 1000000ull && tsc > start_tsc)
-		hz = (uint64_t)((unsigned __int128)(tsc - start_tsc) * 1000000000u /
-				(mono - start_mono));
+		hz = (uint64_t)((double)(tsc - start_tsc) * 1e9 / (double)(mono - start_mono));
 	struct sc_calib c = sc_calib_in_force();
 	if (sc_have_xsave < 0)
 		return false;

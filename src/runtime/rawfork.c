@@ -55,15 +55,15 @@ bool sc_rawfork_own(void)
 }
 
 /* In a fork child: true once, when its state is still the parent's (the
- * caller makes it now); where marks are not wiped, always. */
+ * caller makes it now); where marks are not wiped, always. One exchange,
+ * not a load and a store: the child's wiped page is then made once, by
+ * the write, instead of mapped by the read and copied by the write (two
+ * page faults, ~2 us each, in every fork child). */
 bool sc_rawfork_claim(void)
 {
 	if (!wiped)
 		return true;
-	if (*sc_fork_mark)
-		return false;
-	*sc_fork_mark = 1;
-	return true;
+	return __atomic_exchange_n(sc_fork_mark, 1, __ATOMIC_RELAXED) == 0;
 }
 
 /*

@@ -171,11 +171,17 @@ static uint64_t cap_for(uint32_t n)
 /* Creates state for the calling thread; NULL (and one warning) on failure.
  * Its file is mapped at `at` if not NULL (MAP_FIXED: a fork child's
  * replaces the mapping of its parent's file, one system call instead of
- * an munmap too). */
-static struct sc_thread *thread_new(void *at)
+ * an munmap too). The state is `reuse` if not NULL, its fields cleared
+ * and its frames kept (a fork child's copy of its parent's: see
+ * sc_thread_after_fork), else new; either is unmapped on failure. */
+static struct sc_thread *thread_new(void *at, struct sc_thread *reuse)
 {
-	struct sc_thread *t = mmap(NULL, sizeof(*t), PROT_READ | PROT_WRITE,
-				   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	struct sc_thread *t = reuse;
+	if (t)
+		memset(t, 0, offsetof(struct sc_thread, frames));
+	else
+		t = mmap(NULL, sizeof(*t), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+			 -1, 0);
 	if (t == MAP_FAILED)
 		return NULL;
 	/* a name someone else planted is skipped: it costs a number */
@@ -294,7 +300,7 @@ struct sc_thread *sc_thread_get(void)
 	if (t)
 		return t == &sc_idle_thread ? NULL : t;
 	sc_thread_set_current(&sc_idle_thread); /* calls made while creating pass */
-	t = thread_new(NULL);
+	t = thread_new(NULL, NULL);
 	sc_thread_set_current(t ? t : &sc_idle_thread);
 	return t;
 }
@@ -549,15 +555,25 @@ void sc_thread_after_fork(void)
 	 * the whole shadow stack, ~0.4 MB) would stay in every child's RSS.
 	 */
 	sc_thread_set_current(&sc_idle_thread);
-	/* the parent's file is never written again: the child's takes its
-	 * place (no call in between: the thread is idle) */
-	struct sc_thread *n = t->map_len == file_size_for(SC_MAX_ENTRIES) ? thread_new(t->hdr)
-									 : thread_new(NULL);
+	/*
+	 * The child's state is the copy fork made of its parent's, cleared
+	 * and filled in place: its shadow stack stays where it is, and a
+	 * new state (an mmap, its first page's fault, a copy of the frames,
+	 * an munmap of the copy) would cost a child that execs at once a
+	 * fifth of what its own files do. What the copy had mapped that the
+	 * child does not share goes first. The parent's file is never
+	 * written again: the child's takes its place (no call in between:
+	 * the thread is idle).
+	 */
+	size_t depth = (size_t)(t->sp - t->sp_base);
+	int busy = t->busy;
+	struct sc_thr_header *old_hdr = t->hdr;
+	size_t old_len = t->map_len;
+	sc_perf_forget(t);
+	struct sc_thread *n = thread_new(old_len == file_size_for(SC_MAX_ENTRIES) ? old_hdr : NULL, t);
 	if (!n)
 		return;
-	/* carry the shadow stack over, its calls the parent's (above) */
-	size_t depth = (size_t)(t->sp - t->sp_base);
-	memcpy(n->frames, t->frames, depth * sizeof(struct sc_frame));
+	/* the shadow stack carried over, its calls the parent's (above) */
 	for (size_t i = 0; i < depth; i++) {
 		struct sc_frame *f = &n->frames[i];
 		f->rec = &sc_inherited_rec;
@@ -567,11 +583,9 @@ void sc_thread_after_fork(void)
 		f->tk = sc_pclock.tk;
 	}
 	n->sp = n->frames + depth;
-	n->busy = t->busy;
+	n->busy = busy;
 	n->cap = n->busy ? 0 : n->real_cap;
-	sc_perf_forget(t);
-	if (n->hdr != t->hdr)
-		munmap(t->hdr, t->map_len);
-	munmap(t, sizeof(*t));
+	if (n->hdr != old_hdr)
+		munmap(old_hdr, old_len);
 	sc_thread_set_current(n);
 }
