@@ -23,7 +23,7 @@
 
 #include "args.h"
 
-SC_HIDDEN struct sc_argspec sc_args_spec;
+SC_HIDDEN struct sc_argspec sc_args_spec SC_LARGE_BSS;
 SC_HIDDEN uint16_t *sc_args_slot_of;
 SC_HIDDEN uint16_t sc_args_proto_of[SC_ARGS_SLOTS];
 SC_HIDDEN __thread struct sc_args_rec *sc_tls_args __attribute__((tls_model("initial-exec")));

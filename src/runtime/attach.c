@@ -115,8 +115,8 @@ static int start_control(void)
  */
 static int read_cmdline(char ***argv)
 {
-	static char buf[SC_META_ROOM];
-	static char *args[256];
+	static char buf[SC_META_ROOM] SC_LARGE_BSS;
+	static char *args[256] SC_LARGE_BSS;
 	int fd = open("/proc/self/cmdline", O_RDONLY | O_CLOEXEC), argc = 0;
 	size_t len = 0;
 

@@ -91,7 +91,7 @@ static uint32_t n_fns;
 static struct {
 	uint32_t first, n;
 	struct data *d;
-} obj_fns[SC_MAX_OBJECTS];
+} obj_fns[SC_MAX_OBJECTS] SC_LARGE_BSS;
 
 
 static const char *spec;        /* SCALER_FUNCTIONS, NULL: none named */

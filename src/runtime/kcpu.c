@@ -54,7 +54,7 @@
  * cost more */
 #define KCPU_FEW 8
 
-static struct perf_event_mmap_page *ring[KCPU_MAX];
+static struct perf_event_mmap_page *ring[KCPU_MAX] SC_LARGE_BSS;
 static size_t ring_len;         /* the mapping's length, as the recorder's */
 static uint32_t nrings;         /* highest CPU mapped + 1 */
 static uint32_t mapped_pid;     /* the process that mapped them (fork) */

@@ -68,7 +68,7 @@ static uint64_t file_len;       /* bytes in the file: what a child copies */
 /* records of a batch not yet written (only start-up and dlopen batch);
  * its two pages stay: giving them back after each batch cost every
  * process an madvise and a TLB flush at start-up */
-static char held[8192] __attribute__((aligned(4096)));
+static char held[8192] __attribute__((aligned(4096))) SC_LARGE_BSS;
 static size_t held_len;
 static int batch;               /* > 0: hold records */
 

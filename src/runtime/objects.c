@@ -25,7 +25,7 @@
 
 #include "runtime.h"
 
-static struct sc_object objs[SC_MAX_OBJECTS];
+static struct sc_object objs[SC_MAX_OBJECTS] SC_LARGE_BSS;
 static uint32_t n_objs;
 
 uint32_t sc_object_count(void)

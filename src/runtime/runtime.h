@@ -47,6 +47,14 @@
 #include "offsets.h"
 
 #define SC_HIDDEN __attribute__((visibility("hidden")))
+/*
+ * The runtime's large zero-initialized arrays (tables, buffers), placed
+ * after .bss (.lbss): the small variables then share a page or two
+ * instead of lying between the arrays, a page each. Each page a process
+ * writes first costs it a page fault (~2 us here): a fork child copies
+ * each one it writes, and every process zero-fills each one at start.
+ */
+#define SC_LARGE_BSS __attribute__((section(".lbss")))
 
 /* Upper bounds that size virtual reservations; memory is only committed as
  * entries and threads appear. */

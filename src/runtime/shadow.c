@@ -66,7 +66,7 @@ struct family {
 	uint8_t *area;                  /* where its chunks go */
 	uint8_t *chunks[MAX_CHUNKS];
 };
-static struct family entries, imports;
+static struct family entries SC_LARGE_BSS, imports SC_LARGE_BSS;
 
 /* bytes of code per index (not a field: an initializer would move both
  * families, 66 KB, into .data) */
@@ -463,7 +463,7 @@ static bool in(const char *const *list, const char *name)
  * thread that finds it so reads the lists), 2 made.
  */
 #define BLOOM_BITS 4096u
-static uint64_t bloom[BLOOM_BITS / 64];
+static uint64_t bloom[BLOOM_BITS / 64] SC_LARGE_BSS;
 static int bloom_state;
 
 static void bloom_add_one(const char *name)

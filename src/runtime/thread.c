@@ -52,7 +52,7 @@ SC_HIDDEN __thread uint64_t sc_tls_lim __attribute__((tls_model("initial-exec"))
 SC_HIDDEN __thread struct sc_rec *sc_tls_recs __attribute__((tls_model("initial-exec")));
 /* Stands in for a thread that has ended or cannot be profiled: cap 0 sends
  * every call to the slow path, which lets it through. */
-SC_HIDDEN struct sc_thread sc_idle_thread;
+SC_HIDDEN struct sc_thread sc_idle_thread SC_LARGE_BSS;
 /*
  * The record of frames whose calls are booked already or elsewhere: those
  * a fork child inherited (sc_thread_after_fork: its parent's calls,
@@ -390,7 +390,11 @@ static void register_thread(struct sc_thread *t)
 		all_threads = m == MAP_FAILED ? NULL : m;
 	}
 	if (all_threads && n_threads < MAX_THREADS) {
-		all_threads[n_threads] = t;
+		/* a fork child's thread is mostly its parent's first, at the
+		 * same place (sc_thread_after_fork): a store of what the slot
+		 * holds would copy the page for nothing */
+		if (all_threads[n_threads] != t)
+			all_threads[n_threads] = t;
 		__atomic_store_n(&n_threads, n_threads + 1, __ATOMIC_RELEASE);
 	}
 	sc_leaf_unlock();

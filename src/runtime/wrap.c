@@ -377,7 +377,7 @@ struct start_box {
 	struct start_box *next;         /* free list */
 };
 #define BOXES 128
-static struct start_box boxes[BOXES];
+static struct start_box boxes[BOXES] SC_LARGE_BSS;
 static struct start_box *free_boxes;
 static uint32_t boxes_used;             /* boxes ever taken from the pool */
 
