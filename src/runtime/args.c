@@ -123,7 +123,10 @@ void sc_args_bind(uint32_t n, uint32_t idx)
 void sc_args_thread_open(uint32_t pid, uint32_t gen, uint32_t seq)
 {
 	sc_tls_args = NULL;
-	sc_tls_errno = &errno;
+	/* a fork child's thread has its parent's, at the same place: &errno
+	 * calls into libc, a page fault there for nothing */
+	if (!sc_tls_errno)
+		sc_tls_errno = &errno;
 	if (!on)
 		return;
 	char name[SC_NAME_MAX];

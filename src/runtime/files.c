@@ -20,6 +20,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "runtime.h"
@@ -27,6 +28,17 @@
 static int dir_fd = -1;
 static dev_t dir_dev;
 static ino_t dir_ino;
+
+/*
+ * fstat(2) by its own system call. glibc's fstat is fstatat(fd, "",
+ * AT_EMPTY_PATH), and the kernel reads that "" from libc's read-only
+ * data: a page fault (~2 us here) in every fork child, whose first
+ * system calls these checks are. (x86-64's struct stat is the kernel's.)
+ */
+int sc_fstat(int fd, struct stat *st)
+{
+	return (int)syscall(SYS_fstat, fd, st);
+}
 
 /*
  * The directory, once at start-up: a directory, ours or root's, and not
@@ -37,7 +49,7 @@ int sc_files_init(void)
 {
 	int fd = open(sc_dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
 	struct stat st;
-	if (fd < 0 || fstat(fd, &st) != 0) {
+	if (fd < 0 || sc_fstat(fd, &st) != 0) {
 		sc_warn("cannot open %s: %s; not profiling", sc_dir, strerror(errno));
 		if (fd >= 0)
 			close(fd);
@@ -77,10 +89,10 @@ static int dir(void)
 	struct stat st;
 	if (closed)
 		return -1;
-	if (dir_fd >= 0 && fstat(dir_fd, &st) == 0 && st.st_dev == dir_dev && st.st_ino == dir_ino)
+	if (dir_fd >= 0 && sc_fstat(dir_fd, &st) == 0 && st.st_dev == dir_dev && st.st_ino == dir_ino)
 		return dir_fd;
 	dir_fd = open(sc_dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
-	if (dir_fd >= 0 && (fstat(dir_fd, &st) != 0 || st.st_dev != dir_dev ||
+	if (dir_fd >= 0 && (sc_fstat(dir_fd, &st) != 0 || st.st_dev != dir_dev ||
 			    st.st_ino != dir_ino)) {
 		close(dir_fd);
 		dir_fd = -1;
@@ -97,7 +109,7 @@ int sc_file_create(const char *name, int flags, dev_t *dev, ino_t *ino)
 	}
 	int fd = openat(d, name, flags | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
 	struct stat st;
-	if (fd >= 0 && fstat(fd, &st) != 0) {
+	if (fd >= 0 && sc_fstat(fd, &st) != 0) {
 		int e = errno;
 		close(fd);
 		errno = e;
@@ -126,7 +138,7 @@ void sc_file_remove(const char *name)
 int sc_file_still(int fd, const char *name, dev_t dev, ino_t ino, int flags)
 {
 	struct stat st;
-	if (fd >= 0 && fstat(fd, &st) == 0 && st.st_dev == dev && st.st_ino == ino)
+	if (fd >= 0 && sc_fstat(fd, &st) == 0 && st.st_dev == dev && st.st_ino == ino)
 		return fd;
 	int d = dir();
 	if (d < 0)
@@ -134,7 +146,7 @@ int sc_file_still(int fd, const char *name, dev_t dev, ino_t ino, int flags)
 	int nfd = openat(d, name, flags | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
 	if (nfd < 0)
 		return -1;
-	if (fstat(nfd, &st) != 0 || st.st_dev != dev || st.st_ino != ino) {
+	if (sc_fstat(nfd, &st) != 0 || st.st_dev != dev || st.st_ino != ino) {
 		close(nfd);
 		return -1;
 	}
@@ -152,7 +164,7 @@ int sc_file_open_fifo(const char *name)
 	struct stat st;
 	if (fd < 0)
 		return -1;
-	if (fstat(fd, &st) != 0 || !S_ISFIFO(st.st_mode) ||
+	if (sc_fstat(fd, &st) != 0 || !S_ISFIFO(st.st_mode) ||
 	    (st.st_uid != geteuid() && st.st_uid != 0) ||
 	    fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK) != 0) {
 		close(fd);

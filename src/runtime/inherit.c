@@ -160,7 +160,7 @@ bool sc_inherit_format(char *buf, size_t n)
 	size_t w = (size_t)(d - tmp);
 	if (w >= n)
 		return false;
-	memcpy(buf, tmp, w);
+	sc_copy(buf, tmp, w);
 	buf[w] = 0;
 	return true;
 }

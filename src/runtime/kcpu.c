@@ -106,6 +106,10 @@ static int process_rings(void);
  */
 int sc_kcpu_process(void)
 {
+	/* the usual case, first: errno is read through a libc function
+	 * whose code page a fork child would fault in for this alone */
+	if (!spec)
+		return -1;
 	int saved = errno, r = process_rings();
 	errno = saved;
 	return r;

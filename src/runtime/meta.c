@@ -422,7 +422,7 @@ void sc_meta_add(uint32_t type, const void *a, size_t alen, const char *str)
 		char *dst = hold ? held + held_len : small;
 		size_t at = 0;
 		for (int i = 0; i < 4; i++) {
-			memcpy(dst + at, part[i].p, part[i].n);
+			sc_copy(dst + at, part[i].p, part[i].n);
 			at += part[i].n;
 		}
 		if (hold)

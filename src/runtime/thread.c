@@ -517,7 +517,7 @@ void sc_threads_finish_all(uint64_t tsc)
 void sc_threads_close(void)
 {
 	struct stat st;
-	if (kept_for && kept_fd >= 0 && fstat(kept_fd, &st) == 0 &&
+	if (kept_for && kept_fd >= 0 && sc_fstat(kept_fd, &st) == 0 &&
 	    st.st_dev == kept_for->dev && st.st_ino == kept_for->ino)
 		close(kept_fd);
 	kept_for = NULL;
