@@ -20,6 +20,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/auxv.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -39,6 +40,26 @@ struct sc_object *sc_object_get(uint32_t id)
 	return id < sc_object_count() ? &objs[id] : NULL;
 }
 
+/* The protection (PROT_*) of o's PT_LOAD segment holding a; -1 if a is
+ * in none. */
+int sc_object_seg_prot(const struct sc_object *o, uintptr_t a)
+{
+	for (int i = 0; i < o->nload; i++)
+		if (a >= o->load[i].lo && a < o->load[i].hi)
+			return o->load_prot[i];
+	if (o->nload)
+		return -1;
+	for (int p = 0; p < o->phnum; p++) {
+		const ElfW(Phdr) *ph = &o->phdr[p];
+		if (ph->p_type == PT_LOAD && a >= o->base + ph->p_vaddr &&
+		    a < o->base + ph->p_vaddr + ph->p_memsz)
+			return ((ph->p_flags & PF_R) ? PROT_READ : 0) |
+			       ((ph->p_flags & PF_W) ? PROT_WRITE : 0) |
+			       ((ph->p_flags & PF_X) ? PROT_EXEC : 0);
+	}
+	return -1;
+}
+
 struct sc_object *sc_object_of(uintptr_t a)
 {
 	for (uint32_t i = 0; i < n_objs; i++) {
@@ -46,12 +67,8 @@ struct sc_object *sc_object_of(uintptr_t a)
 		if (o->gone || a < o->lo || a >= o->hi)
 			continue;
 		/* spans can interleave with other objects' gaps: check segments */
-		for (int p = 0; p < o->phnum; p++) {
-			const ElfW(Phdr) *ph = &o->phdr[p];
-			if (ph->p_type == PT_LOAD && a >= o->base + ph->p_vaddr &&
-			    a < o->base + ph->p_vaddr + ph->p_memsz)
-				return o;
-		}
+		if (sc_object_seg_prot(o, a) >= 0)
+			return o;
 	}
 	return NULL;
 }
@@ -66,7 +83,11 @@ uintptr_t sc_object_base(uint32_t id)
 size_t sc_object_code_len(uintptr_t a)
 {
 	struct sc_object *o = sc_object_of(a);
-	for (int p = 0; o && p < o->phnum; p++) {
+	for (int i = 0; o && i < o->nload; i++)
+		if (a >= o->load[i].lo && a < o->load[i].fhi)
+			return (o->load_prot[i] & PROT_EXEC) && (o->load_prot[i] & PROT_READ)
+				       ? o->load[i].fhi - a : 0;
+	for (int p = 0; o && !o->nload && p < o->phnum; p++) {
 		const ElfW(Phdr) *ph = &o->phdr[p];
 		uintptr_t s = o->base + ph->p_vaddr;
 		if (ph->p_type == PT_LOAD && (ph->p_flags & PF_X) && (ph->p_flags & PF_R) &&
@@ -337,6 +358,7 @@ static void add_object(const struct cand *c, uintptr_t self)
 	o->phdr = c->phdr;
 	o->phnum = c->phnum;
 	o->lo = UINTPTR_MAX;
+	int nload = 0;
 	for (int i = 0; i < c->phnum; i++) {
 		const ElfW(Phdr) *ph = &c->phdr[i];
 		uintptr_t s = c->base + ph->p_vaddr;
@@ -345,6 +367,15 @@ static void add_object(const struct cand *c, uintptr_t self)
 				o->lo = s;
 			if (s + ph->p_memsz > o->hi)
 				o->hi = s + ph->p_memsz;
+			if (nload < SC_OBJ_LOADS) {
+				o->load[nload].lo = s;
+				o->load[nload].hi = s + ph->p_memsz;
+				o->load[nload].fhi = s + ph->p_filesz;
+				o->load_prot[nload] = (uint8_t)(((ph->p_flags & PF_R) ? PROT_READ : 0) |
+								((ph->p_flags & PF_W) ? PROT_WRITE : 0) |
+								((ph->p_flags & PF_X) ? PROT_EXEC : 0));
+			}
+			nload++;
 		} else if (ph->p_type == PT_DYNAMIC) {
 			o->dyn = (const void *)s;
 		} else if (ph->p_type == PT_GNU_RELRO) {
@@ -352,6 +383,7 @@ static void add_object(const struct cand *c, uintptr_t self)
 			o->relro_len = ph->p_memsz;
 		}
 	}
+	o->nload = nload <= SC_OBJ_LOADS ? (uint8_t)nload : 0;
 	o->path = c->name ? c->name : "?";
 	o->vdso = strstr(o->path, "linux-vdso") != NULL;
 	o->ldso = strstr(o->path, "ld-linux") != NULL;

@@ -169,15 +169,8 @@ static int import_cb(void *p, const struct sc_import *imp)
 
 static int seg_prot(const struct sc_object *o, uintptr_t a)
 {
-	for (int p = 0; p < o->phnum; p++) {
-		const ElfW(Phdr) *ph = &o->phdr[p];
-		if (ph->p_type == PT_LOAD && a >= o->base + ph->p_vaddr &&
-		    a < o->base + ph->p_vaddr + ph->p_memsz)
-			return ((ph->p_flags & PF_R) ? PROT_READ : 0) |
-			       ((ph->p_flags & PF_W) ? PROT_WRITE : 0) |
-			       ((ph->p_flags & PF_X) ? PROT_EXEC : 0);
-	}
-	return PROT_READ;
+	int prot = sc_object_seg_prot(o, a);
+	return prot >= 0 ? prot : PROT_READ;
 }
 
 /* The protection slot's page is left with: read-only inside the whole

@@ -243,6 +243,7 @@ struct sc_hook {
 				   as hooked (peek.c may add at bind) */
 };
 
+#define SC_OBJ_LOADS 6
 /* A loaded object we know about. */
 struct sc_object {
 	uint32_t id;
@@ -256,6 +257,14 @@ struct sc_object {
 	const char *path;
 	const ElfW(Phdr) *phdr;
 	int phnum;
+	/* its PT_LOAD segments (their memory, file bytes ending at fhi) and
+	 * protection (PROT_*), copied from phdr at registration: a fork
+	 * child has no page table entry for the object's page of program
+	 * headers until it faults it in, at its first bind. nload 0 (more
+	 * than SC_OBJ_LOADS): phdr is read. */
+	uint8_t nload;
+	uint8_t load_prot[SC_OBJ_LOADS];
+	struct { uintptr_t lo, hi, fhi; } load[SC_OBJ_LOADS];
 	/* a GOT slot the runtime wrote and what it wrote last (under the leaf
 	 * lock), and the loader's count of unloads when the object was
 	 * registered: a copy loaded again at the same address after an
@@ -446,6 +455,7 @@ void sc_objects_prune(void) SC_HIDDEN;
 uint32_t sc_object_count(void) SC_HIDDEN;
 struct sc_object *sc_object_get(uint32_t id) SC_HIDDEN;
 struct sc_object *sc_object_of(uintptr_t addr) SC_HIDDEN;
+int sc_object_seg_prot(const struct sc_object *o, uintptr_t a) SC_HIDDEN;
 uintptr_t sc_object_base(uint32_t id) SC_HIDDEN;
 uint32_t sc_object_id_of(uintptr_t addr) SC_HIDDEN;
 size_t sc_object_code_len(uintptr_t addr) SC_HIDDEN;
