@@ -44,8 +44,9 @@ struct sc_object *sc_object_get(uint32_t id)
  * in none. */
 int sc_object_seg_prot(const struct sc_object *o, uintptr_t a)
 {
+	uintptr_t off = a - o->base;
 	for (int i = 0; i < o->nload; i++)
-		if (a >= o->load[i].lo && a < o->load[i].hi)
+		if (a >= o->base && off >= o->load[i].lo && off < o->load[i].hi)
 			return o->load_prot[i];
 	if (o->nload)
 		return -1;
@@ -83,10 +84,11 @@ uintptr_t sc_object_base(uint32_t id)
 size_t sc_object_code_len(uintptr_t a)
 {
 	struct sc_object *o = sc_object_of(a);
+	uintptr_t off = o ? a - o->base : 0;
 	for (int i = 0; o && i < o->nload; i++)
-		if (a >= o->load[i].lo && a < o->load[i].fhi)
+		if (a >= o->base && off >= o->load[i].lo && off < o->load[i].fhi)
 			return (o->load_prot[i] & PROT_EXEC) && (o->load_prot[i] & PROT_READ)
-				       ? o->load[i].fhi - a : 0;
+				       ? o->load[i].fhi - off : 0;
 	for (int p = 0; o && !o->nload && p < o->phnum; p++) {
 		const ElfW(Phdr) *ph = &o->phdr[p];
 		uintptr_t s = o->base + ph->p_vaddr;
@@ -359,6 +361,7 @@ static void add_object(const struct cand *c, uintptr_t self)
 	o->phnum = c->phnum;
 	o->lo = UINTPTR_MAX;
 	int nload = 0;
+	bool far = false;               /* a segment past 4 GB from base */
 	for (int i = 0; i < c->phnum; i++) {
 		const ElfW(Phdr) *ph = &c->phdr[i];
 		uintptr_t s = c->base + ph->p_vaddr;
@@ -367,10 +370,12 @@ static void add_object(const struct cand *c, uintptr_t self)
 				o->lo = s;
 			if (s + ph->p_memsz > o->hi)
 				o->hi = s + ph->p_memsz;
+			far = far || ph->p_vaddr + ph->p_memsz > UINT32_MAX ||
+			      ph->p_vaddr + ph->p_filesz > UINT32_MAX;
 			if (nload < SC_OBJ_LOADS) {
-				o->load[nload].lo = s;
-				o->load[nload].hi = s + ph->p_memsz;
-				o->load[nload].fhi = s + ph->p_filesz;
+				o->load[nload].lo = (uint32_t)ph->p_vaddr;
+				o->load[nload].hi = (uint32_t)(ph->p_vaddr + ph->p_memsz);
+				o->load[nload].fhi = (uint32_t)(ph->p_vaddr + ph->p_filesz);
 				o->load_prot[nload] = (uint8_t)(((ph->p_flags & PF_R) ? PROT_READ : 0) |
 								((ph->p_flags & PF_W) ? PROT_WRITE : 0) |
 								((ph->p_flags & PF_X) ? PROT_EXEC : 0));
@@ -383,7 +388,7 @@ static void add_object(const struct cand *c, uintptr_t self)
 			o->relro_len = ph->p_memsz;
 		}
 	}
-	o->nload = nload <= SC_OBJ_LOADS ? (uint8_t)nload : 0;
+	o->nload = nload <= SC_OBJ_LOADS && !far ? (uint8_t)nload : 0;
 	o->path = c->name ? c->name : "?";
 	o->vdso = strstr(o->path, "linux-vdso") != NULL;
 	o->ldso = strstr(o->path, "ld-linux") != NULL;

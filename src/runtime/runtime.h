@@ -243,7 +243,7 @@ struct sc_hook {
 				   as hooked (peek.c may add at bind) */
 };
 
-#define SC_OBJ_LOADS 6
+#define SC_OBJ_LOADS 4
 /* A loaded object we know about. */
 struct sc_object {
 	uint32_t id;
@@ -257,14 +257,15 @@ struct sc_object {
 	const char *path;
 	const ElfW(Phdr) *phdr;
 	int phnum;
-	/* its PT_LOAD segments (their memory, file bytes ending at fhi) and
-	 * protection (PROT_*), copied from phdr at registration: a fork
-	 * child has no page table entry for the object's page of program
-	 * headers until it faults it in, at its first bind. nload 0 (more
-	 * than SC_OBJ_LOADS): phdr is read. */
+	/* its PT_LOAD segments (their memory, file bytes ending at fhi, as
+	 * offsets from base) and protection (PROT_*), copied from phdr at
+	 * registration: a fork child has no page table entry for the
+	 * object's page of program headers until it faults it in, at its
+	 * first bind. nload 0 (more than SC_OBJ_LOADS, or past 4 GB): phdr
+	 * is read. */
 	uint8_t nload;
 	uint8_t load_prot[SC_OBJ_LOADS];
-	struct { uintptr_t lo, hi, fhi; } load[SC_OBJ_LOADS];
+	struct { uint32_t lo, hi, fhi; } load[SC_OBJ_LOADS];
 	/* a GOT slot the runtime wrote and what it wrote last (under the leaf
 	 * lock), and the loader's count of unloads when the object was
 	 * registered: a copy loaded again at the same address after an
