@@ -40,6 +40,12 @@ struct sc_object *sc_object_get(uint32_t id)
 	return id < sc_object_count() ? &objs[id] : NULL;
 }
 
+static int prot_of(const ElfW(Phdr) *ph)
+{
+	return ((ph->p_flags & PF_R) ? PROT_READ : 0) | ((ph->p_flags & PF_W) ? PROT_WRITE : 0) |
+	       ((ph->p_flags & PF_X) ? PROT_EXEC : 0);
+}
+
 /* The protection (PROT_*) of o's PT_LOAD segment holding a; -1 if a is
  * in none. */
 int sc_object_seg_prot(const struct sc_object *o, uintptr_t a)
@@ -54,9 +60,7 @@ int sc_object_seg_prot(const struct sc_object *o, uintptr_t a)
 		const ElfW(Phdr) *ph = &o->phdr[p];
 		if (ph->p_type == PT_LOAD && a >= o->base + ph->p_vaddr &&
 		    a < o->base + ph->p_vaddr + ph->p_memsz)
-			return ((ph->p_flags & PF_R) ? PROT_READ : 0) |
-			       ((ph->p_flags & PF_W) ? PROT_WRITE : 0) |
-			       ((ph->p_flags & PF_X) ? PROT_EXEC : 0);
+			return prot_of(ph);
 	}
 	return -1;
 }
@@ -376,9 +380,7 @@ static void add_object(const struct cand *c, uintptr_t self)
 				o->load[nload].lo = (uint32_t)ph->p_vaddr;
 				o->load[nload].hi = (uint32_t)(ph->p_vaddr + ph->p_memsz);
 				o->load[nload].fhi = (uint32_t)(ph->p_vaddr + ph->p_filesz);
-				o->load_prot[nload] = (uint8_t)(((ph->p_flags & PF_R) ? PROT_READ : 0) |
-								((ph->p_flags & PF_W) ? PROT_WRITE : 0) |
-								((ph->p_flags & PF_X) ? PROT_EXEC : 0));
+				o->load_prot[nload] = (uint8_t)prot_of(ph);
 			}
 			nload++;
 		} else if (ph->p_type == PT_DYNAMIC) {
