@@ -561,13 +561,12 @@ void sc_thread_after_fork(void)
 	sc_thread_set_current(&sc_idle_thread);
 	/*
 	 * The child's state is the copy fork made of its parent's, cleared
-	 * and filled in place: its shadow stack stays where it is, and a
-	 * new state (an mmap, its first page's fault, a copy of the frames,
-	 * an munmap of the copy) would cost a child that execs at once a
-	 * fifth of what its own files do. What the copy had mapped that the
-	 * child does not share goes first. The parent's file is never
-	 * written again: the child's takes its place (no call in between:
-	 * the thread is idle).
+	 * and filled in place: its shadow stack stays where it is, where a
+	 * new state cost a child that execs at once an mmap, a page fault,
+	 * a copy of the frames and an munmap of the copy. What the copy had
+	 * mapped that the child does not share goes first. The parent's
+	 * file is never written again: the child's takes its place (no call
+	 * in between: the thread is idle).
 	 */
 	size_t depth = (size_t)(t->sp - t->sp_base);
 	int busy = t->busy;
