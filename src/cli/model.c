@@ -295,6 +295,37 @@ static int64_t self_so_far(const struct sc_component *k)
 }
 
 /*
+ * find_unseen's candidates to pay for component i's unseen entries, into
+ * order (returns how many): in pass 0 the hosts (host > 0), the most
+ * hosted first; in pass 1 every component, by depth, then the most self
+ * time first. Only components with self time left can give; w holds it.
+ */
+static size_t unseen_order(const struct sc_agg *a, size_t i, int pass, const long double *host,
+			   const size_t *depth, long double *w, size_t *order)
+{
+	size_t k, n = 0;
+
+	for (k = 0; k < a->ncomp; k++) {
+		int64_t self = self_so_far(&a->comp[k]);
+		size_t at;
+
+		if (k == i || self <= 0 || (pass == 0 && host[k] <= 0))
+			continue;
+		w[k] = (long double)self;
+		for (at = n++; at > 0; at--) {
+			size_t o = order[at - 1];
+
+			if (pass == 0 ? host[o] >= host[k]
+				      : depth[o] < depth[k] || (depth[o] == depth[k] && w[o] >= w[k]))
+				break;
+			order[at] = o;
+		}
+		order[at] = k;
+	}
+	return n;
+}
+
+/*
  * Entries nothing saw, in one image. A component's calls out happen
  * inside its threads or inside calls into it: when they add up to more
  * than both (out_ns > threads_ns + in_ns), it was also entered where no
@@ -306,27 +337,32 @@ static int64_t self_so_far(const struct sc_component *k)
  * calls inside them (each timed call's inclusive less exclusive time, as
  * measured, before calibrate_nesting) than it made itself hosted someone
  * else's calls (libevent's event_base_loop holds memcached's sendmsg).
- * Such hosts give first, up to that excess. A component that runs
- * threads is taken as entered unseen only that far: the rest of its
- * deficit is no entry anyone made but estimated calls out exceeding its
- * threads' time, left for the estimator to answer for (its self time
- * below zero). For a component without threads the model's nesting
- * decides the rest: first the components that run threads (their start
- * routines' code), then those they call, then those these call (by the
- * seen calls), and among equals the one with the most self time. So
- * python3 pays for the _hashlib it entered, libpython when a tiny python3
- * only calls Py_BytesMain, and never libcrypto, which runs inside
- * _hashlib. Each gives what its self time can hold, the next one the
- * rest; what none can hold is taken off the first. So the self times
- * still add up to the threads' time, none goes below zero where another
- * could give, and no component's calls out exceed its time. Attributed
- * times are split the same way. Called before the components' totals are
+ * Such hosts give first, up to that excess (and their self time). A
+ * component that runs threads is taken as entered unseen only that far:
+ * the rest of its deficit is no entry anyone made but estimated calls
+ * out exceeding its threads' time, left for the estimator to answer for
+ * (its self time below zero). For a component without threads the
+ * model's nesting decides the rest: first the components that run
+ * threads (their start routines' code), then those they call, then
+ * those these call (by the seen calls), and among equals the one with
+ * the most self time, hosts again with what they have left (a host's
+ * excess is noisy evidence, no bound: python3, whose callbacks measured
+ * a little nested time, still pays the rest of the _hashlib it entered,
+ * not ld.so's few microseconds of self time). So python3 pays for the
+ * _hashlib it entered, libpython when a tiny python3 only calls
+ * Py_BytesMain, and never libcrypto, which runs inside _hashlib. Each
+ * gives what its self time can hold, the next one the rest; what none
+ * can hold is taken off the first by depth. So the self times still add
+ * up to the threads' time, none goes below zero where another could
+ * give, and no component's calls out exceed its time. Attributed times
+ * are split the same way. Called before the components' totals are
  * made (attr_total_ns: the threads' and calls' in, attr_self_ns: minus
  * the calls out).
  */
 static void find_unseen(struct sc_agg *a)
 {
-	size_t i, k, n, ncomp = a->ncomp;
+	size_t i, k, n, first, ncomp = a->ncomp;
+	int pass;
 	long double *w = sc_xcalloc(ncomp ? ncomp : 1, sizeof(*w));
 	long double *host = sc_xcalloc(ncomp ? ncomp : 1, sizeof(*host));
 	size_t *order = sc_xcalloc(ncomp ? ncomp : 1, sizeof(*order));
@@ -376,54 +412,40 @@ static void find_unseen(struct sc_agg *a)
 			continue;
 		if (ad < 0)
 			ad = 0;
-		/* the candidates: hosts by what they hosted, then by depth,
-		 * then by self time */
-		for (n = 0, k = 0; k < ncomp; k++) {
-			int64_t self = self_so_far(&a->comp[k]);
-
-			if (k == i || self <= 0 || (c->nthreads && host[k] <= 0))
-				continue;
-			w[k] = (long double)self;
-			size_t at = n++;
-			while (at > 0) {
-				size_t o = order[at - 1];
-				int ho = host[o] > 0, hk = host[k] > 0;
-
-				if (ho > hk || (ho && hk && host[o] >= host[k]) ||
-				    (!ho && !hk && (depth[o] < depth[k] ||
-						    (depth[o] == depth[k] && w[o] >= w[k]))))
-					break;
-				order[at] = order[at - 1];
-				at--;
-			}
-			order[at] = k;
-		}
-		if (n == 0)
-			continue;       /* nothing ran that could have entered it */
 		left = d;
 		aleft = ad;
-		for (k = 0; k < n && left > 0; k++) {
-			struct sc_component *o = &a->comp[order[k]];
-			int64_t ns = self_so_far(o), ans;
+		first = ncomp;
+		for (pass = 0; pass < 2 && left > 0; pass++) {
+			/* a component running threads: where hosted only */
+			if (pass == 1 && c->nthreads)
+				break;
+			n = unseen_order(a, i, pass, host, depth, w, order);
+			if (pass == 1 && n > 0)
+				first = order[0];
+			for (k = 0; k < n && left > 0; k++) {
+				struct sc_component *o = &a->comp[order[k]];
+				int64_t ns = self_so_far(o), ans;
 
-			if (host[order[k]] > 0 && (long double)ns > host[order[k]])
-				ns = sc_round_ns(host[order[k]]);
-			if (ns > left || (k == n - 1 && !c->nthreads))
-				ns = left;
-			if (ns <= 0)
-				continue;
-			ans = left == ns ? aleft : sc_round_ns((long double)ad * (long double)ns /
-								(long double)d);
-			if (ans > aleft)
-				ans = aleft;
-			left -= ns;
-			aleft -= ans;
-			if (host[order[k]] > 0)
-				host[order[k]] -= (long double)ns;
-			add_unseen(o, c, ns, ans);
+				if (pass == 0 && (long double)ns > host[order[k]])
+					ns = sc_round_ns(host[order[k]]);
+				if (ns > left)
+					ns = left;
+				if (ns <= 0)
+					continue;
+				ans = left == ns ? aleft : sc_round_ns((long double)ad * (long double)ns /
+									(long double)d);
+				if (ans > aleft)
+					ans = aleft;
+				left -= ns;
+				aleft -= ans;
+				if (host[order[k]] > 0)
+					host[order[k]] -= (long double)ns;
+				add_unseen(o, c, ns, ans);
+			}
 		}
-		if (left > 0 && !c->nthreads)  /* none could hold it: the first pays */
-			add_unseen(&a->comp[order[0]], c, left, aleft);
+		/* none could hold it: the first by depth pays */
+		if (left > 0 && !c->nthreads && first < ncomp)
+			add_unseen(&a->comp[first], c, left, aleft);
 	}
 	free(depth);
 	free(order);
