@@ -294,16 +294,27 @@ static int64_t self_so_far(const struct sc_component *k)
 			  sc_add_sat(k->out_ns, k->unseen_out_ns));
 }
 
+/* Whether o calls c through a seen edge: its caller of record. */
+static int calls_seen(const struct sc_component *o, const struct sc_component *c)
+{
+	for (size_t e = 0; e < o->nout; e++)
+		if (!o->out[e].unseen && strcmp(o->out[e].callee, c->name) == 0)
+			return 1;
+	return 0;
+}
+
 /*
  * find_unseen's candidates to pay for component i's unseen entries, into
  * order (returns how many): in pass 0 the hosts (host > 0), the most
- * hosted first; in pass 1 every component, by depth, then the most self
- * time first. Only components with self time left can give; w holds it.
+ * hosted first; in pass 1 every component, its callers of record first
+ * (seen calling it), then by depth, then the most self time first. Only
+ * components with self time left can give; w holds it.
  */
 static size_t unseen_order(const struct sc_agg *a, size_t i, int pass, const long double *host,
 			   const size_t *depth, long double *w, size_t *order)
 {
 	size_t k, n = 0;
+	unsigned char *caller = sc_xcalloc(a->ncomp, 1);
 
 	for (k = 0; k < a->ncomp; k++) {
 		int64_t self = self_so_far(&a->comp[k]);
@@ -312,16 +323,20 @@ static size_t unseen_order(const struct sc_agg *a, size_t i, int pass, const lon
 		if (k == i || self <= 0 || (pass == 0 && host[k] <= 0))
 			continue;
 		w[k] = (long double)self;
+		caller[k] = (unsigned char)calls_seen(&a->comp[k], &a->comp[i]);
 		for (at = n++; at > 0; at--) {
 			size_t o = order[at - 1];
 
 			if (pass == 0 ? host[o] >= host[k]
-				      : depth[o] < depth[k] || (depth[o] == depth[k] && w[o] >= w[k]))
+				      : caller[o] > caller[k] ||
+					(caller[o] == caller[k] &&
+					 (depth[o] < depth[k] || (depth[o] == depth[k] && w[o] >= w[k]))))
 				break;
 			order[at] = o;
 		}
 		order[at] = k;
 	}
+	free(caller);
 	return n;
 }
 
@@ -342,20 +357,23 @@ static size_t unseen_order(const struct sc_agg *a, size_t i, int pass, const lon
  * the rest of its deficit is no entry anyone made but estimated calls
  * out exceeding its threads' time, left for the estimator to answer for
  * (its self time below zero). For a component without threads the
- * model's nesting decides the rest: first the components that run
- * threads (their start routines' code), then those they call, then
- * those these call (by the seen calls), and among equals the one with
- * the most self time, hosts again with what they have left (a host's
- * excess is noisy evidence, no bound: python3, whose callbacks measured
- * a little nested time, still pays the rest of the _hashlib it entered,
- * not ld.so's few microseconds of self time). So python3 pays for the
- * _hashlib it entered, libpython when a tiny python3 only calls
- * Py_BytesMain, and never libcrypto, which runs inside _hashlib. Each
+ * model's nesting decides the rest: first its callers of record (seen
+ * calling it: whoever loaded and initialised an extension module calls
+ * it through pointers too), then the components that run threads (their
+ * start routines' code), then those they call, then those these call (by
+ * the seen calls), and among equals the one with the most self time,
+ * hosts again with what they have left (a host's excess is noisy
+ * evidence, no bound: python3, whose callbacks measured a little nested
+ * time, still pays the rest of the _hashlib it entered, not ld.so's few
+ * microseconds of self time). So python3 pays for the _hashlib it
+ * entered, libpython for the modules it loaded (pyenv's python3, which
+ * calls only Py_BytesMain, still has self time of its own: start-up,
+ * preemptions), and never libcrypto, which runs inside _hashlib. Each
  * gives what its self time can hold, the next one the rest; what none
- * can hold is taken off the first by depth. So the self times still add
- * up to the threads' time, none goes below zero where another could
- * give, and no component's calls out exceed its time. Attributed times
- * are split the same way. Called before the components' totals are
+ * can hold is taken off the first. So the self times still add up to
+ * the threads' time, none goes below zero where another could give, and
+ * no component's calls out exceed its time. Attributed times are split
+ * the same way. Called before the components' totals are
  * made (attr_total_ns: the threads' and calls' in, attr_self_ns: minus
  * the calls out).
  */
@@ -443,7 +461,7 @@ static void find_unseen(struct sc_agg *a)
 				add_unseen(o, c, ns, ans);
 			}
 		}
-		/* none could hold it: the first by depth pays */
+		/* none could hold it: the first pays */
 		if (left > 0 && !c->nthreads && first < ncomp)
 			add_unseen(&a->comp[first], c, left, aleft);
 	}

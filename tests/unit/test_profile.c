@@ -1359,6 +1359,44 @@ static void test_unseen_host(void)
 }
 
 /*
+ * pyenv's python3: the executable only calls Py_BytesMain, libpython
+ * loads _json (PyInit__json, seen) and calls it through pointers; _json
+ * calls back into libpython for 50 us. Under load the executable has
+ * self time of its own (100 us here: start-up, preemptions), and it was
+ * taken first, by depth, as the code in flight: _json then looked
+ * entered from the executable, its calls back were no re-entry of
+ * libpython (find_nested), and libpython's total counted them twice
+ * (python3-hashlib-sums, libpython_once). libpython, _json's caller of
+ * record, pays: its total is the executable's call into it.
+ */
+static void test_unseen_caller(void)
+{
+	static const char *const objs[] = {"/bin/python3.11", "/lib/libpython.so",
+					   "/lib/_json.so", "/lib/libc.so.6"};
+	static const struct ent e[] = {{0, 1, "Py_BytesMain"}, {1, 2, "PyInit__json"},
+				       {2, 1, "_PyAccu_Accumulate"}, {1, 3, "memcpy"}};
+	struct sc_profile p;
+	struct sc_rec r[4];
+	const struct sc_agg *a;
+
+	r[0] = rec(1, 1, 900000, 900000, 1, 800000);
+	r[1] = rec(1, 1, 10, 10, 1, 10);
+	r[2] = rec(1, 1, 50000, 50000, 1, 50000);
+	r[3] = rec(1, 1, 100000, 100000, 1, 100000);
+	if (load_all("unseencaller", objs, 4, e, r, 4, 1000000, &p) != 0)
+		return;
+	printf("-- unseen, paid by the caller of record\n");
+	a = agg_of(&p.images[0]);
+	check_unseen(a, "_json.so", 49990, 0);
+	check_unseen(a, "libpython.so", 0, 49990);
+	check_unseen(a, "python3.11", 0, 0);
+	check_comp(a, "libpython.so", 900000, 800000);
+	check_comp(a, "python3.11", 1000000, 100000);
+	CHECK_EQ(sum_self(a), a->threads_ns, "unseen caller: sum of self == threads time");
+	unload(&p);
+}
+
+/*
  * The APIs' nested times scaled to what their component calls out
  * (model.c, calibrate_nesting), where one API's share exceeds its total:
  * lib calls libc for 1500 ns, in calls sampled as 900 ns nested in api_a
@@ -1749,6 +1787,7 @@ int main(void)
 	test_cpu_span();
 	test_unseen();
 	test_unseen_host();
+	test_unseen_caller();
 	test_nest_excess();
 	test_none_incomplete();
 	test_killed();
