@@ -43,6 +43,8 @@
 #define ALIGN_TRIES 20          /* starts of a CPU's timer, at most */
 #define ALIGN_NS 15000          /* close enough to the tick: +-15 us */
 #define ALIGN_ALL_NS 300000000  /* all CPUs' tries, at most (then as is) */
+#define ALIGN_MAX_PERIOD 20000000 /* longer periods: no tick to ride on at
+				   * HZ 100 or more, and a try waits a period */
 
 static int open_cpu(int cpu, uint64_t period, bool run_only)
 {
@@ -120,7 +122,8 @@ static void start_aligned(int fd, int cpu, int64_t period, int64_t until)
 	CPU_ZERO(&one);
 	if (cpu < CPU_SETSIZE)
 		CPU_SET(cpu, &one);
-	if (cpu >= CPU_SETSIZE || sched_setaffinity(0, sizeof(one), &one) < 0) {
+	if (period > ALIGN_MAX_PERIOD || cpu >= CPU_SETSIZE ||
+	    sched_setaffinity(0, sizeof(one), &one) < 0) {
 		ioctl(fd, PERF_EVENT_IOC_ENABLE, 0);
 		return;
 	}
@@ -133,6 +136,8 @@ static void start_aligned(int fd, int cpu, int64_t period, int64_t until)
 		/* the next multiple at least 200 us away, less the lead:
 		 * slept to within 100 us of it, spun the rest */
 		at = (now + 200000 + lead) / period * period + period - lead;
+		if (at > until)
+			break;                  /* never past the tries' limit */
 		struct timespec t = { (time_t)((at - 100000) / 1000000000),
 				      (long)((at - 100000) % 1000000000) };
 		while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &t, NULL) == EINTR)
