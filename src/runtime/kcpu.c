@@ -240,6 +240,7 @@ void sc_kcpu_visit(struct sc_thread *t, uint32_t cpu)
 void sc_kcpu_lost(struct sc_thread *t)
 {
 	t->perf.kcpu_cpus = ~0ull;      /* a switch-in may be gone */
+	t->perf.kcpu_cur = UINT32_MAX;  /* and with it the CPU it is on */
 }
 
 /* The rings of the CPUs in mask (bit cpu % 64), in c */

@@ -574,8 +574,11 @@ void sc_thread_after_fork(void)
 	size_t old_len = t->map_len;
 	sc_perf_forget(t);
 	struct sc_thread *n = thread_new(old_len == file_size_for(SC_MAX_ENTRIES) ? old_hdr : NULL, t);
-	if (!n)
+	if (!n) {
+		/* the parent's file is never the child's, mapped or not */
+		munmap(old_hdr, old_len);
 		return;
+	}
 	/* the shadow stack carried over, its calls the parent's (above) */
 	for (size_t i = 0; i < depth; i++) {
 		struct sc_frame *f = &n->frames[i];
