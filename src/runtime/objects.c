@@ -46,23 +46,40 @@ static int prot_of(const ElfW(Phdr) *ph)
 	       ((ph->p_flags & PF_X) ? PROT_EXEC : 0);
 }
 
+/* o's PT_LOAD segment holding a, as offsets from its base: [lo, hi) in
+ * memory, its file bytes ending at fhi, and its protection (PROT_*);
+ * from the copy made at registration, else from the program headers */
+struct seg {
+	uintptr_t lo, hi, fhi;
+	int prot;
+};
+static bool seg_at(const struct sc_object *o, uintptr_t a, struct seg *s)
+{
+	if (a < o->base)
+		return false;
+	uintptr_t off = a - o->base;
+	for (int i = 0; i < o->nload; i++)
+		if (off >= o->load[i].lo && off < o->load[i].hi) {
+			*s = (struct seg){o->load[i].lo, o->load[i].hi, o->load[i].fhi, o->load_prot[i]};
+			return true;
+		}
+	for (int p = 0; !o->nload && p < o->phnum; p++) {
+		const ElfW(Phdr) *ph = &o->phdr[p];
+		if (ph->p_type == PT_LOAD && off >= ph->p_vaddr && off < ph->p_vaddr + ph->p_memsz) {
+			*s = (struct seg){ph->p_vaddr, ph->p_vaddr + ph->p_memsz,
+					  ph->p_vaddr + ph->p_filesz, prot_of(ph)};
+			return true;
+		}
+	}
+	return false;
+}
+
 /* The protection (PROT_*) of o's PT_LOAD segment holding a; -1 if a is
  * in none. */
 int sc_object_seg_prot(const struct sc_object *o, uintptr_t a)
 {
-	uintptr_t off = a - o->base;
-	for (int i = 0; i < o->nload; i++)
-		if (a >= o->base && off >= o->load[i].lo && off < o->load[i].hi)
-			return o->load_prot[i];
-	if (o->nload)
-		return -1;
-	for (int p = 0; p < o->phnum; p++) {
-		const ElfW(Phdr) *ph = &o->phdr[p];
-		if (ph->p_type == PT_LOAD && a >= o->base + ph->p_vaddr &&
-		    a < o->base + ph->p_vaddr + ph->p_memsz)
-			return prot_of(ph);
-	}
-	return -1;
+	struct seg s;
+	return seg_at(o, a, &s) ? s.prot : -1;
 }
 
 struct sc_object *sc_object_of(uintptr_t a)
@@ -88,19 +105,11 @@ uintptr_t sc_object_base(uint32_t id)
 size_t sc_object_code_len(uintptr_t a)
 {
 	struct sc_object *o = sc_object_of(a);
-	uintptr_t off = o ? a - o->base : 0;
-	for (int i = 0; o && i < o->nload; i++)
-		if (a >= o->base && off >= o->load[i].lo && off < o->load[i].fhi)
-			return (o->load_prot[i] & PROT_EXEC) && (o->load_prot[i] & PROT_READ)
-				       ? o->load[i].fhi - off : 0;
-	for (int p = 0; o && !o->nload && p < o->phnum; p++) {
-		const ElfW(Phdr) *ph = &o->phdr[p];
-		uintptr_t s = o->base + ph->p_vaddr;
-		if (ph->p_type == PT_LOAD && (ph->p_flags & PF_X) && (ph->p_flags & PF_R) &&
-		    a >= s && a < s + ph->p_filesz)
-			return s + ph->p_filesz - a;
-	}
-	return 0;
+	struct seg s;
+	if (!o || !seg_at(o, a, &s) || !(s.prot & PROT_EXEC) || !(s.prot & PROT_READ) ||
+	    a - o->base >= s.fhi)
+		return 0;
+	return s.fhi - (a - o->base);
 }
 
 uint32_t sc_object_id_of(uintptr_t a)
