@@ -35,7 +35,7 @@
 
 #include "runtime.h"
 
-#define PAGE 4096u
+#define PAGE SC_PAGE
 #define HEAD 16u        /* the block's length, before the array */
 #define SCRATCH (1024u * 1024u)
 /* sc_mem_trim keeps the region's first pages: a small program's whole

@@ -33,11 +33,11 @@ static bool wiped;              /* the mark's page is wiped in fork children */
 
 void sc_rawfork_init(void)
 {
-	uint64_t *p = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	uint64_t *p = mmap(NULL, SC_PAGE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (p == MAP_FAILED)
 		return;
-	if (madvise(p, 4096, MADV_WIPEONFORK) != 0) {
-		munmap(p, 4096);
+	if (madvise(p, SC_PAGE, MADV_WIPEONFORK) != 0) {
+		munmap(p, SC_PAGE);
 		return;
 	}
 	*p = 1;

@@ -340,8 +340,6 @@ void sc_rt_sort(void *base, size_t n, size_t size, int (*cmp)(const void *, cons
 /* util.c */
 char *sc_put_u64(char *d, uint64_t v) SC_HIDDEN;
 char *sc_put_s(char *d, const char *s) SC_HIDDEN;      /* s at d, unterminated; the end */
-/* the page size: x86-64's (sysconf's code is one more page to fault in) */
-#define SC_PAGE 4096u
 
 /* env.c: getenv's and strtoull's contracts (base 10, saturating) */
 const char *sc_getenv(const char *name) SC_HIDDEN;
@@ -393,13 +391,6 @@ void sc_meta_reopen_child(void) SC_HIDDEN;
 uint32_t sc_meta_pid(void) SC_HIDDEN;
 /* files.c: the runtime's files in the profile directory, by name */
 int sc_files_init(void) SC_HIDDEN;
-/* memcpy, without a call into libc: what a fork child copies before its
- * exec (records, the exec's environment) would otherwise fault in the
- * page of libc's memmove for it alone (~2 us here) */
-static inline void sc_copy(void *d, const void *s, size_t n)
-{
-	__asm__ volatile("rep movsb" : "+D"(d), "+S"(s), "+c"(n) : : "memory");
-}
 struct stat;
 int sc_fstat(int fd, struct stat *st) SC_HIDDEN;
 int sc_file_create(const char *name, int flags, dev_t *dev, ino_t *ino) SC_HIDDEN;
