@@ -259,7 +259,7 @@ int sc_patch_cmp(const void *a, const void *b)
 #define PEND_MAX 64
 #define PEND_NS 1000000ull
 static struct sc_patch pend[PEND_MAX] SC_LARGE_BSS;
-static void *pend_old[PEND_MAX] SC_LARGE_BSS;
+static void *pend_old[PEND_MAX];       /* .bss: shares a page every process writes */
 static uint32_t n_pend;
 static uint64_t pend_since;
 SC_HIDDEN int32_t sc_pend_budget = INT32_MAX;  /* intercept.S counts it down */

@@ -42,6 +42,14 @@
  * chunk of code is made read+exec once written: every process makes some
  * (a mapping and an mprotect less per table and chunk at every start-up,
  * doc/performance.md); a page of code never made is not executable.
+ *
+ * Every process touches the first page of the tables and of both kinds of
+ * code at start-up, and each page far from the others costs a page-table
+ * page of its own too. So two arrays meet at their starts twice: the
+ * imports' stubs grow down from where the entries' code grows up (their
+ * first chunks, made together at start-up, are one page pair and one
+ * mprotect), and the imports' edges grow down from where the import table
+ * grows up.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -60,13 +68,15 @@
 #define TABLE_BYTES ((size_t)SC_MAX_ENTRIES * sizeof(struct sc_entry))
 
 /* the two families of stubs (zero-initialized: .bss, not .data, whose
- * file pages fault in 16 at a time) */
+ * file pages fault in 16 at a time). Chunks are made in order, each in
+ * its place: chunk c of the entries at area + c pages, of the imports at
+ * area - (c + 1) pages. */
 struct family {
 	uint32_t n;                     /* indices given */
-	uint8_t *area;                  /* where its chunks go */
-	uint8_t *chunks[MAX_CHUNKS];
+	uint32_t made;                  /* chunks made (and read+exec) */
+	uint8_t *area;
 };
-static struct family entries SC_LARGE_BSS, imports SC_LARGE_BSS;
+static struct family entries, imports;
 
 /* bytes of code per index (not a field: an initializer would move both
  * families, 66 KB, into .data) */
@@ -87,7 +97,8 @@ SC_HIDDEN struct sc_hook *sc_hook_table;
  * a call on its own edge is counted once in the edge's time.
  */
 SC_HIDDEN uint32_t *sc_entry_edge;
-static uint32_t *import_edge;
+static uint32_t *import_edge_top;       /* import n's is import_edge_top[-1 - n] */
+#define IMPORT_EDGE(n) (import_edge_top[-1 - (long)(n)])
 
 static uint32_t edge_key(uint32_t caller, uint32_t callee)
 {
@@ -105,43 +116,15 @@ static void *reserve(size_t bytes, int prot)
 	return t == MAP_FAILED ? NULL : t;
 }
 
-int sc_shadow_init(void)
+static uint8_t *chunk_at(const struct family *f, uint32_t c)
 {
-	/* the entry table, room for every entry's code, the import table,
-	 * the two edge arrays, room for every import's stub: ~130 MB of
-	 * address space, nothing committed */
-	size_t entry_code = (size_t)ENTRY_CHUNKS * CHUNK_BYTES;
-	size_t hooks = (size_t)SC_MAX_ENTRIES * sizeof(struct sc_hook);
-	size_t edges = (size_t)SC_MAX_ENTRIES * sizeof(*sc_entry_edge);
-	size_t stubs = (size_t)MAX_CHUNKS * CHUNK_BYTES;
-	uint8_t *m = reserve(TABLE_BYTES + entry_code + hooks + 2 * edges + stubs,
-			     PROT_READ | PROT_WRITE);
-	if (!m) {
-		sc_warn("cannot reserve the shadow table: %s", strerror(errno));
-		return -1;
-	}
-	sc_entry_table = (struct sc_entry *)m;
-	entries.area = m + TABLE_BYTES;
-	sc_hook_table = (struct sc_hook *)(entries.area + entry_code);
-	sc_entry_edge = (uint32_t *)((uint8_t *)sc_hook_table + hooks);
-	import_edge = (uint32_t *)((uint8_t *)sc_entry_edge + edges);
-	imports.area = (uint8_t *)import_edge + edges;
-	intptr_t lo = sc_arch_tls_offset(&sc_tls_lim), ro = sc_arch_tls_offset(&sc_tls_recs);
-	if (lo != (int32_t)lo || ro != (int32_t)ro) {
-		sc_warn("thread-local state out of reach of the shadow code");
-		return -1;
-	}
-	lim_off = (int32_t)lo;
-	recs_off = (int32_t)ro;
-	const char *b = sc_getenv("SCALER_BARE");
-	bare = b && !strcmp(b, "1");
-	return 0;
+	return f == &entries ? f->area + (size_t)c * CHUNK_BYTES : f->area - (size_t)(c + 1) * CHUNK_BYTES;
 }
 
-/* Writes chunk c of f in place in f->area, then makes it read+exec. */
-static int new_chunk(struct family *f, uint32_t c)
+/* Writes the code of chunk c of f in its place (still writable). */
+static bool write_chunk(struct family *f, uint32_t c)
 {
-	uint8_t *m = f->area + (size_t)c * CHUNK_BYTES;
+	uint8_t *m = chunk_at(f, c);
 	void *common = f == &entries ? (void *)sc_shadow_rare : (void *)sc_pending_common;
 	memcpy(m, &common, sizeof(common));
 	uint32_t per = PER_CHUNK(size_of(f));
@@ -156,20 +139,65 @@ static int new_chunk(struct family *f, uint32_t c)
 				  : sc_arch_write_entry(code, idx, m, &sc_entry_table[idx].target,
 							lim_off, recs_off);
 	}
-	if (!ok || mprotect(m, CHUNK_BYTES, PROT_READ | PROT_EXEC) != 0) {
-		if (!ok)
-			errno = ERANGE;
+	if (!ok)
+		errno = ERANGE;
+	return ok;
+}
+
+/* Writes chunk c of f, then makes it read+exec. */
+static int new_chunk(struct family *f, uint32_t c)
+{
+	uint8_t *m = chunk_at(f, c);
+	if (!write_chunk(f, c) || mprotect(m, CHUNK_BYTES, PROT_READ | PROT_EXEC) != 0)
+		return -1;
+	__atomic_store_n(&f->made, c + 1, __ATOMIC_RELEASE);
+	return 0;
+}
+
+int sc_shadow_init(void)
+{
+	/* the entry table, room for every import's stub and every entry's
+	 * code, the imports' edges, the import table, the entries' edges:
+	 * ~130 MB of address space, nothing committed */
+	size_t entry_code = (size_t)ENTRY_CHUNKS * CHUNK_BYTES;
+	size_t hooks = (size_t)SC_MAX_ENTRIES * sizeof(struct sc_hook);
+	size_t edges = (size_t)SC_MAX_ENTRIES * sizeof(*sc_entry_edge);
+	size_t stubs = (size_t)MAX_CHUNKS * CHUNK_BYTES;
+	uint8_t *m = reserve(TABLE_BYTES + stubs + entry_code + edges + hooks + edges,
+			     PROT_READ | PROT_WRITE);
+	if (!m) {
+		sc_warn("cannot reserve the shadow table: %s", strerror(errno));
 		return -1;
 	}
-	__atomic_store_n(&f->chunks[c], m, __ATOMIC_RELEASE);
+	sc_entry_table = (struct sc_entry *)m;
+	imports.area = entries.area = m + TABLE_BYTES + stubs;
+	import_edge_top = (uint32_t *)(entries.area + entry_code + edges);
+	sc_hook_table = (struct sc_hook *)import_edge_top;
+	sc_entry_edge = (uint32_t *)((uint8_t *)sc_hook_table + hooks);
+	intptr_t lo = sc_arch_tls_offset(&sc_tls_lim), ro = sc_arch_tls_offset(&sc_tls_recs);
+	if (lo != (int32_t)lo || ro != (int32_t)ro) {
+		sc_warn("thread-local state out of reach of the shadow code");
+		return -1;
+	}
+	lim_off = (int32_t)lo;
+	recs_off = (int32_t)ro;
+	const char *b = sc_getenv("SCALER_BARE");
+	bare = b && !strcmp(b, "1");
+	/* both families' first chunks, which every process uses: one page
+	 * pair, one mprotect */
+	if (!write_chunk(&imports, 0) || !write_chunk(&entries, 0) ||
+	    mprotect(chunk_at(&imports, 0), 2 * CHUNK_BYTES, PROT_READ | PROT_EXEC) != 0) {
+		sc_warn("cannot map shadow code: %s", strerror(errno));
+		return -1;
+	}
+	imports.made = entries.made = 1;
 	return 0;
 }
 
 static void *code_of(const struct family *f, uint32_t idx)
 {
 	uint32_t per = PER_CHUNK(size_of(f));
-	uint8_t *c = f->chunks[idx / per];
-	return c + CHUNK_HEAD + (idx % per) * size_of(f);
+	return chunk_at(f, idx / per) + CHUNK_HEAD + (idx % per) * size_of(f);
 }
 
 /* The next index of f with its code in place, or -1. Under the lock. */
@@ -178,7 +206,7 @@ static long next_index(struct family *f)
 	uint32_t idx = f->n, per = PER_CHUNK(size_of(f));
 	if (idx >= SC_MAX_ENTRIES)
 		return -1;
-	if (idx % per == 0 && !f->chunks[idx / per] && new_chunk(f, idx / per) != 0) {
+	if (idx % per == 0 && idx / per >= f->made && new_chunk(f, idx / per) != 0) {
 		sc_warn("cannot map shadow code: %s", strerror(errno));
 		return -1;
 	}
@@ -218,13 +246,8 @@ bool sc_shadow_code(const void *p)
 	const uint8_t *c = p;
 	if (sc_shadow_code_has((uintptr_t)p))
 		return true;
-	uint32_t n = __atomic_load_n(&imports.n, __ATOMIC_ACQUIRE), per = PER_CHUNK(HOOK_STUB_SIZE);
-	for (uint32_t k = 0; k * per < n; k++) {
-		const uint8_t *m = __atomic_load_n(&imports.chunks[k], __ATOMIC_ACQUIRE);
-		if (m && c >= m && c < m + CHUNK_BYTES)
-			return true;
-	}
-	return false;
+	uint32_t made = __atomic_load_n(&imports.made, __ATOMIC_ACQUIRE);
+	return imports.area && c < imports.area && c >= imports.area - (size_t)made * CHUNK_BYTES;
 }
 
 /*
@@ -290,7 +313,7 @@ long sc_hook_new(void *target, struct sc_object *to, uint32_t flags, uint32_t ca
 	h->caller = (uint16_t)caller;
 	h->slot_off = slot ? (uint32_t)(slot - cbase) : 0;
 	h->bound = flags << HK_IDX_BITS;
-	import_edge[n] = edge_key(caller, callee);
+	IMPORT_EDGE(n) = edge_key(caller, callee);
 	__atomic_store_n(&imports.n, (uint32_t)n + 1, __ATOMIC_RELEASE);
 	struct sc_m_entry e = {.idx = (uint32_t)n, .caller = caller, .callee = callee,
 			       .flags = flags};
@@ -348,7 +371,7 @@ void *sc_hook_bind(uint32_t n)
 			sc_leaf_unlock();
 			return sc_hook_target(n);
 		}
-		sc_entry_edge[idx] = import_edge[n];
+		sc_entry_edge[idx] = IMPORT_EDGE(n);
 		if (flags & SC_ENT_ARGS)
 			sc_args_bind(n, (uint32_t)idx);
 		struct sc_m_bind mb = {.import = n, .idx = (uint32_t)idx,
@@ -463,7 +486,7 @@ static bool in(const char *const *list, const char *name)
  * thread that finds it so reads the lists), 2 made.
  */
 #define BLOOM_BITS 4096u
-static uint64_t bloom[BLOOM_BITS / 64] SC_LARGE_BSS;
+static uint64_t bloom[BLOOM_BITS / 64];        /* .bss: see SC_LARGE_BSS */
 static int bloom_state;
 
 static void bloom_add_one(const char *name)
