@@ -11,6 +11,7 @@ VERSION := $(shell sed -n 's/^\#define SCALER_VERSION "\(.*\)"/\1/p' src/cli/ver
 MANPAGES := $(wildcard doc/scaler*.1)
 BUILD   ?= build
 WARN    := -Wall -Wextra -Werror
+comma   := ,
 CFLAGS  ?= -O2 -g
 CFLAGS  += -std=gnu11 $(WARN) -D_GNU_SOURCE -Isrc -Isrc/common -Iarch/$(ARCH)
 
@@ -26,6 +27,14 @@ RT_CFLAGS := $(CFLAGS) -fPIC -fvisibility=hidden -fno-omit-frame-pointer \
 # the linker orders them by alignment, the arrays (32) before the scalars
 # (8, 4), which then share one page.
 RT_LDFLAGS := -Wl,--sort-section=alignment
+
+# The runtime's own calls of these system-call wrappers go straight to the
+# kernel (src/runtime/sys.c): each is one import fewer for the loader to
+# look up in every process started
+RT_SYSCALLS := open openat close read write writev pread fstat stat access unlinkat readlink \
+               getcwd fcntl fallocate ftruncate mmap munmap mprotect madvise mremap getpid \
+               getppid geteuid uname nanosleep prctl syscall
+RT_LDFLAGS += $(patsubst %,-Wl$(comma)--wrap=%,$(RT_SYSCALLS))
 
 # The hot path is hand-written assembly. On Intel's Skylake family (also
 # Cascade Lake, our machines) a jump that crosses or ends on a 32-byte
