@@ -27,6 +27,11 @@
  * thread allocating, as wrap.c's lookups may) maps its array as before,
  * and a block freed meanwhile stays in use until the process ends, which
  * only costs the region's room.
+ *
+ * At start-up (sc_mem_init) one mapping reserves the strings' first page,
+ * the scratch region right after it and the shadow tables (sc_mem_table):
+ * a mapping each cost an mmap, and their first pages, which every process
+ * writes, then share a page-table page.
  */
 #include <stdbool.h>
 #include <stdint.h>
@@ -56,7 +61,8 @@ static size_t round_up(size_t n)
 	return (n + HEAD + PAGE - 1) / PAGE * PAGE;
 }
 
-static char *scratch;           /* SCRATCH bytes, mapped at first use */
+static char *scratch;           /* SCRATCH bytes, reserved by sc_mem_init or
+				   mapped at first use */
 static size_t top;              /* bytes of it in blocks */
 static size_t dirty;            /* bytes of it written since mapped or trimmed */
 static uint32_t live;           /* blocks in use */
@@ -209,23 +215,63 @@ void sc_mem_trim(void)
 	give();
 }
 
+static char *str_at;            /* sc_mem_strdup's room: left bytes at str_at */
+static size_t str_left;
+static char *table;             /* room sc_mem_init kept for sc_mem_table */
+static size_t table_len;
+
+/*
+ * The start-up reservation: a page for strings, the scratch region and
+ * table_bytes for sc_mem_table, one mapping. Before any other call here
+ * (else it does nothing); failing, each part is mapped when first needed,
+ * as without it.
+ */
+void sc_mem_init(size_t table_bytes)
+{
+	if (scratch || str_at || table)
+		return;
+	size_t len = PAGE + SCRATCH + table_bytes;
+	char *m = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
+		       -1, 0);
+	if (m == MAP_FAILED)
+		return;
+	str_at = m;
+	str_left = PAGE;
+	scratch = m + PAGE;
+	table = scratch + SCRATCH;
+	table_len = table_bytes;
+}
+
+/* bytes of zeroed, writable address space (nothing committed) for a table
+ * kept as long as the process: sc_mem_init's room when it was made for
+ * it, else a mapping of its own; NULL if none. */
+void *sc_mem_table(size_t bytes)
+{
+	if (table && table_len == bytes) {
+		void *t = table;
+		table = NULL;
+		return t;
+	}
+	void *t = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
+		       -1, 0);
+	return t == MAP_FAILED ? NULL : t;
+}
+
 /* A copy of s that lives as long as the process; NULL if no memory. */
 const char *sc_mem_strdup(const char *s)
 {
-	static char *at;
-	static size_t left;
 	size_t n = strlen(s) + 1;
-	if (n > left) {
+	if (n > str_left) {
 		size_t len = (n + PAGE - 1) / PAGE * PAGE;
 		char *m = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 		if (m == MAP_FAILED)
 			return NULL;
-		at = m;
-		left = len;
+		str_at = m;
+		str_left = len;
 	}
-	char *r = at;
+	char *r = str_at;
 	memcpy(r, s, n);
-	at += n;
-	left -= n;
+	str_at += n;
+	str_left -= n;
 	return r;
 }

@@ -110,12 +110,6 @@ void sc_entry_edge_alone(uint32_t idx)
 	sc_entry_edge[idx] = SC_EDGE_ALONE;
 }
 
-static void *reserve(size_t bytes, int prot)
-{
-	void *t = mmap(NULL, bytes, prot, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-	return t == MAP_FAILED ? NULL : t;
-}
-
 static uint8_t *chunk_at(const struct family *f, uint32_t c)
 {
 	return f == &entries ? f->area + (size_t)c * CHUNK_BYTES : f->area - (size_t)(c + 1) * CHUNK_BYTES;
@@ -154,26 +148,31 @@ static int new_chunk(struct family *f, uint32_t c)
 	return 0;
 }
 
+/* the entry table, room for every import's stub and every entry's code,
+ * the imports' edges, the import table, the entries' edges: ~130 MB of
+ * address space, nothing committed */
+#define ENTRY_CODE_BYTES ((size_t)ENTRY_CHUNKS * CHUNK_BYTES)
+#define HOOKS_BYTES ((size_t)SC_MAX_ENTRIES * sizeof(struct sc_hook))
+#define EDGES_BYTES ((size_t)SC_MAX_ENTRIES * sizeof(uint32_t))
+#define STUBS_BYTES ((size_t)MAX_CHUNKS * CHUNK_BYTES)
+
+size_t sc_shadow_bytes(void)
+{
+	return TABLE_BYTES + STUBS_BYTES + ENTRY_CODE_BYTES + EDGES_BYTES + HOOKS_BYTES + EDGES_BYTES;
+}
+
 int sc_shadow_init(void)
 {
-	/* the entry table, room for every import's stub and every entry's
-	 * code, the imports' edges, the import table, the entries' edges:
-	 * ~130 MB of address space, nothing committed */
-	size_t entry_code = (size_t)ENTRY_CHUNKS * CHUNK_BYTES;
-	size_t hooks = (size_t)SC_MAX_ENTRIES * sizeof(struct sc_hook);
-	size_t edges = (size_t)SC_MAX_ENTRIES * sizeof(*sc_entry_edge);
-	size_t stubs = (size_t)MAX_CHUNKS * CHUNK_BYTES;
-	uint8_t *m = reserve(TABLE_BYTES + stubs + entry_code + edges + hooks + edges,
-			     PROT_READ | PROT_WRITE);
+	uint8_t *m = sc_mem_table(sc_shadow_bytes());
 	if (!m) {
 		sc_warn("cannot reserve the shadow table: %s", strerror(errno));
 		return -1;
 	}
 	sc_entry_table = (struct sc_entry *)m;
-	imports.area = entries.area = m + TABLE_BYTES + stubs;
-	import_edge_top = (uint32_t *)(entries.area + entry_code + edges);
+	imports.area = entries.area = m + TABLE_BYTES + STUBS_BYTES;
+	import_edge_top = (uint32_t *)(entries.area + ENTRY_CODE_BYTES + EDGES_BYTES);
 	sc_hook_table = (struct sc_hook *)import_edge_top;
-	sc_entry_edge = (uint32_t *)((uint8_t *)sc_hook_table + hooks);
+	sc_entry_edge = (uint32_t *)((uint8_t *)sc_hook_table + HOOKS_BYTES);
 	intptr_t lo = sc_arch_tls_offset(&sc_tls_lim), ro = sc_arch_tls_offset(&sc_tls_recs);
 	if (lo != (int32_t)lo || ro != (int32_t)ro) {
 		sc_warn("thread-local state out of reach of the shadow code");
