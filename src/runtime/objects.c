@@ -264,13 +264,20 @@ static bool is_exe(const char *fn, const ElfW(Phdr) *phdr, int phnum)
 		return stat(fn, &a) == 0 && stat("/proc/self/exe", &b) == 0 &&
 		       a.st_dev == b.st_dev && a.st_ino == b.st_ino;
 	}
-	ElfW(Ehdr) eh;
-	ElfW(Phdr) ph[32];
-	size_t n = (size_t)phnum * sizeof(ph[0]);
-	bool same = phnum > 0 && phnum <= 32 && pread(fd, &eh, sizeof(eh), 0) == sizeof(eh) &&
-		    !memcmp(eh.e_ident, ELFMAG, SELFMAG) && eh.e_phnum == phnum &&
-		    eh.e_phentsize == sizeof(ph[0]) &&
-		    pread(fd, ph, n, (off_t)eh.e_phoff) == (ssize_t)n && !memcmp(ph, phdr, n);
+	/* the ELF header and, where linkers put them, the program headers
+	 * right after it: one read */
+	union {
+		ElfW(Ehdr) eh;
+		char b[sizeof(ElfW(Ehdr)) + 32 * sizeof(ElfW(Phdr))];
+	} u;
+	size_t n = (size_t)phnum * sizeof(ElfW(Phdr));
+	ssize_t got = phnum > 0 && phnum <= 32 ? pread(fd, &u, sizeof(u), 0) : -1;
+	bool same = got >= (ssize_t)sizeof(u.eh) && !memcmp(u.eh.e_ident, ELFMAG, SELFMAG) &&
+		    u.eh.e_phnum == phnum && u.eh.e_phentsize == sizeof(ElfW(Phdr));
+	if (same && u.eh.e_phoff <= (size_t)got && n <= (size_t)got - u.eh.e_phoff)
+		same = !memcmp(u.b + u.eh.e_phoff, phdr, n);
+	else if (same)
+		same = pread(fd, u.b, n, (off_t)u.eh.e_phoff) == (ssize_t)n && !memcmp(u.b, phdr, n);
 	close(fd);
 	return same;
 }
@@ -461,7 +468,8 @@ void sc_objects_scan(bool patch)
 		return;
 	}
 	sc_meta_batch(true);
-	sc_objects_prune();
+	if (n_objs)
+		sc_objects_prune();     /* the first scan has nothing to prune */
 	struct scan_ctx ctx = {0};
 	dl_iterate_phdr(cand_cb, &ctx);
 	if (ctx.failed)

@@ -126,19 +126,24 @@ bool sc_use_cache_get(const struct sc_object *o, uint64_t code_len, uint64_t **w
 	struct stat st;
 	struct use_header h;
 	uint64_t *v = NULL;
+	size_t size = 0;
+	/* the whole file with one read, into the block the words are kept in */
 	bool ok = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_uid == geteuid() &&
-		  st.st_size >= (off_t)sizeof(h) && read(fd, &h, sizeof(h)) == (ssize_t)sizeof(h) &&
-		  !memcmp(h.magic, USE_MAGIC, 8) && h.version == USE_VERSION && h.n <= USE_MAX &&
-		  h.code_len == code_len &&
-		  st.st_size == (off_t)(sizeof(h) + (size_t)h.n * sizeof(uint64_t));
-	if (ok && h.n) {
-		size_t bytes = (size_t)h.n * sizeof(uint64_t);
-		v = sc_mem_grow(NULL, bytes);
-		ok = v && read(fd, v, bytes) == (ssize_t)bytes;
+		  st.st_size >= (off_t)sizeof(h) &&
+		  st.st_size <= (off_t)(sizeof(h) + (size_t)USE_MAX * sizeof(uint64_t)) &&
+		  (v = sc_mem_grow(NULL, size = (size_t)st.st_size)) &&
+		  read(fd, v, size) == (ssize_t)size;
+	close(fd);
+	if (ok) {
+		memcpy(&h, v, sizeof(h));
+		ok = !memcmp(h.magic, USE_MAGIC, 8) && h.version == USE_VERSION && h.n <= USE_MAX &&
+		     h.code_len == code_len && size == sizeof(h) + (size_t)h.n * sizeof(uint64_t);
+	}
+	if (ok) {
+		memmove(v, (const char *)v + sizeof(h), (size_t)h.n * sizeof(uint64_t));
 		for (uint32_t i = 1; ok && i < h.n; i++)
 			ok = (v[i] & ~1ull) > (v[i - 1] & ~1ull);
 	}
-	close(fd);
 	if (!ok) {
 		sc_mem_free(v);
 		return false;
