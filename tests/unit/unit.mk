@@ -52,6 +52,18 @@ $(BUILD)/tests/asan/test_env: tests/unit/test_env.c tests/unit/check.h src/runti
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(ASAN_FLAGS) -Itests/unit -Isrc/runtime -o $@ $< src/runtime/env.c
 
+# The runtime's direct system calls (sys.c), linked as the runtime is.
+SYS_WRAP := $(patsubst %,-Wl$(comma)--wrap=%,$(RT_SYSCALLS))
+$(BUILD)/tests/test_sys: tests/unit/test_sys.c tests/unit/check.h src/runtime/sys.c \
+		arch/$(ARCH)/rawsys.h
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -Itests/unit -o $@ $< src/runtime/sys.c $(SYS_WRAP)
+
+$(BUILD)/tests/asan/test_sys: tests/unit/test_sys.c tests/unit/check.h src/runtime/sys.c \
+		arch/$(ARCH)/rawsys.h
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(ASAN_FLAGS) -Itests/unit -o $@ $< src/runtime/sys.c $(SYS_WRAP)
+
 # The runtime's span table (span.c), alone.
 $(BUILD)/tests/test_span: tests/unit/test_span.c tests/unit/check.h src/runtime/span.c \
 		src/runtime/runtime.h arch/$(ARCH)/offsets.h
