@@ -86,10 +86,8 @@ static uint64_t clock_now(uint64_t tsc)
 static void account_pause(uint64_t now)
 {
 	uint64_t pnow = clock_now(now);
-	uint32_t n = sc_thread_count();
-	for (uint32_t i = 0; i < n; i++) {
-		struct sc_thread *t = sc_thread_at(i);
-		struct sc_thr_header *h = t ? t->hdr : NULL;
+	for (struct sc_thread *t = sc_thread_first(); t; t = t->all_next) {
+		struct sc_thr_header *h = t->hdr;
 		if (!h)
 			continue;
 		uint64_t s = h->start_tsc > pause_tsc ? h->start_tsc : pause_tsc;
@@ -256,10 +254,8 @@ static void clock_state(uint64_t *p, uint64_t *tk)
 /* Threads that ended: nobody writes their records any more. */
 static void reset_ended(uint64_t seq)
 {
-	uint32_t n = sc_thread_count();
-	for (uint32_t i = 0; i < n; i++) {
-		struct sc_thread *t = sc_thread_at(i);
-		struct sc_thr_header *h = t ? t->hdr : NULL;
+	for (struct sc_thread *t = sc_thread_first(); t; t = t->all_next) {
+		struct sc_thr_header *h = t->hdr;
 		if (!h || !h->end_tsc || h->ctl_seq >= seq)
 			continue;
 		zero_recs(t->recs, recs_in(t));
@@ -370,10 +366,8 @@ static void reset_self(uint64_t seq, const ucontext_t *uc)
  */
 static void poke_sleepers(const struct sc_thread *self)
 {
-	uint32_t n = sc_thread_count();
-	for (uint32_t i = 0; i < n; i++) {
-		struct sc_thread *u = sc_thread_at(i);
-		struct sc_thr_header *h = u ? u->hdr : NULL;
+	for (struct sc_thread *u = sc_thread_first(); u; u = u->all_next) {
+		struct sc_thr_header *h = u->hdr;
 		if (u != self && h && !h->end_tsc &&
 		    __atomic_load_n(&h->ctl_want, __ATOMIC_ACQUIRE) > h->ctl_seq)
 			__atomic_store_n(&u->recal_at, 0, __ATOMIC_RELAXED);

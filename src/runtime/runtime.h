@@ -199,6 +199,7 @@ struct sc_thread {
 	uint64_t real_cap;      /* cap while not busy */
 	int busy;               /* nesting depth of runtime code on this thread */
 	bool stuck;             /* its file cannot grow (sc_thread_grow) */
+	bool no_ra;             /* its mapping is advised MADV_RANDOM (thread.c) */
 	dev_t dev;              /* its file, to reopen it by name */
 	ino_t ino;
 	uint32_t pid, gen;      /* with seq, the file's name (thread.c) */
@@ -207,6 +208,7 @@ struct sc_thread {
 	struct sc_thr_header *hdr;
 	size_t map_len;
 	uint32_t grave_next;
+	struct sc_thread *all_next;     /* the one made before it (thread.c) */
 	/*
 	 * Only the first frames of a thread are used as a rule, so they come
 	 * right after the fields above: a thread's state is one page of RSS
@@ -521,9 +523,9 @@ void sc_thread_idle(struct sc_thread *t) SC_HIDDEN;
 void sc_thread_finish(struct sc_thread *t, uint64_t tsc) SC_HIDDEN;
 void sc_threads_finish_all(uint64_t tsc) SC_HIDDEN;
 void sc_thread_after_fork(void) SC_HIDDEN;
-/* every thread state made so far (ended ones too), by creation order */
-uint32_t sc_thread_count(void) SC_HIDDEN;
-struct sc_thread *sc_thread_at(uint32_t i) SC_HIDDEN;
+/* every thread state made so far (ended ones too), newest first: the
+ * first, then each one's all_next until NULL */
+struct sc_thread *sc_thread_first(void) SC_HIDDEN;
 /* thread tid's CPU time in ns (0: the calling thread's), 0 if unknown */
 uint64_t sc_thread_cpu_ns(uint32_t tid) SC_HIDDEN;
 void sc_threads_close(void) SC_HIDDEN;

@@ -74,7 +74,23 @@ static uint32_t next_seq;
 static struct sc_thread *kept_for;
 static int kept_fd = -1;
 static pthread_key_t exit_key;
-static pthread_once_t key_once = PTHREAD_ONCE_INIT;
+static bool key_made;
+
+/*
+ * The file's blocks are reserved but unwritten: each first touch of a
+ * page fills it with zeros. Without MADV_RANDOM the kernel's read-ahead
+ * would zero many pages after the header's on the first write, a cost at
+ * every thread's start for records most threads never reach. Read-ahead
+ * stops at the file's end, so a file of one page (a small program's) needs
+ * no advice, nor its system call, until it grows.
+ */
+static void no_readahead(struct sc_thread *t, size_t file_size)
+{
+	if (t->no_ra || file_size <= SC_PAGE)
+		return;
+	madvise(t->hdr, t->map_len, MADV_RANDOM);
+	t->no_ra = true;
+}
 
 /* Room kept past the entries that exist: at least this many entries. */
 #define ROOM_MIN 8u
@@ -138,11 +154,6 @@ static void on_thread_exit(void *p)
 		sc_thread_set_current(&sc_idle_thread);
 		sc_perf_thread_end(t);
 	}
-}
-
-static void make_key(void)
-{
-	pthread_key_create(&exit_key, on_thread_exit);
 }
 
 static size_t file_size_for(uint64_t cap)
@@ -216,13 +227,6 @@ static struct sc_thread *thread_new(void *at, struct sc_thread *reuse)
 	} else if (fd >= 0 && sc_file_reserve(fd, name, file_size_for(cap)) == 0)
 		m = mmap(at, reserve, PROT_READ | PROT_WRITE, MAP_SHARED | (at ? MAP_FIXED : 0),
 			 fd, 0);
-	/* The file's blocks are reserved but unwritten: each first touch of
-	 * a page fills it with zeros; without this the kernel's read-ahead
-	 * would zero many pages after the header's on the first write, a
-	 * cost at every thread's start for records most threads never
-	 * reach */
-	if (m != MAP_FAILED)
-		madvise(m, reserve, MADV_RANDOM);
 	if (m != MAP_FAILED && !kept_for) {
 		kept_for = t;
 		kept_fd = fd;
@@ -238,6 +242,7 @@ static struct sc_thread *thread_new(void *at, struct sc_thread *reuse)
 	sc_leaf_unlock();
 	t->hdr = m;
 	t->map_len = reserve;
+	no_readahead(t, file_size_for(cap));
 	t->tid = (uint32_t)syscall(SYS_gettid);
 	memcpy(t->hdr->magic, SC_THR_MAGIC, 8);
 	t->hdr->version = SC_FORMAT_VERSION;
@@ -289,8 +294,6 @@ static struct sc_thread *thread_new(void *at, struct sc_thread *reuse)
 	}
 	sc_meta_add(SC_M_THREAD, &fixed, sizeof(fixed), routine);
 	register_thread(t);
-	pthread_once(&key_once, make_key);
-	pthread_setspecific(exit_key, t);
 	return t;
 }
 
@@ -344,6 +347,7 @@ int sc_thread_grow(struct sc_thread *t)
 		t->stuck = true;
 		return -1;
 	}
+	no_readahead(t, file_size_for(cap));
 	t->real_cap = cap;
 	if (!t->busy)
 		set_cap(t, cap);
@@ -372,42 +376,35 @@ void sc_thread_finish(struct sc_thread *t, uint64_t tsc)
 }
 
 /*
- * Every thread's state, for the end of the image. Threads only ever join
- * (an ended thread's state stays, its hdr->end_tsc set); the array is
- * reserved once and committed as it fills. Read without the lock: n is
- * published after the slot is written.
+ * Every thread's state, for the end of the image: a list through the
+ * states themselves, newest first. Threads only ever join (an ended
+ * thread's state stays, its hdr->end_tsc set). Read without the lock: a
+ * state's all_next is written before the state is published as the head,
+ * and never changed after. No memory of its own: an array cost every
+ * process an mmap and two page faults (doc/performance.md).
+ *
+ * A thread's end is seen by the destructor of a key it sets
+ * (on_thread_exit): at pthread_exit, cancellation or its start routine's
+ * return. The key is made once, under the leaf lock: pthread_once woke
+ * futex waiters, a system call in every process.
  */
-#define MAX_THREADS (1u << 20)
-static struct sc_thread **all_threads;
-static uint32_t n_threads;
+static struct sc_thread *all_threads;
 
 static void register_thread(struct sc_thread *t)
 {
 	sc_leaf_lock();
-	if (!all_threads) {
-		void *m = mmap(NULL, MAX_THREADS * sizeof(*all_threads), PROT_READ | PROT_WRITE,
-			       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-		all_threads = m == MAP_FAILED ? NULL : m;
-	}
-	if (all_threads && n_threads < MAX_THREADS) {
-		/* a fork child's thread is mostly its parent's first, at the
-		 * same place (sc_thread_after_fork): a store of what the slot
-		 * holds would copy the page for nothing */
-		if (all_threads[n_threads] != t)
-			all_threads[n_threads] = t;
-		__atomic_store_n(&n_threads, n_threads + 1, __ATOMIC_RELEASE);
-	}
+	t->all_next = all_threads;
+	__atomic_store_n(&all_threads, t, __ATOMIC_RELEASE);
+	if (!key_made)
+		key_made = pthread_key_create(&exit_key, on_thread_exit) == 0;
 	sc_leaf_unlock();
+	if (key_made)
+		pthread_setspecific(exit_key, t);
 }
 
-uint32_t sc_thread_count(void)
+struct sc_thread *sc_thread_first(void)
 {
-	return __atomic_load_n(&n_threads, __ATOMIC_ACQUIRE);
-}
-
-struct sc_thread *sc_thread_at(uint32_t i)
-{
-	return all_threads[i];
+	return __atomic_load_n(&all_threads, __ATOMIC_ACQUIRE);
 }
 
 /*
@@ -489,11 +486,9 @@ static void credit_in_flight(struct sc_thread *t, uint64_t now, uint64_t pnow)
  * by later destructors). */
 void sc_threads_finish_all(uint64_t tsc)
 {
-	uint32_t n = __atomic_load_n(&n_threads, __ATOMIC_ACQUIRE);
 	uint64_t pnow = sc_pclock_step(0, tsc);
-	for (uint32_t i = 0; i < n; i++) {
-		struct sc_thread *t = all_threads[i];
-		if (t && t->hdr && !t->hdr->end_tsc && t->sp > t->sp_base) {
+	for (struct sc_thread *t = sc_thread_first(); t; t = t->all_next) {
+		if (t->hdr && !t->hdr->end_tsc && t->sp > t->sp_base) {
 			credit_in_flight(t, tsc, pnow);
 			/* booked: a late return (the other threads run on
 			 * until the process ends) books in no file. The
@@ -504,7 +499,7 @@ void sc_threads_finish_all(uint64_t tsc)
 				__atomic_store_n(&f->rec, &sc_inherited_rec, __ATOMIC_RELAXED);
 		}
 		/* running on to the image's end: its CPU time so far */
-		if (t && t->hdr && !t->hdr->end_tsc && t != sc_tls_thread)
+		if (t->hdr && !t->hdr->end_tsc && t != sc_tls_thread)
 			t->hdr->cpu_end_ns = sc_thread_cpu_ns(t->tid);
 	}
 	struct sc_thread *t = sc_tls_thread;
@@ -546,7 +541,7 @@ void sc_thread_after_fork(void)
 {
 	struct sc_thread *t = sc_tls_thread;
 	next_seq = 0;
-	n_threads = 0;                  /* the parent's threads are not ours */
+	all_threads = NULL;             /* the parent's threads are not ours */
 	/* nor is the descriptor it kept (still in memory: no thread state
 	 * of the parent's is unmapped before this) */
 	sc_threads_close();
