@@ -48,6 +48,7 @@
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <ucontext.h>
 
 #include "args.h"
@@ -163,7 +164,7 @@ void sc_control_end(uint64_t tsc)
 static void note(uint32_t what, uint64_t seq, uint64_t now)
 {
 	struct sc_m_control c = {.what = what, .sig = what == SC_CTL_LISTEN ? (uint32_t)ctl_sig : 0,
-				 .seq = seq, .tsc = now, .mono_ns = sc_mono_ns()};
+				 .seq = seq, .tsc = now, .mono_ns = sc_clock_ns(CLOCK_MONOTONIC)};
 	sc_meta_add(SC_M_CONTROL, &c, sizeof(c), NULL);
 }
 

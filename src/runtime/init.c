@@ -293,7 +293,7 @@ int sc_start(const char *dir, const char *timing, int argc, char **argv)
 	if (sc_files_init() != 0 || sc_meta_open(first_gen) != 0)
 		return -1;
 	sc_rawfork_init();
-	uint64_t tsc0 = sc_rdtsc(), mono0 = sc_mono_ns();
+	uint64_t tsc0 = sc_rdtsc(), mono0 = sc_clock_ns(CLOCK_MONOTONIC);
 	sc_meta_set_clock(tsc0, mono0, hz, overhead);
 	sc_inherit_set_clock(tsc0, mono0, hz);
 	/* the start-up's records go out together, one write (meta.c); under
@@ -347,7 +347,7 @@ void sc_record_end(int status, uint32_t how)
 	if (!sc_active || (uint32_t)getpid() != sc_meta_pid())
 		return;
 	uint64_t tsc = sc_rdtsc();
-	struct sc_m_end e = {.end_tsc = tsc, .end_mono_ns = sc_mono_ns(), .status = status,
+	struct sc_m_end e = {.end_tsc = tsc, .end_mono_ns = sc_clock_ns(CLOCK_MONOTONIC), .status = status,
 			     .how = how, .end_p = sc_pclock_step(0, tsc)};
 	/* after an exec or a detach the threads run on, their calls in
 	 * flight booked as they return */

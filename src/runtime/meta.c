@@ -142,8 +142,6 @@ int sc_meta_open(uint32_t first_gen)
 	meta_fd = open_new(false, first_gen);
 	if (meta_fd < 0)
 		return -1;
-	struct timespec rt;
-	clock_gettime(CLOCK_REALTIME, &rt);
 	memcpy(meta_hdr.magic, SC_META_MAGIC, 8);
 	meta_hdr.version = SC_FORMAT_VERSION;
 	meta_hdr.header_size = sizeof(meta_hdr);
@@ -151,7 +149,7 @@ int sc_meta_open(uint32_t first_gen)
 	meta_hdr.ppid = (uint32_t)getppid();
 	meta_hdr.gen = sc_gen;
 	meta_hdr.timing_mode = (uint32_t)sc_timing_mode;
-	meta_hdr.start_real_ns = (uint64_t)rt.tv_sec * 1000000000ull + (uint64_t)rt.tv_nsec;
+	meta_hdr.start_real_ns = sc_clock_ns(CLOCK_REALTIME);
 	return 0;
 }
 

@@ -246,7 +246,7 @@ int sc_patch_cmp(const void *a, const void *b)
  * first call of a program linked -z now (its whole GOT is RELRO) that
  * binds many imports as it starts. The main executable's slots
  * wait and are written together, a page's worth with one pair of calls,
- * once PEND_MAX wait or the oldest has waited PEND_NS. Only the main
+ * once PEND_MAX wait or the oldest has waited PEND_MS. Only the main
  * executable's: it is never unloaded, so a slot that waits can never be
  * unmapped under the write (another object's could be, by a dlclose
  * between the bind and the flush). Meanwhile a call through a waiting
@@ -257,7 +257,9 @@ int sc_patch_cmp(const void *a, const void *b)
  * All of it under the leaf lock.
  */
 #define PEND_MAX 64
-#define PEND_NS 1000000ull
+/* in TSC ticks (sc_ms_ticks): a clock read through the vDSO would cost a
+ * small program two page faults, its time data and libc's clock code */
+#define PEND_MS 1u
 static struct sc_patch pend[PEND_MAX] SC_LARGE_BSS;
 static void *pend_old[PEND_MAX];       /* .bss: shares a page every process writes */
 static uint32_t n_pend;
@@ -281,14 +283,14 @@ static void flush_pending(void)
 /* From sc_hook_bind: writes the waiting slots if it is time. */
 void sc_objects_flush_due(void)
 {
-	if (n_pend && (n_pend == PEND_MAX || sc_mono_ns() - pend_since >= PEND_NS))
+	if (n_pend && (n_pend == PEND_MAX || sc_rdtsc() - pend_since >= PEND_MS * sc_ms_ticks))
 		flush_pending();
 	__atomic_store_n(&sc_pend_budget, n_pend ? SC_PEND_CALLS : INT32_MAX, __ATOMIC_RELAXED);
 }
 
 /*
  * In a fork child: the slots its parent had waiting wait on, from now.
- * Their time (PEND_NS) ran in the parent, and the child's first bind
+ * Their time (PEND_MS) ran in the parent, and the child's first bind
  * would write them at once: an mprotect pair and a copy of the GOT page
  * in every child of a shell that execs straight away, for slots its exec
  * throws out. Calls through them are counted meanwhile, as in the parent.
@@ -296,7 +298,7 @@ void sc_objects_flush_due(void)
 void sc_objects_after_fork(void)
 {
 	if (n_pend)
-		pend_since = sc_mono_ns();
+		pend_since = sc_rdtsc();
 }
 
 /*
@@ -316,7 +318,7 @@ void sc_objects_repoint(uint32_t id, uintptr_t slot, void *old, void *code)
 	struct sc_patch pt = {slot, code, NULL, NULL};
 	if (id == 0 && !(final_prot(o, slot) & PROT_WRITE)) {   /* 0: the executable */
 		if (!n_pend)
-			pend_since = sc_mono_ns();
+			pend_since = sc_rdtsc();
 		pend_old[n_pend] = old;
 		pend[n_pend++] = pt;
 		if (n_pend == PEND_MAX)

@@ -59,6 +59,9 @@ SC_HIDDEN uint64_t sc_block_ticks = ~0ull;
 /* A sampled call longer than this (and far above its API's mean) is
  * taken as preempted: it stands only for itself (trampoline.S). */
 SC_HIDDEN uint64_t sc_outlier_ticks = ~0ull;
+/* TSC ticks per ms (0 until start-up measured them), for timers of the
+ * runtime's own that need no clock read (patch.c) */
+SC_HIDDEN uint64_t sc_ms_ticks;
 
 _Static_assert(offsetof(struct sc_pclock, p) == PC_P, "PC_P");
 _Static_assert(offsetof(struct sc_pclock, tk) == PC_TK, "PC_TK");
@@ -79,6 +82,7 @@ void sc_pclock_init(uint64_t tsc_hz)
 	 * (a wake-up alone costs a few us), shorter than most that did */
 	sc_block_ticks = tsc_hz / 100000;
 	sc_outlier_ticks = tsc_hz / 1000;
+	sc_ms_ticks = tsc_hz / 1000;
 }
 
 /* fork child: only the forking thread exists now. P goes on from where

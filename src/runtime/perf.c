@@ -186,7 +186,7 @@ static bool ring_open(struct sc_thread *t)
 	if (kcpu)
 		sc_kcpu_thread_start(t);
 	t->perf.anchor_tsc = sc_rdtsc();
-	t->perf.anchor_ns = sc_mono_ns();
+	t->perf.anchor_ns = sc_clock_ns(CLOCK_MONOTONIC);
 	t->ring = m;
 	return true;
 }

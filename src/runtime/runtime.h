@@ -295,6 +295,7 @@ extern SC_HIDDEN uint64_t sc_period_budget;            /* trampoline.S */
 extern SC_HIDDEN uint32_t sc_xsave_size;               /* slowpath.S, trampoline.S */
 extern SC_HIDDEN uint64_t sc_block_ticks;              /* pclock.c, trampoline.S */
 extern SC_HIDDEN uint64_t sc_outlier_ticks;            /* pclock.c, trampoline.S */
+extern SC_HIDDEN uint64_t sc_ms_ticks;                 /* pclock.c */
 extern SC_HIDDEN const uint16_t sc_span_geo[SC_SPAN_ROWS][256]; /* span.c, trampoline.S */
 extern SC_HIDDEN int sc_have_xsave;                     /* slowpath.S */
 extern SC_HIDDEN int sc_active;   /* 1 once start-up succeeded, until detached */
@@ -380,6 +381,7 @@ void *sc_wrapper_find(const struct sc_wrapper *t, size_t n, const char *name) SC
 	} while (0)
 uint64_t sc_rdtsc(void) SC_HIDDEN;
 uint64_t sc_mono_ns(void) SC_HIDDEN;
+uint64_t sc_clock_ns(clockid_t c) SC_HIDDEN;    /* once per image or thread */
 
 /* meta.c */
 int sc_meta_open(uint32_t first_gen) SC_HIDDEN;

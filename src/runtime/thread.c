@@ -138,12 +138,7 @@ uint64_t sc_thread_cpu_ns(uint32_t tid)
 {
 	/* the kernel's per-thread CPU clock of a tid: MAKE_THREAD_CPUCLOCK
 	 * (tid, CPUCLOCK_SCHED) */
-	clockid_t c = tid ? (clockid_t)((~(uint32_t)tid << 3) | 6u) : CLOCK_THREAD_CPUTIME_ID;
-	struct timespec ts;
-
-	if (clock_gettime(c, &ts) != 0)
-		return 0;
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+	return sc_clock_ns(tid ? (clockid_t)((~(uint32_t)tid << 3) | 6u) : CLOCK_THREAD_CPUTIME_ID);
 }
 
 static void on_thread_exit(void *p)
