@@ -19,6 +19,7 @@
 #include <stdbool.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/single_threaded.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -28,6 +29,13 @@
 static int dir_fd = -1;
 static dev_t dir_dev;
 static ino_t dir_ino;
+/*
+ * While the preloaded runtime starts (sc_start: no code of the program's
+ * has run yet, and no other thread), no one can have closed or replaced a
+ * descriptor of ours: the checks that each is still our file, an fstat
+ * before every use, wait until sc_files_started.
+ */
+static bool starting;
 
 /*
  * fstat(2) by its own system call. glibc's fstat is fstatat(fd, "",
@@ -68,7 +76,14 @@ int sc_files_init(void)
 	dir_fd = fd;
 	dir_dev = st.st_dev;
 	dir_ino = st.st_ino;
+	starting = !sc_attached && __libc_single_threaded;
 	return 0;
+}
+
+/* The program runs from now: our descriptors are checked before use. */
+void sc_files_started(void)
+{
+	starting = false;
 }
 
 static bool closed;
@@ -89,6 +104,8 @@ static int dir(void)
 	struct stat st;
 	if (closed)
 		return -1;
+	if (starting)
+		return dir_fd;
 	if (dir_fd >= 0 && sc_fstat(dir_fd, &st) == 0 && st.st_dev == dir_dev && st.st_ino == dir_ino)
 		return dir_fd;
 	dir_fd = open(sc_dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
@@ -138,7 +155,8 @@ void sc_file_remove(const char *name)
 int sc_file_still(int fd, const char *name, dev_t dev, ino_t ino, int flags)
 {
 	struct stat st;
-	if (fd >= 0 && sc_fstat(fd, &st) == 0 && st.st_dev == dev && st.st_ino == ino)
+	if (fd >= 0 && (starting ||
+			(sc_fstat(fd, &st) == 0 && st.st_dev == dev && st.st_ino == ino)))
 		return fd;
 	int d = dir();
 	if (d < 0)

@@ -288,10 +288,15 @@ int sc_start(const char *dir, const char *timing, int argc, char **argv)
 	/* after the mode is set: the measured calls take its paths */
 	uint64_t overhead = sc_calibrate_start(hz, inherited ? &in.cal : NULL);
 	/* an exec'd image of the pid that exec'd takes the gen after its */
-	uint32_t first_gen = inherited && in.has_image && in.pid == (uint32_t)getpid() &&
+	uint32_t pid = (uint32_t)getpid();
+	uint32_t first_gen = inherited && in.has_image && in.pid == pid &&
 				     in.gen < UINT32_MAX - 10000 ? in.gen + 1 : 0;
-	if (sc_files_init() != 0 || sc_meta_open(first_gen) != 0)
+	if (sc_files_init() != 0)
 		return -1;
+	if (sc_meta_open(pid, first_gen) != 0) {
+		sc_files_started();
+		return -1;
+	}
 	sc_rawfork_init();
 	uint64_t tsc0 = sc_rdtsc(), mono0 = sc_clock_ns(CLOCK_MONOTONIC);
 	sc_meta_set_clock(tsc0, mono0, hz, overhead);
@@ -319,6 +324,7 @@ int sc_start(const char *dir, const char *timing, int argc, char **argv)
 		sc_meta_batch(false);
 		sc_unlock();
 	}
+	sc_files_started();
 	return 0;
 }
 

@@ -109,14 +109,13 @@ static int writev_all(int fd, struct iovec *iov, int n)
 
 /* A new file, p<pid>-<gen>.meta for the first gen from `from` whose name
  * is free (a new image), or the next continuation of this one (cont). */
-static int open_new(bool cont, uint32_t from)
+static int open_new(bool cont, uint32_t from, uint32_t pid)
 {
-	pid_t pid = getpid();
 	for (uint32_t k = from; k < from + 10000; k++) {
 		if (cont)
-			sc_file_name(meta_name, (uint32_t)pid, sc_gen, "-c", meta_cont + 1 + k, ".meta");
+			sc_file_name(meta_name, pid, sc_gen, "-c", meta_cont + 1 + k, ".meta");
 		else
-			sc_file_name(meta_name, (uint32_t)pid, k, NULL, 0, ".meta");
+			sc_file_name(meta_name, pid, k, NULL, 0, ".meta");
 		int fd = sc_file_create(meta_name, O_RDWR | O_APPEND, &meta_dev, &meta_ino);
 		if (fd >= 0) {
 			if (cont)
@@ -135,17 +134,17 @@ static int open_new(bool cont, uint32_t from)
 	return -1;
 }
 
-/* The image's file; gens below first_gen are known taken (an earlier
- * image of this pid, inherit.c). */
-int sc_meta_open(uint32_t first_gen)
+/* The image's file, of process pid (the caller's); gens below first_gen
+ * are known taken (an earlier image of this pid, inherit.c). */
+int sc_meta_open(uint32_t pid, uint32_t first_gen)
 {
-	meta_fd = open_new(false, first_gen);
+	meta_fd = open_new(false, first_gen, pid);
 	if (meta_fd < 0)
 		return -1;
 	memcpy(meta_hdr.magic, SC_META_MAGIC, 8);
 	meta_hdr.version = SC_FORMAT_VERSION;
 	meta_hdr.header_size = sizeof(meta_hdr);
-	meta_hdr.pid = (uint32_t)getpid();
+	meta_hdr.pid = pid;
 	meta_hdr.ppid = (uint32_t)getppid();
 	meta_hdr.gen = sc_gen;
 	meta_hdr.timing_mode = (uint32_t)sc_timing_mode;
@@ -218,7 +217,7 @@ static void check_fd(void)
 	map = NULL;
 	map_room = 0;
 	unmapped_puts = 0;
-	meta_fd = open_new(true, 0);
+	meta_fd = open_new(true, 0, (uint32_t)getpid());
 	file_len = 0;
 	write_all(&meta_hdr, sizeof(meta_hdr));
 }
@@ -520,7 +519,7 @@ void sc_meta_reopen_child(void)
 			meta_name);
 	if (meta_cont)
 		end = 0;        /* the objects are in the first file */
-	meta_fd = open_new(false, 0);
+	meta_fd = open_new(false, 0, (uint32_t)getpid());
 	held_len = 0;
 	batch = 0;
 	file_len = 0;

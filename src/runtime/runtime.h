@@ -384,7 +384,7 @@ uint64_t sc_mono_ns(void) SC_HIDDEN;
 uint64_t sc_clock_ns(clockid_t c) SC_HIDDEN;    /* once per image or thread */
 
 /* meta.c */
-int sc_meta_open(uint32_t first_gen) SC_HIDDEN;
+int sc_meta_open(uint32_t pid, uint32_t first_gen) SC_HIDDEN;
 void sc_meta_close(void) SC_HIDDEN;
 void sc_meta_add(uint32_t type, const void *a, size_t alen, const char *str) SC_HIDDEN;
 /* the longest record, and the most payload it holds (with padding) */
@@ -395,6 +395,7 @@ void sc_meta_reopen_child(void) SC_HIDDEN;
 uint32_t sc_meta_pid(void) SC_HIDDEN;
 /* files.c: the runtime's files in the profile directory, by name */
 int sc_files_init(void) SC_HIDDEN;
+void sc_files_started(void) SC_HIDDEN;
 struct stat;
 int sc_fstat(int fd, struct stat *st) SC_HIDDEN;
 int sc_file_create(const char *name, int flags, dev_t *dev, ino_t *ino) SC_HIDDEN;
