@@ -109,7 +109,9 @@ void sc_thread_publish(void)
 	struct sc_thread *t = sc_tls_thread;
 	sc_tls_lim = 0;
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	if (!t || !t->cap)
+	/* the idle state's cap is 0, and not read: its page is touched by
+	 * nothing else, a page fault in every process */
+	if (!t || t == &sc_idle_thread || !t->cap)
 		return;
 	sc_tls_recs = t->recs;
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
