@@ -49,7 +49,7 @@
 #include <stdint.h>
 #endif
 
-#define SC_FORMAT_VERSION 7u   /* 2: 256-byte records (histogram, 1/k clock)
+#define SC_FORMAT_VERSION 8u   /* 2: 256-byte records (histogram, 1/k clock)
 				  3: entries numbered at first call
 				     (SC_M_BIND), 256-byte thread header
 				  4: the interceptor's cost taken off each
@@ -65,7 +65,10 @@
 				     244, sc_rec.dup_ticks at 80, a
 				     spare word at 248 (since, with no
 				     bump: wself_preempt, 0 in files of
-				     runtimes before it) */
+				     runtimes before it)
+				  8: a fork child's .meta refers to its
+				     parent's records (SC_M_PARENT)
+				     instead of holding a copy */
 /* The oldest version the reader still reads: a version 3 profile lacks the
  * threads' ovh_* figures (its cost of timing a call is unknown; the reader
  * takes the header's overhead_ticks off every call, as it then did).
@@ -128,6 +131,8 @@ enum sc_meta_type {
 				   change (src/runtime/uids.c) */
 	SC_M_CONTROL = 11,      /* struct sc_m_control: the control signal in
 				   force, counting paused or resumed */
+	SC_M_PARENT = 12,       /* struct sc_m_parent: a fork child's first
+				   record, in place of its parent's records */
 };
 
 struct sc_m_object {
@@ -198,6 +203,20 @@ struct sc_m_uid {
  * control signal (seq 0). A reset is acknowledged in each thread's
  * header (sc_thr_header.ctl_seq) instead: threads carry it out.
  */
+/*
+ * A fork child inherits what its parent had described (objects, entries,
+ * binds, the command line...) when it forked: the records of the parent's
+ * p<pid>-<gen>.meta from its header to `end` (the file's length then, in
+ * bytes from the start of the file), but its threads and its end
+ * (SC_M_THREAD, SC_M_END), read as if they stood in place of this record.
+ * The parent's file may itself start with one: the reader follows them up.
+ */
+struct sc_m_parent {
+	uint32_t pid;           /* the parent's file: p<pid>-<gen>.meta */
+	uint32_t gen;
+	uint64_t end;
+};
+
 struct sc_m_control {
 	uint32_t what;          /* enum sc_control */
 	uint32_t sig;           /* SC_CTL_LISTEN: the signal */

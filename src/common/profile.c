@@ -442,6 +442,113 @@ static void append_continuations(int dirfd, uid_t dir_uid, const struct dirfile 
 	}
 }
 
+/*
+ * A fork child's .meta starts with SC_M_PARENT (format.h): the records of
+ * its parent's file up to `end`, but its threads and end, stand in its
+ * place. The parent's file is read as any .meta is (read_meta_file) and
+ * may refer to its own parent: references are followed PARENT_DEPTH deep
+ * at most (a cycle or a made-up chain ends there), and the records taken
+ * never make the stream larger than SC_META_MAX. A parent that cannot be
+ * read, or a chain cut short, leaves the child's profile without the
+ * records from before its fork: its calls to APIs it inherited are not
+ * reported (as a child whose parent's file could not be read was before);
+ * the parent's file is named once in skipped_files. A reference past the
+ * parent's end (a truncated file) takes what there is.
+ */
+#define PARENT_DEPTH 64
+
+/* The header size of a .meta's bytes, 0 if they do not start with one. */
+static size_t meta_header_size(const unsigned char *buf, size_t size)
+{
+	struct sc_meta_header h;
+
+	if (size < sizeof(h))
+		return 0;
+	memcpy(&h, buf, sizeof(h));
+	if (memcmp(h.magic, SC_META_MAGIC, 8) != 0 || h.header_size < sizeof(h) ||
+	    h.header_size > size)
+		return 0;
+	return h.header_size;
+}
+
+/* Names a parent's file whose records a child could not have, once. */
+static void parent_lost(struct sc_profile *p, const char *name, const char *why)
+{
+	for (size_t i = 0; i < p->nskipped_files; i++)
+		if (!strcmp(p->skipped_files[i].file, name))
+			return;
+	skip_file(p, name, "%s; a fork child's records from before its fork are lost", why);
+}
+
+static void resolve_parent(struct sc_profile *p, int dirfd, uid_t dir_uid, unsigned char **buf,
+			   size_t *size, int depth)
+{
+	size_t hsz = meta_header_size(*buf, *size), at, psize, phsz, n, o;
+	struct sc_meta_rec rec;
+	struct sc_m_parent ref;
+	unsigned char *pbuf, *out;
+	char name[64], why[256];
+
+	if (!hsz || *size - hsz < sizeof(rec) + sizeof(ref))
+		return;
+	memcpy(&rec, *buf + hsz, sizeof(rec));
+	if (rec.type != SC_M_PARENT || rec.len < sizeof(ref) ||
+	    rec.len > *size - hsz - sizeof(rec))
+		return;         /* none, or a torn one that load_meta names */
+	memcpy(&ref, *buf + hsz + sizeof(rec), sizeof(ref));
+	at = hsz + sizeof(rec) + (((size_t)rec.len + 7) & ~(size_t)7);
+	if (at > *size)
+		at = *size;
+	snprintf(name, sizeof(name), "p%u-%u.meta", ref.pid, ref.gen);
+	if (depth >= PARENT_DEPTH) {
+		parent_lost(p, name, "a chain of fork children too long (or a cycle)");
+		return;
+	}
+	if (read_meta_file(dirfd, dir_uid, name, &pbuf, &psize, why, sizeof(why)) < 0) {
+		parent_lost(p, name, why);
+		return;
+	}
+	if (ref.end < psize)
+		psize = (size_t)ref.end;
+	resolve_parent(p, dirfd, dir_uid, &pbuf, &psize, depth + 1);
+	phsz = meta_header_size(pbuf, psize);
+	if (!phsz) {
+		parent_lost(p, name, "not a .meta file");
+		free(pbuf);
+		return;
+	}
+	/* the parent's records but its threads and end, whole ones only */
+	out = sc_xrealloc(NULL, *size + psize);
+	memcpy(out, *buf, hsz);
+	n = hsz;
+	for (o = phsz; psize - o >= sizeof(rec);) {
+		size_t len;
+
+		memcpy(&rec, pbuf + o, sizeof(rec));
+		if (rec.len > psize - o - sizeof(rec))
+			break;
+		len = sizeof(rec) + (((size_t)rec.len + 7) & ~(size_t)7);
+		if (len > psize - o)
+			len = psize - o;
+		if (rec.type != SC_M_THREAD && rec.type != SC_M_END && rec.type != SC_M_EXIT &&
+		    rec.type != SC_M_PARENT) {
+			memcpy(out + n, pbuf + o, len);
+			n += len;
+		}
+		o += len;
+	}
+	free(pbuf);
+	if (n + (*size - at) > SC_META_MAX) {
+		parent_lost(p, name, "its records and its children's over what a .meta can hold");
+		free(out);
+		return;
+	}
+	memcpy(out + n, *buf + at, *size - at);
+	free(*buf);
+	*buf = out;
+	*size = n + (*size - at);
+}
+
 static const char *meta_type_name(uint32_t type)
 {
 	switch (type) {
@@ -456,6 +563,7 @@ static const char *meta_type_name(uint32_t type)
 	case SC_M_SKIP: return "SKIP";
 	case SC_M_UID: return "UID";
 	case SC_M_CONTROL: return "CONTROL";
+	case SC_M_PARENT: return "PARENT";
 	default: return "unknown";
 	}
 }
@@ -571,6 +679,7 @@ static int load_meta(struct sc_profile *p, struct sc_image *im, struct meta_stat
 		case SC_M_EXIT: need = sizeof(struct sc_m_exit); break;
 		case SC_M_SKIP: need = sizeof(struct sc_m_skip); break;
 		case SC_M_CONTROL: need = sizeof(struct sc_m_control); break;
+		case SC_M_PARENT: need = sizeof(struct sc_m_parent); break;
 		default: break;
 		}
 		if (rec.len < need) {
@@ -1523,6 +1632,7 @@ static int load_image(struct sc_profile *out, int dfd, uid_t dir_uid,
 	if (read_meta_file(dfd, dir_uid, files[i].name, &buf, &size, why, sizeof(why)) < 0)
 		goto skip;
 	append_continuations(dfd, dir_uid, &files[i], &buf, &size);
+	resolve_parent(out, dfd, dir_uid, &buf, &size, 0);
 	if (size == 0) {
 		/*
 		 * The runtime creates the file before it has calibrated the

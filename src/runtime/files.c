@@ -139,6 +139,15 @@ int sc_file_create(const char *name, int flags, dev_t *dev, ino_t *ino)
 	return fd;
 }
 
+/* Closes fd if it is still the file (dev, ino): a descriptor of ours a
+ * fork child inherited, which the program may have closed and reused. */
+void sc_file_close_same(int fd, dev_t dev, ino_t ino)
+{
+	struct stat st;
+	if (fd >= 0 && sc_fstat(fd, &st) == 0 && st.st_dev == dev && st.st_ino == ino)
+		close(fd);
+}
+
 void sc_file_remove(const char *name)
 {
 	int d = dir();

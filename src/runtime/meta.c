@@ -15,10 +15,10 @@
  * misread.
  *
  * A forked child starts its own file with the objects and entries it
- * inherited: it copies the parent's records, up to the length the file
- * had at the fork, from the file itself (sc_meta_reopen_child), rather
- * than keep a copy in memory that every process would pay for, for the
- * forks only some make.
+ * inherited: a reference to its parent's file and the length it had at
+ * the fork (SC_M_PARENT, format.h), which the reader follows. A copy of
+ * the records cost each child of a shell a read and a write of the
+ * shell's tens of KB (~20 us a child of bash).
  *
  * A scan of the loaded objects (start-up, dlopen) describes hundreds of
  * entries at once, too many for one write(2) and one fstat(2), to check
@@ -371,8 +371,8 @@ void sc_meta_batch(bool on)
 
 /*
  * Appends one record: fixed part a (alen bytes) then str with its NUL. A
- * record is at most SC_META_MAX bytes (copy_inherited reads through a
- * buffer of that size): a longer string is cut, and so is a longer a,
+ * record is at most SC_META_MAX bytes (a batch's buffer holds any one
+ * whole): a longer string is cut, and so is a longer a,
  * which only a byte string can be (callers cut theirs with a mark: the
  * command line, init.c). The record is put
  * together in place (in the batch buffer, or a small buffer on the stack)
@@ -444,82 +444,21 @@ void sc_meta_add(uint32_t type, const void *a, size_t alen, const char *str)
 		sc_leaf_unlock();
 }
 
-/*
- * Copies the records of the parent's file in [header, end) to ours,
- * except its threads and its end, through one 8 KB buffer (no record is
- * longer: sc_meta_add cuts them to its own buffer), after our header
- * (head); each buffer's runs of records between those left out go in one
- * writev, the header in the first.
- */
-static void copy_inherited(int in, uint64_t end, struct iovec head)
-{
-	char buf[SC_META_MAX];
-	uint64_t off = sizeof(struct sc_meta_header);
-	while (off < end) {
-		size_t want = end - off < sizeof(buf) ? (size_t)(end - off) : sizeof(buf);
-		ssize_t n = pread(in, buf, want, (off_t)off);
-		if (n <= 0)
-			break;
-		struct iovec iov[16];
-		int niov = 0;
-		size_t p = 0, run = 0, total = 0;       /* run: start of records to copy */
-		if (head.iov_len) {
-			iov[niov++] = head;
-			total = head.iov_len;
-			head.iov_len = 0;
-		}
-		while (p + sizeof(struct sc_meta_rec) <= (size_t)n) {
-			struct sc_meta_rec r;
-			memcpy(&r, buf + p, sizeof(r));
-			size_t len = sizeof(r) + (((size_t)r.len + 7) & ~(size_t)7);
-			if (p + len > (size_t)n)
-				break;                  /* read again from here */
-			if (r.type == SC_M_THREAD || r.type == SC_M_END) {
-				if (p > run) {
-					iov[niov++] = (struct iovec){buf + run, p - run};
-					total += p - run;
-				}
-				run = p + len;
-				if (niov == 16) {
-					check_fd();
-					write_or_end(iov, niov, total);
-					niov = 0;
-					total = 0;
-				}
-			}
-			p += len;
-		}
-		if (p > run) {
-			iov[niov++] = (struct iovec){buf + run, p - run};
-			total += p - run;
-		}
-		if (niov) {
-			check_fd();
-			write_or_end(iov, niov, total);
-		}
-		if (p == 0)
-			return;                         /* not a record: stop */
-		off += p;
-	}
-	if (head.iov_len)
-		put(head.iov_base, head.iov_len);
-}
-
 /* In a forked child: a new file for the new pid, holding what the parent
- * had described (objects, entries, command line) but not its threads. */
+ * had described (objects, entries, command line) but not its threads: a
+ * reference to the parent's file as it was at the fork (SC_M_PARENT). */
 void sc_meta_reopen_child(void)
 {
-	uint64_t end = file_len;                /* the parent's file at the fork */
-	/* read through the descriptor the parent left us, if it is still
-	 * the file: a file of a user we no longer are cannot be reopened */
-	int in = meta_fd >= 0 ? sc_file_still(meta_fd, meta_name, meta_dev, meta_ino, O_RDONLY) : -1;
+	struct sc_m_parent parent = {.pid = meta_hdr.pid, .gen = sc_gen, .end = file_len};
 	/* (a stream that ended, on a full disk, has been said already) */
-	if ((meta_fd >= 0 && in < 0) || meta_cont)
-		sc_warn("cannot read %s/%s; a forked child's profile lacks its objects", sc_dir,
-			meta_name);
 	if (meta_cont)
-		end = 0;        /* the objects are in the first file */
-	meta_fd = open_new(false, 0, (uint32_t)getpid());
+		sc_warn("%s/%s is a continuation; a forked child's profile lacks its objects",
+			sc_dir, meta_name);
+	/* the parent's descriptor, if it is still the file: never one the
+	 * program opened in its place */
+	sc_file_close_same(meta_fd, meta_dev, meta_ino);
+	uint32_t pid = (uint32_t)getpid();
+	meta_fd = open_new(false, 0, pid);
 	held_len = 0;
 	batch = 0;
 	file_len = 0;
@@ -533,13 +472,10 @@ void sc_meta_reopen_child(void)
 	map_never = false;
 	/* the image is this process's, file or not: declare() (uids.c)
 	 * withdraws the rings it mapped only in the image's own process */
-	meta_hdr.pid = (uint32_t)getpid();
+	meta_hdr.pid = pid;
 	meta_hdr.ppid = (uint32_t)getppid();
-	if (meta_fd < 0) {
-		if (in >= 0)
-			close(in);
+	if (meta_fd < 0)
 		return;
-	}
 	meta_hdr.gen = sc_gen;
 	/* the child's life starts now, not at its parent's start: its wall
 	 * time is end - start (a postgres backend forked after an hour is not
@@ -549,12 +485,16 @@ void sc_meta_reopen_child(void)
 	meta_hdr.start_real_ns = (uint64_t)rt.tv_sec * 1000000000ull + (uint64_t)rt.tv_nsec;
 	meta_hdr.start_tsc = sc_rdtsc();
 	meta_hdr.start_mono_ns = sc_mono_ns();
-	struct iovec head = {&meta_hdr, sizeof(meta_hdr)};
-	if (in >= 0) {
-		copy_inherited(in, end, head);
-		close(in);
-	} else
-		put(&meta_hdr, sizeof(meta_hdr));
+	/* the header and the reference in one write: a child killed at any
+	 * moment leaves a file without its parent's objects only if empty */
+	struct {
+		struct sc_meta_header h;
+		struct sc_meta_rec r;
+		struct sc_m_parent p;
+	} head = {meta_hdr, {SC_M_PARENT, sizeof(parent)}, parent};
+	_Static_assert(sizeof(head) == sizeof(meta_hdr) + sizeof(struct sc_meta_rec) + sizeof(parent),
+		       "no padding");
+	write_all(&head, meta_cont ? sizeof(meta_hdr) : sizeof(head));   /* just made: no check */
 }
 
 /* The pid this image's meta file belongs to. */

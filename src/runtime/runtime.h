@@ -402,6 +402,7 @@ int sc_file_create(const char *name, int flags, dev_t *dev, ino_t *ino) SC_HIDDE
 int sc_file_still(int fd, const char *name, dev_t dev, ino_t ino, int flags) SC_HIDDEN;
 int sc_file_reserve(int fd, const char *name, size_t len) SC_HIDDEN;
 void sc_file_remove(const char *name) SC_HIDDEN;
+void sc_file_close_same(int fd, dev_t dev, ino_t ino) SC_HIDDEN;
 void sc_file_full(const char *name, int err) SC_HIDDEN;
 /* A side file of a thread (.args, .kst): created as sc_file_create does,
  * len bytes reserved and mapped shared, its descriptor closed. Returns

@@ -508,10 +508,8 @@ void sc_threads_finish_all(uint64_t tsc)
  * (its mapping stays, for the calls still in flight). Under the leaf lock. */
 void sc_threads_close(void)
 {
-	struct stat st;
-	if (kept_for && kept_fd >= 0 && sc_fstat(kept_fd, &st) == 0 &&
-	    st.st_dev == kept_for->dev && st.st_ino == kept_for->ino)
-		close(kept_fd);
+	if (kept_for)
+		sc_file_close_same(kept_fd, kept_for->dev, kept_for->ino);
 	kept_for = NULL;
 	kept_fd = -1;
 }

@@ -367,6 +367,46 @@ static void craft_seed(struct prof *p)
 			}
 		}
 	}
+	/* a fork child of the first image, to the middle of its records
+	 * (format.h, SC_M_PARENT), and its thread */
+	{
+		struct file *m = &p->f[p->n++], *t = &p->f[p->n++];
+		struct sc_meta_header h;
+		struct sc_m_parent ref = { 1000, 0, p->f[0].n / 2 };
+		struct sc_m_thread th;
+		struct sc_thr_header th2;
+		unsigned char hb[SC_THR_HEADER_SIZE] = { 0 };
+
+		memcpy(&h, p->f[0].b, sizeof(h));
+		h.pid = 1001;
+		h.ppid = 1000;
+		snprintf(m->name, sizeof(m->name), "p1001-0.meta");
+		put(m, &h, sizeof(h));
+		rec_out(m, SC_M_PARENT, &ref, sizeof(ref), NULL, 0);
+		memset(&th, 0, sizeof(th));
+		th.tid = 1001;
+		th.routine_obj = UINT32_MAX;
+		rec_out(m, SC_M_THREAD, &th, sizeof(th), "child", 6);
+		memset(&th2, 0, sizeof(th2));
+		memcpy(th2.magic, SC_THR_MAGIC, 8);
+		th2.version = SC_FORMAT_VERSION;
+		th2.tid = 1001;
+		th2.rec_size = sizeof(struct sc_rec);
+		th2.start_tsc = 1000000000ull;
+		th2.end_tsc = 1500000000ull;
+		memcpy(hb, &th2, sizeof(th2));
+		snprintf(t->name, sizeof(t->name), "p1001-0-t0.thr");
+		put(t, hb, sizeof(hb));
+		for (int i = 0; i < 3; i++) {
+			struct sc_rec r;
+
+			memset(&r, 0, sizeof(r));
+			r.count = r.timed = r.wcount = 10;
+			r.period = 1;
+			r.ticks = r.wticks = r.self_ticks = 1000;
+			put(t, &r, sizeof(r));
+		}
+	}
 }
 
 /* ---- mutations -------------------------------------------------------------- */
@@ -434,8 +474,17 @@ static void add_record(struct file *f, size_t at)
 
 	for (i = 0; i < sizeof(pl); i++)
 		pl[i] = (unsigned char)(one_in(3) ? rnd() : 0);
-	r.type = (uint32_t)(one_in(8) ? interesting() : 1 + below(8));
+	r.type = (uint32_t)(one_in(8) ? interesting() : 1 + below(SC_M_PARENT));
 	switch (r.type) {
+	case SC_M_PARENT: {     /* another image's file, to some length */
+		struct sc_m_parent ref = { (uint32_t)(one_in(4) ? interesting() : 1000 + below(2)),
+					   (uint32_t)below(3),
+					   one_in(3) ? interesting() : below(4096) };
+
+		memcpy(pl, &ref, sizeof(ref));
+		len = sizeof(ref);
+		break;
+	}
 	case SC_M_BIND: {
 		struct sc_m_bind b = { (uint32_t)(one_in(2) ? below(32) : interesting()),
 				       (uint32_t)(one_in(2) ? below(64) : one_in(2) ? 0xfffffffeu - (uint32_t)below(4)
@@ -503,7 +552,7 @@ static void mutate_meta(struct prof *p, struct file *f)
 	}
 	case 1:                 /* a record's type */
 		if (n)
-			poke(f, off[k], 4, one_in(2) ? 1 + below(9) : interesting());
+			poke(f, off[k], 4, one_in(2) ? 1 + below(SC_M_PARENT) : interesting());
 		break;
 	case 2:                 /* a record's length */
 		if (n) {

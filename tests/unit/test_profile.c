@@ -609,6 +609,119 @@ static void test_torn(void)
 	unload(&p);
 }
 
+/*
+ * Fork children's .meta files refer to their parents' (SC_M_PARENT): a
+ * child inherits the parent's objects and entries up to the reference's
+ * end, not its threads or end; a grandchild through its parent; a child
+ * whose parent is missing, or whose references go round, loads without
+ * them and names the file; a reference past the parent's end takes what
+ * is there, one that cuts a record leaves it out.
+ */
+static const struct sc_image *image_of(const struct sc_profile *p, uint32_t pid)
+{
+	for (size_t i = 0; i < p->nimages; i++)
+		if (p->images[i].pid == pid)
+			return &p->images[i];
+	return NULL;
+}
+
+static void child_meta(const char *dir, uint32_t pid, uint32_t ppid, uint32_t pgen, uint64_t end)
+{
+	struct buf b = { 0 };
+	struct sc_m_parent ref = { ppid, pgen, end };
+
+	meta_header(&b, pid, 0, SC_TIMING_ADAPTIVE, S0, MONO0, 2000000000ull, 0);
+	meta_rec(&b, SC_M_PARENT, &ref, sizeof(ref), NULL);
+	m_thread(&b, 0, pid, UINT32_MAX);
+	m_end(&b, S0 + 1000000000ull, MONO0 + 1000000000ull, 0, SC_END_EXIT);
+	write_meta(dir, pid, 0, &b);
+}
+
+static void child_thr(const char *dir, uint32_t pid)
+{
+	struct sc_rec r[2];
+
+	r[0] = rec(7, 7, 700, 700, 7, 700);
+	r[1] = rec(3, 3, 300, 300, 3, 300);
+	write_thr(dir, pid, 0, 0, S0, S0 + 1000000, r, 2, 0);
+}
+
+static uint64_t calls_of(const struct sc_profile *p, uint32_t pid, const char *api)
+{
+	const struct sc_image *im = image_of(p, pid);
+	const struct sc_call *c = im ? find_call(agg_of(im), "app", "libc.so.6", api) : NULL;
+
+	return c ? c->count : 0;
+}
+
+static int skipped(const struct sc_profile *p, const char *name)
+{
+	int n = 0;
+
+	for (size_t i = 0; i < p->nskipped_files; i++)
+		n += !strcmp(p->skipped_files[i].file, name);
+	return n;
+}
+
+static void test_fork_parent(void)
+{
+	const char *dir = mkdir_t("forkparent");
+	struct buf b = { 0 };
+	struct sc_profile p;
+	char err[512];
+	size_t cut;
+	int rc;
+
+	basic_meta(&b);
+	/* 3 bytes into the second entry's record: the first entry is whole */
+	{
+		struct buf c = { 0 };
+
+		meta_header(&c, 100, 0, SC_TIMING_ADAPTIVE, S0, MONO0, 2000000000ull, 0);
+		m_cmdline(&c, "./app", "x");
+		m_object(&c, 0, "/tmp/build/app");
+		m_object(&c, 1, "/usr/lib/x86_64-linux-gnu/libc.so.6");
+		m_entry(&c, 0, 0, 1, "strlen@GLIBC_2.2.5");
+		cut = c.n + 3;
+		free(c.b);
+	}
+	write_meta(dir, 100, 0, &b);
+	basic_thr(dir);
+	child_meta(dir, 200, 100, 0, 1u << 20);         /* past the end: all */
+	child_thr(dir, 200);
+	child_meta(dir, 300, 200, 0, 1u << 20);         /* through 200 */
+	child_thr(dir, 300);
+	child_meta(dir, 400, 999, 0, 1u << 20);         /* missing */
+	child_thr(dir, 400);
+	child_meta(dir, 500, 501, 0, 1u << 20);         /* a cycle */
+	child_meta(dir, 501, 500, 0, 1u << 20);
+	child_meta(dir, 600, 100, 0, cut);
+	child_thr(dir, 600);
+	rc = load(dir, &p, err, sizeof(err));
+	CHECK(rc == 0, "load fork children (%s)", rc ? err : "ok");
+	if (rc == 0) {
+		const struct sc_image *c = image_of(&p, 200), *g = image_of(&p, 300);
+
+		CHECK_EQ(p.nimages, 7, "images");
+		CHECK(c && c->argc == 2 && !strcmp(c->argv[0], "./app"), "child's command inherited");
+		CHECK(c && c->nthreads == 1 && c->threads[0].tid == 200, "child's own thread only");
+		CHECK_EQ(calls_of(&p, 200, "strlen"), 7, "child's strlen calls");
+		CHECK_EQ(calls_of(&p, 200, "memcpy"), 3, "child's memcpy calls");
+		CHECK(g && g->nthreads == 1 && g->threads[0].tid == 300, "grandchild's own thread");
+		CHECK_EQ(calls_of(&p, 300, "strlen"), 7, "grandchild's strlen calls");
+		CHECK_EQ(calls_of(&p, 400, "strlen"), 0, "no parent: no entries");
+		CHECK(image_of(&p, 400) != NULL, "no parent: the child still loads");
+		CHECK_EQ(skipped(&p, "p999-0.meta"), 1, "missing parent named once");
+		CHECK(image_of(&p, 500) && image_of(&p, 501), "a cycle loads");
+		CHECK(skipped(&p, "p500-0.meta") <= 1 && skipped(&p, "p501-0.meta") <= 1 &&
+		      skipped(&p, "p500-0.meta") + skipped(&p, "p501-0.meta") >= 1, "a cycle named");
+		CHECK_EQ(calls_of(&p, 600, "strlen"), 7, "cut: the whole record kept");
+		CHECK_EQ(calls_of(&p, 600, "memcpy"), 0, "cut: the cut record left out");
+		CHECK_EQ(calls_of(&p, 100, "strlen"), 10, "parent's own calls");
+	}
+	unload(&p);
+}
+
 static void expect_error(const char *dir, const char *want, const char *what)
 {
 	struct sc_profile p;
@@ -1776,6 +1889,7 @@ int main(void)
 	test_off_fit();
 	test_binds();
 	test_torn();
+	test_fork_parent();
 	test_errors();
 	test_versions();
 	test_hist_versions();
