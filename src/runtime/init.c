@@ -221,6 +221,7 @@ void sc_fork_child_setup(void)
 		sc_kcpu_process();
 		sc_thread_after_fork();
 		sc_control_after_fork();
+		sc_meta_batch(false);   /* the new meta file's first records */
 	}
 }
 

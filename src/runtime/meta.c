@@ -485,8 +485,10 @@ void sc_meta_reopen_child(void)
 	meta_hdr.start_real_ns = (uint64_t)rt.tv_sec * 1000000000ull + (uint64_t)rt.tv_nsec;
 	meta_hdr.start_tsc = sc_rdtsc();
 	meta_hdr.start_mono_ns = sc_mono_ns();
-	/* the header and the reference in one write: a child killed at any
-	 * moment leaves a file without its parent's objects only if empty */
+	/* the header and the reference, held with the records the fork
+	 * handler writes next (its thread, the control state) for one write
+	 * at its end (init.c): a child killed before has an empty file, and
+	 * nothing counted yet */
 	struct {
 		struct sc_meta_header h;
 		struct sc_meta_rec r;
@@ -494,7 +496,9 @@ void sc_meta_reopen_child(void)
 	} head = {meta_hdr, {SC_M_PARENT, sizeof(parent)}, parent};
 	_Static_assert(sizeof(head) == sizeof(meta_hdr) + sizeof(struct sc_meta_rec) + sizeof(parent),
 		       "no padding");
-	write_all(&head, meta_cont ? sizeof(meta_hdr) : sizeof(head));   /* just made: no check */
+	held_len = meta_cont ? sizeof(meta_hdr) : sizeof(head);
+	memcpy(held, &head, held_len);
+	batch = 1;
 }
 
 /* The pid this image's meta file belongs to. */
