@@ -102,6 +102,25 @@ static bool preloads_us(const char *v)
 	return false;
 }
 
+/* Whether s starts with p, and whether s and t are the same string. By
+ * hand, as preloads_us: strncmp's and strcmp's code are pages of libc a
+ * fork child may not have mapped, and most variables differ at their
+ * first byte. */
+static bool starts(const char *s, const char *p)
+{
+	while (*p)
+		if (*s++ != *p++)
+			return false;
+	return true;
+}
+
+static bool same(const char *s, const char *t)
+{
+	while (*s && *s == *t)
+		s++, t++;
+	return *s == *t;
+}
+
 #define ENV_STACK_MAX 8192
 
 /* One exec-like call, with the environment it passes. */
@@ -146,25 +165,28 @@ static int exec_fixed(const struct exec_call *c)
 	if (!sc_active || !kv_preload[0])
 		return call_real(c, env);
 	for (; env && env[n]; n++) {
-		if (!strncmp(env[n], "LD_PRELOAD=", 11))
+		const char *e = env[n], *k = e + 7;     /* past "SCALER_" */
+		if (starts(e, "LD_PRELOAD="))
 			pre = (int)n;
-		else if (!strncmp(env[n], "SCALER_DIR=", 11))
-			dir = true, nested = strcmp(env[n], kv_dir) != 0;
-		else if (!strncmp(env[n], "SCALER_TIMING=", 14))
+		else if (!starts(e, "SCALER_"))
+			continue;
+		else if (starts(k, "DIR="))
+			dir = true, nested = !same(e, kv_dir);
+		else if (starts(k, "TIMING="))
 			timing = true;
-		else if (!strncmp(env[n], "SCALER_FUNCTIONS=", 17))
+		else if (starts(k, "FUNCTIONS="))
 			functions = true;
-		else if (!strncmp(env[n], "SCALER_ARGS=", 12))
+		else if (starts(k, "ARGS="))
 			args = true;
-		else if (!strncmp(env[n], "SCALER_CALIB=", 13))
+		else if (starts(k, "CALIB="))
 			cal = (int)n;
-		else if (!strncmp(env[n], "SCALER_PAUSED=", 14))
+		else if (starts(k, "PAUSED="))
 			pau = (int)n;
-		else if (!strncmp(env[n], "SCALER_CONTROL_SIGNAL=", 22))
+		else if (starts(k, "CONTROL_SIGNAL="))
 			sig = true;
 	}
 	bool pre_ok = pre >= 0 && preloads_us(env[pre] + 11);
-	bool paused_ok = nested || (pau >= 0 ? !strcmp(env[pau], kv_paused) : !paused);
+	bool paused_ok = nested || (pau >= 0 ? same(env[pau], kv_paused) : !paused);
 	sig = sig || nested;
 	bool calib = sc_inherit_format(kv_calib, sizeof(kv_calib));
 	if (pre_ok && dir && timing && functions && args && sig && !calib && paused_ok)

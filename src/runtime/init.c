@@ -214,14 +214,16 @@ void sc_fork_child_setup(void)
 	if (sc_active && sc_attached)
 		sc_attach_child();              /* only the process attached to */
 	else if (sc_active) {
+		char first[512];        /* the new meta file's first records */
 		sc_pclock_after_fork();
 		sc_objects_after_fork();
 		/* now, while the child has its parent's rights: a worker
 		 * may drop them before its thread's state is made */
 		sc_kcpu_process();
+		sc_meta_reopen_child(first, sizeof(first));
 		sc_thread_after_fork();
 		sc_control_after_fork();
-		sc_meta_batch(false);   /* the new meta file's first records */
+		sc_meta_batch(false);   /* first's records, in one write */
 	}
 }
 
@@ -304,7 +306,7 @@ int sc_start(const char *dir, const char *timing, int argc, char **argv)
 	sc_inherit_set_clock(tsc0, mono0, hz);
 	/* the start-up's records go out together, one write (meta.c); under
 	 * the runtime lock, as a scan's, so that no thread forks a child
-	 * while records are held (the child copies what the file has).
+	 * while records are held (a child refers to what the file has).
 	 * Attached, other threads run and bind meanwhile: as before, only
 	 * the scan batches */
 	if (!sc_attached) {

@@ -69,6 +69,11 @@ static uint64_t file_len;       /* bytes in the file: what a child copies */
  * its two pages stay: giving them back after each batch cost every
  * process an madvise and a TLB flush at start-up */
 static char held[8192] __attribute__((aligned(4096))) SC_LARGE_BSS;
+/* where a batch holds them: held, or while a fork child's handler runs
+ * a buffer on its stack (sc_meta_reopen_child): the child would copy
+ * held's page from its parent's to write a few hundred bytes */
+static char *hold = held;
+static size_t hold_cap = sizeof(held);
 static size_t held_len;
 static int batch;               /* > 0: hold records */
 
@@ -354,7 +359,7 @@ static void put(const void *p, size_t n)
 static void flush_held(void)
 {
 	if (held_len)
-		put(held, held_len);
+		put(hold, held_len);
 	held_len = 0;
 }
 
@@ -364,8 +369,11 @@ void sc_meta_batch(bool on)
 	sc_leaf_lock();
 	if (on)
 		batch++;
-	else if (batch > 0 && --batch == 0)
+	else if (batch > 0 && --batch == 0) {
 		flush_held();
+		hold = held;
+		hold_cap = sizeof(held);
+	}
 	sc_leaf_unlock();
 }
 
@@ -380,11 +388,21 @@ void sc_meta_batch(bool on)
  * every thread, and an 8 KB buffer on the stack would cost each thread
  * two more pages of stack.
  */
+/* strlen without libc's, as sc_copy: a fork child's first call of it
+ * maps one more page of libc's code (a page fault, ~2 us) */
+static size_t str_len(const char *s)
+{
+	size_t n = 0;
+	while (s[n])
+		n++;
+	return n;
+}
+
 void sc_meta_add(uint32_t type, const void *a, size_t alen, const char *str)
 {
 	if (alen > SC_META_ROOM - 1)
 		alen = SC_META_ROOM - 1;
-	size_t slen = str ? strlen(str) + 1 : 0;
+	size_t slen = str ? str_len(str) + 1 : 0;
 	if (alen + slen > SC_META_ROOM)
 		slen = SC_META_ROOM - alen;
 	size_t len = alen + slen;
@@ -412,17 +430,18 @@ void sc_meta_add(uint32_t type, const void *a, size_t alen, const char *str)
 		sc_leaf_lock();
 	/* a new uid is declared before the change, while this file can
 	 * still be reopened: it is never held for later */
-	bool hold = batch && !sig && type != SC_M_UID;
-	if (sig || type == SC_M_UID || (hold && held_len + total > sizeof(held)))
-		flush_held();           /* total <= sizeof(held) */
-	if (hold || total <= sizeof(small)) {
-		char *dst = hold ? held + held_len : small;
+	bool keep = batch && !sig && type != SC_M_UID;
+	if (sig || type == SC_M_UID || (keep && held_len + total > hold_cap))
+		flush_held();
+	keep = keep && total <= hold_cap;       /* (held takes any record) */
+	if (keep || total <= sizeof(small)) {
+		char *dst = keep ? hold + held_len : small;
 		size_t at = 0;
 		for (int i = 0; i < 4; i++) {
 			sc_copy(dst + at, part[i].p, part[i].n);
 			at += part[i].n;
 		}
-		if (hold)
+		if (keep)
 			held_len += total;
 		else
 			put(dst, total);
@@ -446,8 +465,10 @@ void sc_meta_add(uint32_t type, const void *a, size_t alen, const char *str)
 
 /* In a forked child: a new file for the new pid, holding what the parent
  * had described (objects, entries, command line) but not its threads: a
- * reference to the parent's file as it was at the fork (SC_M_PARENT). */
-void sc_meta_reopen_child(void)
+ * reference to the parent's file as it was at the fork (SC_M_PARENT).
+ * Its first records are held in buf (cap bytes, on the fork handler's
+ * stack) until the handler ends the batch (init.c). */
+void sc_meta_reopen_child(char *buf, size_t cap)
 {
 	struct sc_m_parent parent = {.pid = meta_hdr.pid, .gen = sc_gen, .end = file_len};
 	/* (a stream that ended, on a full disk, has been said already) */
@@ -461,6 +482,8 @@ void sc_meta_reopen_child(void)
 	meta_fd = open_new(false, 0, pid);
 	held_len = 0;
 	batch = 0;
+	hold = held;
+	hold_cap = sizeof(held);
 	file_len = 0;
 	/* the parent's mapping is never written here: the child's own, if
 	 * it makes one, replaces it */
@@ -497,7 +520,11 @@ void sc_meta_reopen_child(void)
 	_Static_assert(sizeof(head) == sizeof(meta_hdr) + sizeof(struct sc_meta_rec) + sizeof(parent),
 		       "no padding");
 	held_len = meta_cont ? sizeof(meta_hdr) : sizeof(head);
-	memcpy(held, &head, held_len);
+	if (cap >= held_len) {
+		hold = buf;
+		hold_cap = cap;
+	}
+	memcpy(hold, &head, held_len);
 	batch = 1;
 }
 

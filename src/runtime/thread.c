@@ -517,7 +517,8 @@ void sc_threads_close(void)
 /*
  * fork child: the counters are a shared mapping of the parent's file, so
  * the child must stop writing them before it makes another call. It gets
- * a new meta file and a new counter file for its only thread.
+ * a new counter file for its only thread (its new meta file is made
+ * first: sc_meta_reopen_child).
  *
  * The shadow frames of calls in flight stay, for their return addresses
  * (the stack was copied: the child may still return through them), but
@@ -540,7 +541,6 @@ void sc_thread_after_fork(void)
 	/* nor is the descriptor it kept (still in memory: no thread state
 	 * of the parent's is unmapped before this) */
 	sc_threads_close();
-	sc_meta_reopen_child();
 	if (!t || t == &sc_idle_thread)
 		return;
 	/*
