@@ -528,6 +528,13 @@ void sc_meta_reopen_child(char *buf, size_t cap)
 	batch = 1;
 }
 
+/* Whether this image has its meta file (a fork child's may have none:
+ * a full disk). */
+bool sc_meta_has_file(void)
+{
+	return meta_fd >= 0;
+}
+
 /* The pid this image's meta file belongs to. */
 uint32_t sc_meta_pid(void)
 {

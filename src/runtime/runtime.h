@@ -392,6 +392,7 @@ void sc_meta_add(uint32_t type, const void *a, size_t alen, const char *str) SC_
 #define SC_META_ROOM (SC_META_MAX - sizeof(struct sc_meta_rec) - 8)
 void sc_meta_batch(bool on) SC_HIDDEN;
 void sc_meta_reopen_child(char *buf, size_t cap) SC_HIDDEN;
+bool sc_meta_has_file(void) SC_HIDDEN;
 uint32_t sc_meta_pid(void) SC_HIDDEN;
 /* files.c: the runtime's files in the profile directory, by name */
 int sc_files_init(void) SC_HIDDEN;

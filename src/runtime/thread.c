@@ -181,7 +181,7 @@ static uint64_t cap_for(uint32_t n)
  * replaces the mapping of its parent's file, one system call instead of
  * an munmap too). The state is `reuse` if not NULL, its fields cleared
  * and its frames kept (a fork child's copy of its parent's: see
- * sc_thread_after_fork), else new; either is unmapped on failure. */
+ * sc_thread_after_fork), else new, unmapped on failure. */
 static struct sc_thread *thread_new(void *at, struct sc_thread *reuse)
 {
 	struct sc_thread *t = reuse;
@@ -198,7 +198,8 @@ static struct sc_thread *thread_new(void *at, struct sc_thread *reuse)
 	sc_leaf_lock();
 	if (sc_detached) {                      /* lost the race with detaching */
 		sc_leaf_unlock();
-		munmap(t, sizeof(*t));
+		if (!reuse)
+			munmap(t, sizeof(*t));
 		return NULL;
 	}
 	t->pid = (uint32_t)getpid();
@@ -233,7 +234,8 @@ static struct sc_thread *thread_new(void *at, struct sc_thread *reuse)
 		if (fd >= 0)
 			sc_file_remove(name);   /* an empty file is not a thread */
 		sc_leaf_unlock();
-		munmap(t, sizeof(*t));
+		if (!reuse)
+			munmap(t, sizeof(*t));
 		return NULL;
 	}
 	sc_leaf_unlock();
@@ -514,6 +516,32 @@ void sc_threads_close(void)
 	kept_fd = -1;
 }
 
+/* The header of a fork child's thread that has no file: written by its
+ * returns (last_tsc), never read. Ended, so that the image's end books
+ * nothing in it. */
+static struct sc_thr_header no_file_hdr = {.end_tsc = 1};
+
+/*
+ * The fork child's thread t when it has no file: it stays the current
+ * thread, its frames kept for the returns of the calls in flight
+ * (sc_idle_thread has none: a return through the trampoline would read
+ * below a NULL stack), and counts nothing: cap 0 and a file that cannot
+ * grow send every call it makes through unseen, its cost is never
+ * re-measured, and each return books to sc_inherited_rec (the caller
+ * sets the frames so, and sp, busy and cap as for any child).
+ */
+static void keep_unprofiled(struct sc_thread *t)
+{
+	memset(t, 0, offsetof(struct sc_thread, frames));
+	t->hdr = &no_file_hdr;
+	t->last_tsc = &no_file_hdr.last_tsc;
+	t->sp_base = t->frames;
+	t->sp_end = t->frames + SC_FRAMES;
+	t->cal = sc_cal0;               /* what an exec hands down */
+	t->recal_at = ~(uint64_t)0;
+	t->stuck = true;
+}
+
 /*
  * fork child: the counters are a shared mapping of the parent's file, so
  * the child must stop writing them before it makes another call. It gets
@@ -532,6 +560,10 @@ void sc_threads_close(void)
  * more: the child's thread joined the parallel clock running at its start,
  * and a Wait's return would count it in a second time. The child's time
  * until such a call returns is its caller's.
+ *
+ * A child whose files cannot be made (a full disk, no inode left) keeps
+ * its state too, unprofiled (keep_unprofiled): the calls in flight still
+ * return through its frames.
  */
 void sc_thread_after_fork(void)
 {
@@ -563,11 +595,12 @@ void sc_thread_after_fork(void)
 	struct sc_thr_header *old_hdr = t->hdr;
 	size_t old_len = t->map_len;
 	sc_perf_forget(t);
-	struct sc_thread *n = thread_new(old_len == file_size_for(SC_MAX_ENTRIES) ? old_hdr : NULL, t);
+	void *at = old_len == file_size_for(SC_MAX_ENTRIES) ? old_hdr : NULL;
+	/* a thread's file without its process's is read by no one */
+	struct sc_thread *n = sc_meta_has_file() ? thread_new(at, t) : NULL;
 	if (!n) {
-		/* the parent's file is never the child's, mapped or not */
-		munmap(old_hdr, old_len);
-		return;
+		keep_unprofiled(t);
+		n = t;
 	}
 	/* the shadow stack carried over, its calls the parent's (above) */
 	for (size_t i = 0; i < depth; i++) {

@@ -3,7 +3,8 @@
 (issue 20): planted links and files in the profile directory, a user
 truncating a file a root program has mapped, a full disk, a program that
 starts thousands of threads, drops privileges and closes every descriptor,
-a fork child that drops them with no room left for its files,
+a fork child that drops them with no room left for its files, one
+forked inside a call in flight with no room left,
 a directory scaler did not make, world-readable command lines and a
 command line over 8 KB.
 
@@ -259,6 +260,52 @@ def test_full_fork_drop(a, tmp):
     if rc != 0 or out != "child rings 0\n":
         bad.append("status %d, output %r: want the child, nobody now, to map no ring of "
                    "every task's samples" % (rc, out))
+    return bad
+
+
+def test_full_fork_in_call(a, tmp):
+    """A fork child that cannot make its files (no inode left; or one
+    left, for its metadata and none for its thread's), forked inside a
+    call still in flight (qsort's comparator forks, with fork() and with
+    a raw syscall(SYS_fork)), returns through that call and runs on: its
+    own output and status, one scaler: line on stderr, the profile
+    readable. It died of SIGSEGV: its thread state was dropped for the
+    idle thread's, which has no shadow frames, and the timed return of
+    the call in flight read below a NULL stack."""
+    name = "hostile-full-fork-in-call"
+    mnt = os.path.join(tmp, "small")
+    os.mkdir(mnt)
+    rc, _, err = run(["mount", "-t", "tmpfs", "-o", "size=16m,nr_inodes=64", "tmpfs", mnt])
+    if rc != 0:
+        return skip(name, "cannot mount a tmpfs: %s" % err.strip())
+    bad = []
+    try:
+        for how, room, timing in [(h, r, t) for h in ("fork", "raw") for r in (0, 1)
+                                  for t in ("adaptive", "all")]:
+            prof = os.path.join(mnt, "%s-%d-%s" % (how, room, timing))
+            rc, out, err = run([a.scaler, "record", "--timing", timing, "-o", prof, "--",
+                                a.victim, "forkcall", how, str(room)])
+            what = "%s, %d inode left, --timing %s" % (how, room, timing)
+            if rc != 0 or out != "child back\nchild status 42\n":
+                bad.append("%s: status %d, output %r, stderr %r; want the child back with "
+                           "status 42" % (what, rc, out, err[-300:]))
+                continue
+            lines = err.splitlines()
+            if (len(lines) != 1 or not lines[0].startswith("scaler:")
+                    or "No space left on device" not in lines[0]):
+                bad.append("%s: stderr %r, want one scaler: line about the full disk"
+                           % (what, lines[:4]))
+            # the parent's one thread; with room for its metadata, the
+            # child's process, with none
+            want = [1, 0][:1 + room]
+            got = sorted((len(p["threads"]) for p in report(a.scaler, prof)["processes"]),
+                         reverse=True)
+            if got != want:
+                bad.append("%s: threads of each process %r, want %r" % (what, got, want))
+            shutil.rmtree(prof)
+    finally:
+        if run(["umount", mnt])[0] != 0:
+            run(["umount", "-l", mnt])
     return bad
 
 
@@ -599,6 +646,8 @@ def main():
                  ("hostile-full-disk", test_full_disk, "to mount a small tmpfs"),
                  ("hostile-full-fork-drop", test_full_fork_drop,
                   "to mount a small tmpfs and drop to nobody"),
+                 ("hostile-full-fork-in-call", test_full_fork_in_call,
+                  "to mount a small tmpfs"),
                  ("hostile-drop-closeall", test_drop, "for a program that drops privileges"),
                  ("hostile-planted-after-drop", test_planted_after_drop,
                   "for a program that drops privileges"),

@@ -32,6 +32,14 @@
  *                forks a child that drops to nobody and prints "child
  *                rings N", N the perf rings of record_kcpu.c's size (64
  *                data pages) it still maps; then removes the files.
+ *   forkcall H [K]  as forkfull fills SCALER_DIR (up to 20000 files;
+ *                then removes K of them), then
+ *                forks from inside a call of libc's still in flight:
+ *                qsort's comparator forks (H "fork": fork(); "raw":
+ *                syscall(SYS_fork), no fork handlers), and the child
+ *                returns through qsort, writes "child back" and exits 42.
+ *                Prints "child status S" (or "child signal N"); then
+ *                removes the files.
  */
 #define _GNU_SOURCE
 #include <dirent.h>
@@ -43,6 +51,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -102,18 +111,42 @@ static int count_fds(void)
 	return n - 1;   /* the DIR's own */
 }
 
-static int fork_full(void)
+/* Empty files in SCALER_DIR until none can be made, at most max; how
+ * many were made (unfill removes them). */
+static int fill(int max)
 {
 	const char *dir = getenv("SCALER_DIR");
 	char path[4200];
-	int n = 0, st = 0;
-	for (; dir; n++) {
+	int n = 0;
+	for (; dir && n < max; n++) {
 		snprintf(path, sizeof(path), "%s/fill%d", dir, n);
 		int fd = open(path, O_CREAT | O_EXCL | O_WRONLY, 0600);
 		if (fd < 0)
 			break;
 		close(fd);
 	}
+	return n;
+}
+
+static void unfill_one(int i)
+{
+	const char *dir = getenv("SCALER_DIR");
+	char path[4200];
+	if (dir) {
+		snprintf(path, sizeof(path), "%s/fill%d", dir, i);
+		unlink(path);
+	}
+}
+
+static void unfill(int n)
+{
+	for (int i = 0; i < n; i++)
+		unfill_one(i);
+}
+
+static int fork_full(void)
+{
+	int n = fill(1 << 30), st = 0;
 	fflush(stdout);
 	pid_t pid = fork();
 	if (pid == 0) {
@@ -124,11 +157,40 @@ static int fork_full(void)
 		_exit(0);
 	}
 	waitpid(pid, &st, 0);
-	for (int i = 0; i < n; i++) {
-		snprintf(path, sizeof(path), "%s/fill%d", dir, i);
-		unlink(path);
-	}
+	unfill(n);
 	return WIFEXITED(st) ? WEXITSTATUS(st) : 9;
+}
+
+static int raw_fork;
+static pid_t forked = -1;
+
+/* forks once, inside qsort */
+static int fork_cmp(const void *a, const void *b)
+{
+	if (forked < 0)
+		forked = raw_fork ? (pid_t)syscall(SYS_fork) : fork();
+	return *(const int *)a - *(const int *)b;
+}
+
+static int fork_in_call(const char *how, int room)
+{
+	int n = fill(20000), st = 0, v[2] = {2, 1};
+	for (; room > 0 && n > 0; room--)
+		unfill_one(--n);
+	raw_fork = !strcmp(how, "raw");
+	fflush(stdout);
+	qsort(v, 2, sizeof(v[0]), fork_cmp);
+	if (forked == 0) {
+		write(1, "child back\n", 11);
+		_exit(42);
+	}
+	waitpid(forked, &st, 0);
+	unfill(n);
+	if (WIFEXITED(st))
+		printf("child status %d\n", WEXITSTATUS(st));
+	else
+		printf("child signal %d\n", WIFSIGNALED(st) ? WTERMSIG(st) : -1);
+	return 0;
 }
 
 int main(int argc, char **argv)
@@ -224,11 +286,14 @@ int main(int argc, char **argv)
 	}
 	if (!strcmp(mode, "forkfull"))
 		return fork_full();
+	if (!strcmp(mode, "forkcall") && argc > 2)
+		return fork_in_call(argv[2], argc > 3 ? atoi(argv[3]) : 0);
 	if (!strcmp(mode, "quiet")) {
 		for (int i = 0; i < 3; i++)
 			getppid();
 		return 0;
 	}
-	fprintf(stderr, "usage: victim attack|threads|drop|fill|wait|dropwait|quiet|forkfull [N]\n");
+	fprintf(stderr, "usage: victim attack|threads|drop|fill|wait|dropwait|quiet|forkfull|"
+		"forkcall [N]\n");
 	return 2;
 }
