@@ -519,6 +519,15 @@ int cmd_record(int argc, char **argv)
 	struct sc_argspec spec;
 	if (args && sc_argspec_parse(args, &spec, ferr, sizeof(ferr)) != 0)
 		return cli_usage_error(&record_cmd, "%s", ferr);
+	/* --kernel's period: the per-CPU timers' (record_kcpu.c) and, written
+	 * back as a plain number, the runtime's (perf.c), which gives it in
+	 * each .kst header as the CPU time of a sample */
+	unsigned kperiod = RECORD_KERNEL_PERIOD_NS;
+	const char *kp = getenv("SCALER_KERNEL_PERIOD_NS");
+	if (kernel && kp && *kp &&
+	    parse_uint(kp, RECORD_KERNEL_PERIOD_MIN, RECORD_KERNEL_PERIOD_MAX, &kperiod))
+		return fail("record: SCALER_KERNEL_PERIOD_NS wants nanoseconds from %u to %u, "
+			    "not '%s'", RECORD_KERNEL_PERIOD_MIN, RECORD_KERNEL_PERIOD_MAX, kp);
 	if (optind >= argc)
 		return cli_usage_error(&record_cmd, "no command to run (scaler record [options] "
 				       "[--] CMD [ARG...])");
@@ -564,9 +573,12 @@ int cmd_record(int argc, char **argv)
 	else
 		unsetenv("SCALER_ARGS");
 	if (kernel) {
+		char period[16];
+		snprintf(period, sizeof(period), "%u", kperiod);
+		setenv("SCALER_KERNEL_PERIOD_NS", period, 1);
 		setenv("SCALER_KERNEL", "1", 1);
 		record_kernel_say();
-		record_kcpu_start();
+		record_kcpu_start(kperiod);
 		record_kernel_offcpu(offcpu);
 	} else {
 		unsetenv("SCALER_KERNEL");

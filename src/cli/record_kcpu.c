@@ -39,7 +39,6 @@
 				   samples at 250 Hz, newest kept */
 #define KCPU_MAX 1024           /* as src/runtime/kcpu.c */
 #define MAX_STACK 32
-#define PERIOD_NS 4000000u      /* as src/runtime/perf.c: 250 Hz */
 #define ALIGN_TRIES 20          /* starts of a CPU's timer, at most */
 #define ALIGN_NS 15000          /* close enough to the tick: +-15 us */
 #define ALIGN_ALL_NS 300000000  /* all CPUs' tries, at most (then as is) */
@@ -190,14 +189,12 @@ static int online_cpus(int *cpu, int max)
 	return n;
 }
 
-/* Opens and maps every CPU's event into SCALER_KCPU's value, its scope
- * "run" (filtered to the run cgroup) or "all"; 0, or -1 with errno
- * (nothing left open). */
-static int open_all(char *spec, size_t len, int *ncpu, bool run_only)
+/* Opens and maps every CPU's event, sampling every period ns of CPU
+ * time, into SCALER_KCPU's value, its scope "run" (filtered to the run
+ * cgroup) or "all"; 0, or -1 with errno (nothing left open). */
+static int open_all(char *spec, size_t len, int *ncpu, bool run_only, uint32_t period)
 {
 	static int cpu[KCPU_MAX], fd[KCPU_MAX];
-	const char *kp = getenv("SCALER_KERNEL_PERIOD_NS");
-	unsigned long period = kp ? strtoul(kp, NULL, 10) : 0;
 	size_t ring = (size_t)sysconf(_SC_PAGESIZE) * (1 + KCPU_PAGES);
 	int n = online_cpus(cpu, KCPU_MAX), i, err = 0;
 	size_t at;
@@ -205,8 +202,6 @@ static int open_all(char *spec, size_t len, int *ncpu, bool run_only)
 	bool have_mask = sched_getaffinity(0, sizeof(mask), &mask) == 0;
 	int64_t until = mono_ns() + ALIGN_ALL_NS;
 
-	if (period < 10000 || period > 1000000000)
-		period = PERIOD_NS;             /* perf.c's bounds */
 	if (n <= 0) {
 		errno = ENOENT;
 		return -1;
@@ -252,20 +247,21 @@ static int open_all(char *spec, size_t len, int *ncpu, bool run_only)
 
 /* Opens the events filtered to a run cgroup where one can be made (and
  * *run_only), else unfiltered with why in why; 0, or -1 with errno. */
-static int open_scoped(char *spec, size_t len, int *n, bool *run_only, char *why, size_t wlen)
+static int open_scoped(char *spec, size_t len, int *n, bool *run_only, char *why, size_t wlen,
+		       uint32_t period)
 {
 	*run_only = false;
 	if (getenv("SCALER_KCPU_ALL") && !strcmp(getenv("SCALER_KCPU_ALL"), "1"))
 		snprintf(why, wlen, "SCALER_KCPU_ALL=1");       /* tests of the drop */
 	else if (record_cgroup_make(why, wlen) == 0) {
-		if (open_all(spec, len, n, true) == 0) {
+		if (open_all(spec, len, n, true, period) == 0) {
 			*run_only = true;
 			return 0;
 		}
 		snprintf(why, wlen, "no BPF filter on a per-CPU event: %s", strerror(errno));
 		record_cgroup_remove();
 	}
-	return open_all(spec, len, n, false);
+	return open_all(spec, len, n, false, period);
 }
 
 /* Read end, write end; -1 when the command need not wait. */
@@ -297,7 +293,7 @@ void record_kcpu_release(pid_t pid)
 	gate[0] = gate[1] = -1;
 }
 
-void record_kcpu_start(void)
+void record_kcpu_start(uint32_t period_ns)
 {
 	static char spec[32 * KCPU_MAX];
 	char why[512];
@@ -309,7 +305,8 @@ void record_kcpu_start(void)
 		return;
 	if (getenv("SCALER_KCPU_OFF") && !strcmp(getenv("SCALER_KCPU_OFF"), "1"))
 		errno = EPERM;          /* tests of the fallback */
-	else if (open_scoped(spec, sizeof(spec), &n, &run_only, why, sizeof(why)) == 0) {
+	else if (open_scoped(spec, sizeof(spec), &n, &run_only, why, sizeof(why),
+				period_ns) == 0) {
 		/* where Yama lets a process ptrace only its descendants, the
 		 * profiled ones must reach their ancestor for its events: the
 		 * command (and so its descendants) is declared after the fork,

@@ -7,6 +7,7 @@
 #define SCALER_RECORD_KERNEL_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 /* One `scaler:` line on stderr if kernel stacks cannot be sampled or
@@ -17,10 +18,18 @@ void record_kernel_say(void);
  * here, else 0 with errno's value in *err. */
 int kernel_sampling_allowed(int *err);
 
-/* With --kernel: opens a cpu-clock event per CPU, kept open until exit,
- * and tells the runtime in SCALER_KCPU (record_kcpu.c); else, where only
- * per-thread events are allowed, says so in one `scaler:` line. */
-void record_kcpu_start(void);
+/* --kernel's sampling period in ns of CPU time when
+ * SCALER_KERNEL_PERIOD_NS is not set (as src/runtime/perf.c's: 250 Hz),
+ * and the values it may be set to. */
+#define RECORD_KERNEL_PERIOD_NS 4000000u
+#define RECORD_KERNEL_PERIOD_MIN 10000u
+#define RECORD_KERNEL_PERIOD_MAX 1000000000u
+
+/* With --kernel: opens a cpu-clock event per CPU sampling every period_ns
+ * of CPU time, kept open until exit, and tells the runtime in SCALER_KCPU
+ * (record_kcpu.c); else, where only per-thread events are allowed, says
+ * so in one `scaler:` line. */
+void record_kcpu_start(uint32_t period_ns);
 /* The signed distance in ns of time t from the nearest multiple of
  * period (where record_kcpu_start puts each CPU's timer). */
 int64_t record_kcpu_phase(int64_t t, int64_t period);

@@ -33,6 +33,13 @@ kernel-cpu-tick: per CPU at the default period (4 ms), each CPU's timer
   samples a kernel-bound loop finds of its own in the rings, nine in ten
   at least were taken less than 500 us after a multiple (one in eight
   would be, by chance, from a timer started anywhere).
+kernel-period-env: SCALER_KERNEL_PERIOD_NS written "+1000000" or
+  " 1000000" is 1 ms for the per-CPU timers and for the runtime alike,
+  as "1000000" is: the thread's kernel samples times the period its .kst
+  header gives come to getrandom's time on the CPU (the runtime read 4 ms
+  while the timers fired every 1 ms: 4x the kernel time). A value not a
+  whole number of ns from 10000 to 1000000000 ("1e6", "abc", "5",
+  "1000000x") is refused: one line, status 2, no profile.
 kernel-thread-fallback: SCALER_KCPU_OFF=1 (per-CPU events refused, as a
   test): per-thread events, the same figures.
 kernel-cpu-perfmon: scaler record --kernel run as nobody with CAP_PERFMON
@@ -49,6 +56,7 @@ import json
 import os
 import re
 import shutil
+import struct
 import subprocess
 import tempfile
 
@@ -246,6 +254,52 @@ def drop(t, every):
         in_kernel(second, "thread started after the drop")
 
 
+def kst_samples_ns(prof, pid):
+    """The pid's kernel samples times the period its .kst headers give
+    (format.h, struct sc_kst_header), in ns; and the periods."""
+    ns, periods = 0, set()
+    for name in os.listdir(prof):
+        if name.startswith("p%d-" % pid) and name.endswith(".kst"):
+            with open(os.path.join(prof, name), "rb") as f:
+                period, samples = struct.unpack("<QQ", f.read(64)[24:40])
+            ns += period * samples
+            periods.add(period)
+    return ns, sorted(periods)
+
+
+def period_env(t):
+    bad = []
+    for i, v in enumerate(("1000000", "+1000000", " 1000000")):
+        name = "kc-period-%d" % i
+        out, err, d = record(t, name, ["random"], env={"SCALER_KERNEL_PERIOD_NS": v})
+        if per_cpu_said(err) is None:
+            return skip("kernel-period-env", "per-CPU events not allowed here: %r" %
+                        err.strip()[-200:])
+        rows = getrandom_rows(d)
+        if len(rows) != 1:
+            return bad + ["%r: %d processes with getrandom, want 1" % (v, len(rows))]
+        pid, c = list(rows.items())[0]
+        on = c["total_ns"] - ((c.get("kernel") or {}).get("preempted_ns") or 0)
+        ns, periods = kst_samples_ns(os.path.join(t.tmp, name), pid)
+        if periods != [1000000]:
+            bad.append("%r: .kst periods %r ns, want 1000000" % (v, periods))
+        if not 0.6 * on <= ns <= 1.5 * on:
+            bad.append("%r: kernel samples make %d ns, getrandom was %d ns on the CPU, want "
+                       "0.6 to 1.5 times" % (v, ns, on))
+    for v in ("1e6", "abc", "5", "1000000x"):
+        prof = os.path.join(t.tmp, "kc-period-bad")
+        rc, out, err = run([t.scaler, "record", "--kernel", "-o", prof, "--", t.exe("kcpu"),
+                            "random"], env=dict(os.environ, SCALER_KERNEL_PERIOD_NS=v))
+        lines = err.decode(errors="replace").splitlines()
+        if rc != 2 or len(lines) != 1 or "SCALER_KERNEL_PERIOD_NS" not in lines[0] or out:
+            bad.append("%r: status %d, stdout %r, stderr %r: want it refused in one line"
+                       % (v, rc, out[:80], lines[:3]))
+        if os.path.exists(prof):
+            bad.append("%r: refused, but made %s" % (v, prof))
+            shutil.rmtree(prof)
+    return bad
+
+
 def thread_fallback(t):
     out, err, d = record(t, "kc-thread", ["random"], env={"SCALER_KCPU_OFF": "1"})
     if "scaler: --kernel:" in err:
@@ -338,6 +392,7 @@ def checks(t):
     guarded("kernel-cpu-fork", None, lambda: cpu_fork(t))
     guarded("kernel-cpu-drop", None, lambda: drop(t, False))
     guarded("kernel-cpu-drop-all", None, lambda: drop(t, True))
+    guarded("kernel-period-env", None, lambda: period_env(t))
     guarded("kernel-thread-fallback", None, lambda: thread_fallback(t))
     guarded("kernel-cpu-perfmon", None, lambda: perfmon(t))
     guarded("kernel-unprivileged", None, lambda: unprivileged(t))
