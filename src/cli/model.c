@@ -461,7 +461,10 @@ static void find_unseen(struct sc_agg *a)
 				add_unseen(o, c, ns, ans);
 			}
 		}
-		/* none could hold it: the first pays */
+		/* none could hold it: the first pays. Only where a sum
+		 * saturated: the self times add up to the threads' time, so
+		 * the others' above zero hold at least c's deficit and pass 1,
+		 * which takes them all, leaves nothing */
 		if (left > 0 && !c->nthreads && first < ncomp)
 			add_unseen(&a->comp[first], c, left, aleft);
 	}
