@@ -296,14 +296,16 @@ uint64_t sc_calibrate_start(uint64_t tsc_hz, const struct sc_calib *given)
 		set_recal(tsc_hz);
 		return shown(&sc_cal0);
 	}
+	/* the state and its records, one mapping (a system call less at
+	 * each way) */
 	size_t nrec = (size_t)work_idx + 1;
-	struct sc_thread *t = mmap(NULL, sizeof(*t), PROT_READ | PROT_WRITE,
-				   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	struct sc_rec *recs = mmap(NULL, nrec * sizeof(struct sc_rec),
-				   PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (t == MAP_FAILED || recs == MAP_FAILED)
+	size_t at = (sizeof(struct sc_thread) + 63) / 64 * 64;
+	size_t len = at + nrec * sizeof(struct sc_rec);
+	struct sc_thread *t = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+				   -1, 0);
+	if (t == MAP_FAILED)
 		return 0;
-	t->recs = recs;
+	t->recs = (struct sc_rec *)((char *)t + at);
 	t->cap = t->real_cap = nrec;
 	t->sp = t->sp_base = t->frames;
 	t->sp_end = t->frames + SC_FRAMES;
@@ -326,8 +328,7 @@ uint64_t sc_calibrate_start(uint64_t tsc_hz, const struct sc_calib *given)
 		}
 	}
 	sc_thread_set_current(NULL);
-	munmap(recs, nrec * sizeof(struct sc_rec));
-	munmap(t, sizeof(*t));
+	munmap(t, len);
 	if (!n)
 		return 0;
 	sc_rt_sort(hot, (size_t)n, sizeof(hot[0]), cmp_u64);
