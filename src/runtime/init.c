@@ -246,7 +246,8 @@ static void at_fork_child(void)
 int sc_start(const char *dir, const char *timing, int argc, char **argv)
 {
 	sc_bind_self_to_libc();                 /* before any other libc call */
-	sc_mem_init(sc_shadow_bytes());         /* the shadow tables' room too */
+	size_t shadow_rw, shadow = sc_shadow_bytes(&shadow_rw);
+	sc_mem_init(shadow, shadow_rw);         /* the shadow tables' room too */
 	if (strlen(dir) >= 4000 || !(sc_dir = sc_mem_strdup(dir))) {
 		sc_warn("SCALER_DIR too long; not profiling");
 		return -1;

@@ -31,7 +31,12 @@
  * At start-up (sc_mem_init) one mapping reserves the strings' first page,
  * the scratch region right after it and the shadow tables (sc_mem_table):
  * a mapping each cost an mmap, and their first pages, which every process
- * writes, then share a page-table page.
+ * writes, then share a page-table page. The tables' room past what is
+ * writable from the start (the shadow code's, made writable a step at a
+ * time) has no access: where the kernel never overcommits
+ * (vm.overcommit_memory=2 ignores MAP_NORESERVE), writable private memory
+ * is charged to the commit limit whole, at the start and at every fork,
+ * and memory once writable stays charged.
  */
 #include <stdbool.h>
 #include <stdint.h>
@@ -218,43 +223,56 @@ void sc_mem_trim(void)
 static char *str_at;            /* sc_mem_strdup's room: left bytes at str_at */
 static size_t str_left;
 static char *table;             /* room sc_mem_init kept for sc_mem_table */
-static size_t table_len;
+static size_t table_len, table_rw;
+
+/* len bytes of zeroed address space, nothing committed, the first rw
+ * writable and the rest without access; NULL if none. */
+static char *reserve(size_t len, size_t rw)
+{
+	char *m = mmap(NULL, len, rw < len ? PROT_NONE : PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (m == MAP_FAILED)
+		return NULL;
+	if (rw < len && mprotect(m, rw, PROT_READ | PROT_WRITE) != 0) {
+		munmap(m, len);
+		return NULL;
+	}
+	return m;
+}
 
 /*
  * The start-up reservation: a page for strings, the scratch region and
- * table_bytes for sc_mem_table, one mapping. Before any other call here
- * (else it does nothing); failing, each part is mapped when first needed,
- * as without it.
+ * table_bytes for sc_mem_table (its first table_rw_bytes writable), one
+ * mapping. Before any other call here (else it does nothing); failing,
+ * each part is mapped when first needed, as without it.
  */
-void sc_mem_init(size_t table_bytes)
+void sc_mem_init(size_t table_bytes, size_t table_rw_bytes)
 {
 	if (scratch || str_at || table)
 		return;
-	size_t len = PAGE + SCRATCH + table_bytes;
-	char *m = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
-		       -1, 0);
-	if (m == MAP_FAILED)
+	char *m = reserve(PAGE + SCRATCH + table_bytes, PAGE + SCRATCH + table_rw_bytes);
+	if (!m)
 		return;
 	str_at = m;
 	str_left = PAGE;
 	scratch = m + PAGE;
 	table = scratch + SCRATCH;
 	table_len = table_bytes;
+	table_rw = table_rw_bytes;
 }
 
-/* bytes of zeroed, writable address space (nothing committed) for a table
- * kept as long as the process: sc_mem_init's room when it was made for
- * it, else a mapping of its own; NULL if none. */
-void *sc_mem_table(size_t bytes)
+/* bytes of zeroed address space (nothing committed), the first rw
+ * writable and the rest without access, for a table kept as long as the
+ * process: sc_mem_init's room when it was made for it, else a mapping of
+ * its own; NULL if none. */
+void *sc_mem_table(size_t bytes, size_t rw)
 {
-	if (table && table_len == bytes) {
+	if (table && table_len == bytes && table_rw == rw) {
 		void *t = table;
 		table = NULL;
 		return t;
 	}
-	void *t = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
-		       -1, 0);
-	return t == MAP_FAILED ? NULL : t;
+	return reserve(bytes, rw);
 }
 
 /* A copy of s that lives as long as the process; NULL if no memory. */

@@ -420,12 +420,12 @@ void *sc_mem_grow(void *p, size_t n) SC_HIDDEN;
 void sc_mem_free(void *p) SC_HIDDEN;
 void sc_mem_trim(void) SC_HIDDEN;
 const char *sc_mem_strdup(const char *s) SC_HIDDEN;
-void sc_mem_init(size_t table_bytes) SC_HIDDEN;
-void *sc_mem_table(size_t bytes) SC_HIDDEN;
+void sc_mem_init(size_t table_bytes, size_t table_rw_bytes) SC_HIDDEN;
+void *sc_mem_table(size_t bytes, size_t rw) SC_HIDDEN;
 
 /* shadow.c */
 int sc_shadow_init(void) SC_HIDDEN;
-size_t sc_shadow_bytes(void) SC_HIDDEN;
+size_t sc_shadow_bytes(size_t *rw) SC_HIDDEN;
 /* Allocates an entry; returns its index or -1 (under the lock). */
 long sc_entry_new(void *target, uint32_t flags, uint32_t caller) SC_HIDDEN;
 void *sc_entry_code(uint32_t idx) SC_HIDDEN;

@@ -37,11 +37,15 @@
  * An entry's code is 64 bytes (63 a page) holding its whole counted path
  * and its own jump to the API (arch.h says why); it reaches its target in
  * sc_entry_table by a 32-bit displacement, so the entries' pages are
- * reserved right after the table. All of it (the tables, the edges, room
- * for both kinds of code) is one mapping, readable and writable, and a
- * chunk of code is made read+exec once written: every process makes some
- * (a mapping and an mprotect less per table and chunk at every start-up,
- * doc/performance.md); a page of code never made is not executable.
+ * reserved in the same mapping. All of it (the tables, the edges, room
+ * for both kinds of code) is one mapping (a mapping and an mprotect less
+ * per table and chunk at every start-up, doc/performance.md): the tables
+ * and edges first, readable and writable, then the room for code, which
+ * has no access until a family's chunks are made writable, STEP at a
+ * time (one mprotect), and each is made read+exec once written; a page
+ * of code never made is neither writable nor executable. Room for code
+ * that was writable would be charged whole to the commit limit where the
+ * kernel never overcommits (85 MB in every process and at every fork).
  *
  * Every process touches the first page of the tables and of both kinds of
  * code at start-up, and each page far from the others costs a page-table
@@ -66,6 +70,7 @@
 #define MAX_CHUNKS (SC_MAX_ENTRIES / PER_CHUNK(HOOK_STUB_SIZE) + 1)
 #define ENTRY_CHUNKS (SC_MAX_ENTRIES / PER_CHUNK(ENTRY_CODE_SIZE) + 1)
 #define TABLE_BYTES ((size_t)SC_MAX_ENTRIES * sizeof(struct sc_entry))
+#define STEP 16u        /* chunks of a family made writable at once */
 
 /* the two families of stubs (zero-initialized: .bss, not .data, whose
  * file pages fault in 16 at a time). Chunks are made in order, each in
@@ -74,6 +79,7 @@
 struct family {
 	uint32_t n;                     /* indices given */
 	uint32_t made;                  /* chunks made (and read+exec) */
+	uint32_t writable;              /* chunks made or writable */
 	uint8_t *area;
 };
 static struct family entries, imports;
@@ -138,41 +144,60 @@ static bool write_chunk(struct family *f, uint32_t c)
 	return ok;
 }
 
+/* Makes f's next STEP chunks (fewer at the end of its room) writable. */
+static int next_step(struct family *f)
+{
+	uint32_t max = f == &entries ? ENTRY_CHUNKS : MAX_CHUNKS;
+	uint32_t to = f->writable + STEP < max ? f->writable + STEP : max;
+	if (to <= f->writable) {
+		errno = ENOSPC;
+		return -1;
+	}
+	uint8_t *lo = f == &entries ? chunk_at(f, f->writable) : chunk_at(f, to - 1);
+	if (mprotect(lo, (size_t)(to - f->writable) * CHUNK_BYTES, PROT_READ | PROT_WRITE) != 0)
+		return -1;
+	f->writable = to;
+	return 0;
+}
+
 /* Writes chunk c of f, then makes it read+exec. */
 static int new_chunk(struct family *f, uint32_t c)
 {
 	uint8_t *m = chunk_at(f, c);
-	if (!write_chunk(f, c) || mprotect(m, CHUNK_BYTES, PROT_READ | PROT_EXEC) != 0)
+	if ((c >= f->writable && next_step(f) != 0) || !write_chunk(f, c) ||
+	    mprotect(m, CHUNK_BYTES, PROT_READ | PROT_EXEC) != 0)
 		return -1;
 	__atomic_store_n(&f->made, c + 1, __ATOMIC_RELEASE);
 	return 0;
 }
 
-/* the entry table, room for every import's stub and every entry's code,
- * the imports' edges, the import table, the entries' edges: ~130 MB of
- * address space, nothing committed */
+/* the entry table, the imports' edges, the import table, the entries'
+ * edges (TABLES_BYTES, writable), then room for every import's stub and
+ * every entry's code: ~125 MB of address space, nothing committed */
 #define ENTRY_CODE_BYTES ((size_t)ENTRY_CHUNKS * CHUNK_BYTES)
 #define HOOKS_BYTES ((size_t)SC_MAX_ENTRIES * sizeof(struct sc_hook))
 #define EDGES_BYTES ((size_t)SC_MAX_ENTRIES * sizeof(uint32_t))
 #define STUBS_BYTES ((size_t)MAX_CHUNKS * CHUNK_BYTES)
+#define TABLES_BYTES (TABLE_BYTES + EDGES_BYTES + HOOKS_BYTES + EDGES_BYTES)
 
-size_t sc_shadow_bytes(void)
+size_t sc_shadow_bytes(size_t *rw)
 {
-	return TABLE_BYTES + STUBS_BYTES + ENTRY_CODE_BYTES + EDGES_BYTES + HOOKS_BYTES + EDGES_BYTES;
+	*rw = TABLES_BYTES;
+	return TABLES_BYTES + STUBS_BYTES + ENTRY_CODE_BYTES;
 }
 
 int sc_shadow_init(void)
 {
-	uint8_t *m = sc_mem_table(sc_shadow_bytes());
+	uint8_t *m = sc_mem_table(TABLES_BYTES + STUBS_BYTES + ENTRY_CODE_BYTES, TABLES_BYTES);
 	if (!m) {
 		sc_warn("cannot reserve the shadow table: %s", strerror(errno));
 		return -1;
 	}
 	sc_entry_table = (struct sc_entry *)m;
-	imports.area = entries.area = m + TABLE_BYTES + STUBS_BYTES;
-	import_edge_top = (uint32_t *)(entries.area + ENTRY_CODE_BYTES + EDGES_BYTES);
+	import_edge_top = (uint32_t *)(m + TABLE_BYTES + EDGES_BYTES);
 	sc_hook_table = (struct sc_hook *)import_edge_top;
 	sc_entry_edge = (uint32_t *)((uint8_t *)sc_hook_table + HOOKS_BYTES);
+	imports.area = entries.area = m + TABLES_BYTES + STUBS_BYTES;
 	intptr_t lo = sc_arch_tls_offset(&sc_tls_lim), ro = sc_arch_tls_offset(&sc_tls_recs);
 	if (lo != (int32_t)lo || ro != (int32_t)ro) {
 		sc_warn("thread-local state out of reach of the shadow code");
@@ -183,13 +208,16 @@ int sc_shadow_init(void)
 	const char *b = sc_getenv("SCALER_BARE");
 	bare = b && !strcmp(b, "1");
 	/* both families' first chunks, which every process uses: one page
-	 * pair, one mprotect */
-	if (!write_chunk(&imports, 0) || !write_chunk(&entries, 0) ||
+	 * pair, one mprotect, in the first step of both, another */
+	if (mprotect(chunk_at(&imports, STEP - 1), 2 * STEP * CHUNK_BYTES,
+		     PROT_READ | PROT_WRITE) != 0 ||
+	    !write_chunk(&imports, 0) || !write_chunk(&entries, 0) ||
 	    mprotect(chunk_at(&imports, 0), 2 * CHUNK_BYTES, PROT_READ | PROT_EXEC) != 0) {
 		sc_warn("cannot map shadow code: %s", strerror(errno));
 		return -1;
 	}
 	imports.made = entries.made = 1;
+	imports.writable = entries.writable = STEP;
 	return 0;
 }
 
