@@ -53,7 +53,8 @@
  * imports' stubs grow down from where the entries' code grows up (their
  * first chunks, made together at start-up, are one page pair and one
  * mprotect), and the imports' edges grow down from where the import table
- * grows up.
+ * grows up. That second meeting point lies in the middle of a page (MEET),
+ * so the first 512 edges and the first 128 hooks share one page.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -178,7 +179,11 @@ static int new_chunk(struct family *f, uint32_t c)
 #define HOOKS_BYTES ((size_t)SC_MAX_ENTRIES * sizeof(struct sc_hook))
 #define EDGES_BYTES ((size_t)SC_MAX_ENTRIES * sizeof(uint32_t))
 #define STUBS_BYTES ((size_t)MAX_CHUNKS * CHUNK_BYTES)
-#define TABLES_BYTES (TABLE_BYTES + EDGES_BYTES + HOOKS_BYTES + EDGES_BYTES)
+/* where the import table starts past a page boundary: the imports' edges
+ * and the import table meet in one page (each first page was a fault);
+ * the tables keep a whole page for it, so the code's room stays aligned */
+#define MEET ((size_t)CHUNK_BYTES / 2)
+#define TABLES_BYTES (TABLE_BYTES + EDGES_BYTES + CHUNK_BYTES + HOOKS_BYTES + EDGES_BYTES)
 
 size_t sc_shadow_bytes(size_t *rw)
 {
@@ -194,7 +199,7 @@ int sc_shadow_init(void)
 		return -1;
 	}
 	sc_entry_table = (struct sc_entry *)m;
-	import_edge_top = (uint32_t *)(m + TABLE_BYTES + EDGES_BYTES);
+	import_edge_top = (uint32_t *)(m + TABLE_BYTES + EDGES_BYTES + MEET);
 	sc_hook_table = (struct sc_hook *)import_edge_top;
 	sc_entry_edge = (uint32_t *)((uint8_t *)sc_hook_table + HOOKS_BYTES);
 	imports.area = entries.area = m + TABLES_BYTES + STUBS_BYTES;
