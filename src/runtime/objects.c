@@ -26,7 +26,7 @@
 
 #include "runtime.h"
 
-static struct sc_object objs[SC_MAX_OBJECTS] SC_LARGE_BSS;
+static struct sc_object objs[SC_MAX_OBJECTS] SC_LARGE_BSS SC_LBSS_THIRD;
 static uint32_t n_objs;
 
 uint32_t sc_object_count(void)

@@ -260,7 +260,7 @@ int sc_patch_cmp(const void *a, const void *b)
 /* in TSC ticks (sc_ms_ticks): a clock read through the vDSO would cost a
  * small program two page faults, its time data and libc's clock code */
 #define PEND_MS 1u
-static struct sc_patch pend[PEND_MAX] SC_LARGE_BSS;
+static struct sc_patch pend[PEND_MAX] SC_LARGE_BSS SC_LBSS_SECOND;
 static void *pend_old[PEND_MAX];       /* .bss: shares a page every process writes */
 static uint32_t n_pend;
 static uint64_t pend_since;

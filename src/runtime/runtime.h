@@ -55,6 +55,17 @@
  * each one it writes, and every process zero-fills each one at start.
  */
 #define SC_LARGE_BSS __attribute__((section(".lbss")))
+/*
+ * Of .lbss, every process touches the start of three arrays: meta.c's
+ * batch buffer (page-aligned), patch.c's waiting slots (2 KB) and
+ * objects.c's object table. The linker sorts .lbss by alignment
+ * (--sort-section=alignment, the Makefile), so these two alignments put
+ * the slots right after the buffer, on a page boundary, and the table
+ * right after them: the slots and the first dozen objects share a page,
+ * one page fault where each head was one.
+ */
+#define SC_LBSS_SECOND __attribute__((aligned(2048)))
+#define SC_LBSS_THIRD __attribute__((aligned(1024)))
 
 /* Upper bounds that size virtual reservations; memory is only committed as
  * entries and threads appear. */
