@@ -27,6 +27,10 @@ RT_CFLAGS := $(CFLAGS) -fPIC -fvisibility=hidden -fno-omit-frame-pointer \
 # the linker orders them by alignment, the arrays (32) before the scalars
 # (8, 4), which then share one page.
 RT_LDFLAGS := -Wl,--sort-section=alignment
+# No DT_INIT/DT_FINI (-init/-fini naming no symbol): crti.o's _init and
+# _fini do nothing here, and lie at the two ends of the code, _fini on a
+# page of its own that every exit would fault in.
+RT_LDFLAGS += -Wl,-init=sc_no_init -Wl,-fini=sc_no_fini
 
 # The runtime's own calls of these system-call wrappers go straight to the
 # kernel (src/runtime/sys.c): each is one import fewer for the loader to

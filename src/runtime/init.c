@@ -22,6 +22,10 @@
 #include "args.h"
 #include "runtime.h"
 
+/* glibc's, behind pthread_atfork; __dso_handle is crtbeginS.o's */
+extern int __register_atfork(void (*)(void), void (*)(void), void (*)(void), void *);
+extern void *__dso_handle;
+
 SC_HIDDEN int sc_active;
 SC_HIDDEN const char *sc_dir = "";
 SC_HIDDEN int sc_timing_mode = SC_TIMING_ADAPTIVE;
@@ -315,7 +319,9 @@ int sc_start(const char *dir, const char *timing, int argc, char **argv)
 		sc_meta_batch(true);
 	}
 	write_cmdline(argc, argv);
-	pthread_atfork(at_fork_prepare, at_fork_parent, at_fork_child);
+	/* what libc_nonshared's pthread_atfork does: its stub is linked at
+	 * the end of the code, on a page no other start-up code shares */
+	__register_atfork(at_fork_prepare, at_fork_parent, at_fork_child, __dso_handle);
 	if (!sc_attached)
 		sc_control_init();      /* attached: scaler ctl is refused (no listener) */
 	sc_objects_scan(true);

@@ -127,8 +127,12 @@ static uint32_t affinity_count(void)
 	uint64_t set[16] = {0};         /* 1024 CPUs, as cpu_set_t */
 	long got = syscall(SYS_sched_getaffinity, 0, sizeof(set), set);
 	uint32_t n = 0;
+	/* bit by bit, not __builtin_popcountll: without -mpopcnt that is
+	 * libgcc's __popcountdi2, linked at the end of the code, on a page
+	 * (a page fault) no other start-up code shares */
 	for (long i = 0; i < got / 8 && i < 16; i++)
-		n += (uint32_t)__builtin_popcountll(set[i]);
+		for (uint64_t w = set[i]; w; w &= w - 1)
+			n++;
 	return n;
 }
 
