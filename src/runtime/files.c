@@ -88,6 +88,13 @@ void sc_files_started(void)
 
 static bool closed;
 
+/* Whether fd is open on the file (dev, ino). */
+static bool is_file(int fd, dev_t dev, ino_t ino)
+{
+	struct stat st;
+	return fd >= 0 && sc_fstat(fd, &st) == 0 && st.st_dev == dev && st.st_ino == ino;
+}
+
 /* Detached: the directory's descriptor is closed, and never reopened. */
 void sc_files_close(void)
 {
@@ -101,16 +108,12 @@ void sc_files_close(void)
  * (daemons close every descriptor); -1 if it is gone or another. */
 static int dir(void)
 {
-	struct stat st;
 	if (closed)
 		return -1;
-	if (starting)
-		return dir_fd;
-	if (dir_fd >= 0 && sc_fstat(dir_fd, &st) == 0 && st.st_dev == dir_dev && st.st_ino == dir_ino)
+	if (starting || is_file(dir_fd, dir_dev, dir_ino))
 		return dir_fd;
 	dir_fd = open(sc_dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
-	if (dir_fd >= 0 && (sc_fstat(dir_fd, &st) != 0 || st.st_dev != dir_dev ||
-			    st.st_ino != dir_ino)) {
+	if (dir_fd >= 0 && !is_file(dir_fd, dir_dev, dir_ino)) {
 		close(dir_fd);
 		dir_fd = -1;
 	}
@@ -143,8 +146,7 @@ int sc_file_create(const char *name, int flags, dev_t *dev, ino_t *ino)
  * fork child inherited, which the program may have closed and reused. */
 void sc_file_close_same(int fd, dev_t dev, ino_t ino)
 {
-	struct stat st;
-	if (fd >= 0 && sc_fstat(fd, &st) == 0 && st.st_dev == dev && st.st_ino == ino)
+	if (is_file(fd, dev, ino))
 		close(fd);
 }
 
@@ -163,9 +165,7 @@ void sc_file_remove(const char *name)
  */
 int sc_file_still(int fd, const char *name, dev_t dev, ino_t ino, int flags)
 {
-	struct stat st;
-	if (fd >= 0 && (starting ||
-			(sc_fstat(fd, &st) == 0 && st.st_dev == dev && st.st_ino == ino)))
+	if (fd >= 0 && (starting || is_file(fd, dev, ino)))
 		return fd;
 	int d = dir();
 	if (d < 0)
@@ -173,7 +173,7 @@ int sc_file_still(int fd, const char *name, dev_t dev, ino_t ino, int flags)
 	int nfd = openat(d, name, flags | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
 	if (nfd < 0)
 		return -1;
-	if (sc_fstat(nfd, &st) != 0 || st.st_dev != dev || st.st_ino != ino) {
+	if (!is_file(nfd, dev, ino)) {
 		close(nfd);
 		return -1;
 	}
