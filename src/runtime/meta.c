@@ -503,11 +503,9 @@ void sc_meta_reopen_child(char *buf, size_t cap)
 	/* the child's life starts now, not at its parent's start: its wall
 	 * time is end - start (a postgres backend forked after an hour is not
 	 * an hour old) */
-	struct timespec rt;
-	clock_gettime(CLOCK_REALTIME, &rt);
-	meta_hdr.start_real_ns = (uint64_t)rt.tv_sec * 1000000000ull + (uint64_t)rt.tv_nsec;
+	meta_hdr.start_real_ns = sc_clock_ns(CLOCK_REALTIME);
 	meta_hdr.start_tsc = sc_rdtsc();
-	meta_hdr.start_mono_ns = sc_mono_ns();
+	meta_hdr.start_mono_ns = sc_clock_ns(CLOCK_MONOTONIC);
 	/* the header and the reference, held with the records the fork
 	 * handler writes next (its thread, the control state) for one write
 	 * at its end (init.c): a child killed before has an empty file, and
