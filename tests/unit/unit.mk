@@ -30,27 +30,18 @@ $(ARCH_UNIT:%=$(BUILD)/tests/asan/test_%): $(BUILD)/tests/asan/test_%: tests/uni
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(ASAN_FLAGS) -Itests/unit -o $@ $< arch/$(ARCH)/$*.c
 
-# The runtime's in-place sort (sort.c), alone.
-$(BUILD)/tests/test_sort: tests/unit/test_sort.c tests/unit/check.h src/runtime/sort.c \
-		src/runtime/runtime.h
+# Pieces of the runtime tested alone, test_X.c against src/runtime/X.c:
+# its in-place sort (sort.c) and its reading of its settings (env.c).
+RT_UNIT := sort env
+$(RT_UNIT:%=$(BUILD)/tests/test_%): $(BUILD)/tests/test_%: tests/unit/test_%.c tests/unit/check.h \
+		src/runtime/%.c src/runtime/runtime.h
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) -Itests/unit -Isrc/runtime -o $@ $< src/runtime/sort.c
+	$(CC) $(CFLAGS) -Itests/unit -Isrc/runtime -o $@ $< src/runtime/$*.c
 
-$(BUILD)/tests/asan/test_sort: tests/unit/test_sort.c tests/unit/check.h src/runtime/sort.c \
-		src/runtime/runtime.h
+$(RT_UNIT:%=$(BUILD)/tests/asan/test_%): $(BUILD)/tests/asan/test_%: tests/unit/test_%.c \
+		tests/unit/check.h src/runtime/%.c src/runtime/runtime.h
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) $(ASAN_FLAGS) -Itests/unit -Isrc/runtime -o $@ $< src/runtime/sort.c
-
-# The runtime's reading of its settings (env.c), alone.
-$(BUILD)/tests/test_env: tests/unit/test_env.c tests/unit/check.h src/runtime/env.c \
-		src/runtime/runtime.h
-	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) -Itests/unit -Isrc/runtime -o $@ $< src/runtime/env.c
-
-$(BUILD)/tests/asan/test_env: tests/unit/test_env.c tests/unit/check.h src/runtime/env.c \
-		src/runtime/runtime.h
-	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) $(ASAN_FLAGS) -Itests/unit -Isrc/runtime -o $@ $< src/runtime/env.c
+	$(CC) $(CFLAGS) $(ASAN_FLAGS) -Itests/unit -Isrc/runtime -o $@ $< src/runtime/$*.c
 
 # The runtime's direct system calls (sys.c), linked as the runtime is.
 SYS_WRAP := $(patsubst %,-Wl$(comma)--wrap=%,$(RT_SYSCALLS))
