@@ -35,6 +35,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -199,6 +200,7 @@ static int parse_name(const char *name, struct dirfile *f)
 	if (strcmp(s, ".meta") == 0) {
 		f->is_meta = 1;
 		f->seq = 0;
+		f->is_args = 0;
 		return 1;
 	}
 	if (s[0] != '-' || s[1] != 't')
@@ -361,32 +363,40 @@ int sc_profile_open_run_file(int dirfd, uid_t dir_uid, const uint32_t *uids, siz
 	return trusted_fd(dirfd, dir_uid, uids, nuids, name, 0, st, why, whylen);
 }
 
-/* Read the first `size` bytes of fd (fewer if it shrank meanwhile; what it
- * grew by is left). Returns 0, or -1 with errno. */
-static int read_all(int fd, size_t size, unsigned char **buf, size_t *len)
+/* Extend *buf, fd's first *len bytes, to its first `size` (fewer if it
+ * is shorter: what it grew by meanwhile is left). Returns 0, or -1 with
+ * errno (*buf and *len as far as they got). */
+static int read_upto(int fd, size_t size, unsigned char **buf, size_t *len)
 {
-	unsigned char *b = sc_xrealloc(NULL, size);
-	size_t n = 0;
-
-	while (n < size) {
-		ssize_t r = read(fd, b + n, size - n);
+	*buf = sc_xrealloc(*buf, size ? size : 1);
+	while (*len < size) {
+		ssize_t r = pread(fd, *buf + *len, size - *len, (off_t)*len);
 
 		if (r < 0 && errno == EINTR)
 			continue;
-		if (r < 0) {
-			int e = errno;
-
-			free(b);
-			errno = e;
+		if (r < 0)
 			return -1;
-		}
 		if (r == 0)
 			break;
-		n += (size_t)r;
+		*len += (size_t)r;
 	}
-	*buf = b;
-	*len = n;
 	return 0;
+}
+
+/* A trusted .meta file opened, if it is not larger than any can be.
+ * Returns its descriptor and *st, or -1 with the reason in why. */
+static int open_meta(int dirfd, uid_t dir_uid, const char *name, struct stat *st, char *why,
+		     size_t whylen)
+{
+	int fd = open_trusted(dirfd, dir_uid, name, 0, st, why, whylen);
+
+	if (fd >= 0 && (uint64_t)st->st_size > SC_META_MAX) {
+		snprintf(why, whylen, "%llu bytes, more than a .meta file can hold (%llu)",
+			 (unsigned long long)st->st_size, SC_META_MAX);
+		close(fd);
+		return -1;
+	}
+	return fd;
 }
 
 /* A trusted .meta file's bytes. Returns 0, or -1 with the reason in why. */
@@ -394,19 +404,17 @@ static int read_meta_file(int dirfd, uid_t dir_uid, const char *name, unsigned c
 			  size_t *len, char *why, size_t whylen)
 {
 	struct stat st;
-	int fd = open_trusted(dirfd, dir_uid, name, 0, &st, why, whylen), rc;
+	int fd = open_meta(dirfd, dir_uid, name, &st, why, whylen), rc;
 
 	if (fd < 0)
 		return -1;
-	if ((uint64_t)st.st_size > SC_META_MAX) {
-		snprintf(why, whylen, "%llu bytes, more than a .meta file can hold (%llu)",
-			 (unsigned long long)st.st_size, SC_META_MAX);
-		close(fd);
-		return -1;
-	}
-	rc = read_all(fd, (size_t)st.st_size, buf, len);
-	if (rc < 0)
+	*buf = NULL;
+	*len = 0;
+	rc = read_upto(fd, (size_t)st.st_size, buf, len);
+	if (rc < 0) {
 		snprintf(why, whylen, "cannot read: %s", strerror(errno));
+		free(*buf);
+	}
 	close(fd);
 	return rc;
 }
@@ -445,17 +453,50 @@ static void append_continuations(int dirfd, uid_t dir_uid, const struct dirfile 
 /*
  * A fork child's .meta starts with SC_M_PARENT (format.h): the records of
  * its parent's file up to `end`, but its threads and end, stand in its
- * place. The parent's file is read as any .meta is (read_meta_file) and
- * may refer to its own parent: references are followed PARENT_DEPTH deep
- * at most (a cycle or a made-up chain ends there), and the records taken
- * never make the stream larger than SC_META_MAX. A parent that cannot be
- * read, or a chain cut short, leaves the child's profile without the
- * records from before its fork: its calls to APIs it inherited are not
- * reported (as a child whose parent's file could not be read was before);
- * the parent's file is named once in skipped_files. A reference past the
- * parent's end (a truncated file) takes what there is.
+ * place, and the parent's file may start with its own reference. The
+ * files referred to are read once per load (struct parents), each only
+ * as far as its children refer to it (its first `end` bytes, so N
+ * children of a long-running parent read its start once, not N times
+ * its whole file); a parent's records are copied into each child's
+ * stream (inherit_records). What a reference chain may take is bounded
+ * before it is read or copied: the bytes its references take add up to
+ * SC_META_MAX at most, and so does the stream made with them. A file
+ * met twice on one chain is a cycle: the reference that closes it is
+ * dropped, so every file of a cycle keeps its own records. A parent
+ * that cannot be read, a cycle or a chain over the bound leaves the
+ * child's profile without the records from before its fork: its calls
+ * to APIs it inherited are not reported (as a child whose parent's file
+ * could not be read was before); the parent's file is named once in
+ * skipped_files. A reference past the parent's end (a truncated file)
+ * takes what there is. A chain is as long as it is: a program that forks
+ * a hundred levels deep has each level's records.
  */
-#define PARENT_DEPTH 64
+enum { PF_NEW, PF_WALKING, PF_DONE };
+#define NO_PARENT SIZE_MAX
+/* read of a parent at least: its header and its own SC_M_PARENT */
+#define PARENT_HEAD 4096u
+
+/* A .meta file of the load as fork children's parent. */
+struct parent_file {
+	unsigned char *raw;     /* the file's first len bytes, read as children need */
+	size_t len;
+	bool whole;             /* len is all the file had when read */
+	bool bad;               /* cannot be read, or not a .meta: named already */
+	int state;              /* PF_*: resolve_chain's walk */
+	size_t at;              /* its records after its header and SC_M_PARENT */
+	size_t up;              /* the parent's index in files[], or NO_PARENT */
+	size_t up_end;          /* how far up's records stand in for its SC_M_PARENT */
+	uint64_t chain;         /* the bytes its ancestors' references take */
+};
+
+/* The fork parents of one load: pf[i] is files[i]'s, for its .meta. */
+struct parents {
+	const struct dirfile *files;
+	size_t nfiles;
+	struct parent_file *pf;
+	int dirfd;
+	uid_t dir_uid;
+};
 
 /* The header size of a .meta's bytes, 0 if they do not start with one. */
 static size_t meta_header_size(const unsigned char *buf, size_t size)
@@ -471,6 +512,47 @@ static size_t meta_header_size(const unsigned char *buf, size_t size)
 	return h.header_size;
 }
 
+/* The SC_M_PARENT record that starts a .meta's bytes: 1 and *ref, or 0
+ * (none, or a torn one that load_meta names). *at: where the records
+ * after it (or after the header) start. */
+static int parent_ref(const unsigned char *buf, size_t size, struct sc_m_parent *ref, size_t *at)
+{
+	size_t hsz = meta_header_size(buf, size);
+	struct sc_meta_rec rec;
+
+	*at = hsz;
+	if (!hsz || size - hsz < sizeof(rec) + sizeof(*ref))
+		return 0;
+	memcpy(&rec, buf + hsz, sizeof(rec));
+	if (rec.type != SC_M_PARENT || rec.len < sizeof(*ref) || rec.len > size - hsz - sizeof(rec))
+		return 0;
+	memcpy(ref, buf + hsz + sizeof(rec), sizeof(*ref));
+	*at = hsz + sizeof(rec) + (((size_t)rec.len + 7) & ~(size_t)7);
+	if (*at > size)
+		*at = size;
+	return 1;
+}
+
+/* files[]'s index of p<pid>-<gen>.meta, or NO_PARENT */
+static size_t find_meta(const struct parents *ps, uint32_t pid, uint32_t gen)
+{
+	struct dirfile key = {.pid = pid, .gen = gen, .is_meta = 1};
+	size_t lo = 0, hi = ps->nfiles;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		int c = cmp_dirfile(&ps->files[mid], &key);
+
+		if (c == 0)
+			return mid;
+		if (c < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return NO_PARENT;
+}
+
 /* Names a parent's file whose records a child could not have, once. */
 static void parent_lost(struct sc_profile *p, const char *name, const char *why)
 {
@@ -480,73 +562,190 @@ static void parent_lost(struct sc_profile *p, const char *name, const char *why)
 	skip_file(p, name, "%s; a fork child's records from before its fork are lost", why);
 }
 
-static void resolve_parent(struct sc_profile *p, int dirfd, uid_t dir_uid, unsigned char **buf,
-			   size_t *size, int depth)
-{
-	size_t hsz = meta_header_size(*buf, *size), at, psize, phsz, n, o;
-	struct sc_meta_rec rec;
-	struct sc_m_parent ref;
-	unsigned char *pbuf, *out;
-	char name[64], why[256];
+#define OVER_BOUND "its records and its children's over what a .meta can hold"
 
-	if (!hsz || *size - hsz < sizeof(rec) + sizeof(ref))
-		return;
-	memcpy(&rec, *buf + hsz, sizeof(rec));
-	if (rec.type != SC_M_PARENT || rec.len < sizeof(ref) ||
-	    rec.len > *size - hsz - sizeof(rec))
-		return;         /* none, or a torn one that load_meta names */
-	memcpy(&ref, *buf + hsz + sizeof(rec), sizeof(ref));
-	at = hsz + sizeof(rec) + (((size_t)rec.len + 7) & ~(size_t)7);
-	if (at > *size)
-		at = *size;
-	snprintf(name, sizeof(name), "p%u-%u.meta", ref.pid, ref.gen);
-	if (depth >= PARENT_DEPTH) {
-		parent_lost(p, name, "a chain of fork children too long (or a cycle)");
-		return;
+/*
+ * files[g]'s first `end` bytes (PARENT_HEAD at least; fewer if it is
+ * shorter) in pf[g].raw, read if not yet, unless more than `room` would
+ * be. 0; -1 with why when it cannot be read or is not a .meta (then it
+ * is bad); -2 when over room.
+ */
+static int parent_read(struct parents *ps, struct sc_profile *p, size_t g, uint64_t end,
+		       uint64_t room, char *why, size_t whylen)
+{
+	struct parent_file *f = &ps->pf[g];
+	uint64_t want = end > PARENT_HEAD ? end : PARENT_HEAD;
+	size_t before = f->len;
+	struct stat st;
+	int fd, rc;
+
+	if (f->whole || f->len >= want)
+		return (end < f->len ? end : f->len) > room ? -2 : 0;
+	fd = open_meta(ps->dirfd, ps->dir_uid, ps->files[g].name, &st, why, whylen);
+	if (fd < 0)
+		goto bad;
+	if (want >= (uint64_t)st.st_size)
+		want = (uint64_t)st.st_size;
+	if ((end < want ? end : want) > room) {
+		close(fd);
+		return -2;
 	}
-	if (read_meta_file(dirfd, dir_uid, name, &pbuf, &psize, why, sizeof(why)) < 0) {
-		parent_lost(p, name, why);
-		return;
+	rc = read_upto(fd, (size_t)want, &f->raw, &f->len);
+	close(fd);
+	p->parent_bytes_read += f->len - before;
+	if (rc < 0) {
+		snprintf(why, whylen, "cannot read: %s", strerror(errno));
+		goto bad;
 	}
-	if (ref.end < psize)
-		psize = (size_t)ref.end;
-	resolve_parent(p, dirfd, dir_uid, &pbuf, &psize, depth + 1);
-	phsz = meta_header_size(pbuf, psize);
-	if (!phsz) {
-		parent_lost(p, name, "not a .meta file");
-		free(pbuf);
-		return;
+	f->whole = f->len < want || want == (uint64_t)st.st_size;
+	if (!meta_header_size(f->raw, f->len)) {
+		snprintf(why, whylen, "not a .meta file");
+		goto bad;
 	}
-	/* the parent's records but its threads and end, whole ones only */
-	out = sc_xrealloc(NULL, *size + psize);
-	memcpy(out, *buf, hsz);
-	n = hsz;
-	for (o = phsz; psize - o >= sizeof(rec);) {
+	return 0;
+bad:
+	f->bad = true;
+	return -1;
+}
+
+/*
+ * Files[i]'s ancestors, from buf (its first size bytes): follows the
+ * references up, reading each parent as far as its child refers to it,
+ * to a file without one or one resolved before; every file walked is
+ * PF_DONE after, with up, up_end and chain set.
+ */
+static void resolve_chain(struct parents *ps, struct sc_profile *p, size_t i,
+			  const unsigned char *buf, size_t size)
+{
+	size_t *path = NULL, npath = 0, cap = 0;
+	uint64_t taken = 0;     /* by the references walked */
+
+	for (;;) {
+		struct parent_file *f = &ps->pf[i];
+		struct sc_m_parent ref;
+		char name[64], why[256];
+		uint64_t above;
+		size_t g;
+		int rc;
+
+		f->state = PF_WALKING;
+		f->up = NO_PARENT;
+		f->chain = 0;
+		path = sc_grow(path, &cap, npath + 1, sizeof(*path));
+		path[npath++] = i;
+		if (!parent_ref(buf, size, &ref, &f->at))
+			break;
+		snprintf(name, sizeof(name), "p%u-%u.meta", ref.pid, ref.gen);
+		g = find_meta(ps, ref.pid, ref.gen);
+		if (g == NO_PARENT) {
+			parent_lost(p, name, "no such file in the profile");
+			break;
+		}
+		if (ps->pf[g].state == PF_WALKING) {
+			parent_lost(p, name, "a cycle of fork parents (a file its own ancestor)");
+			break;
+		}
+		if (ps->pf[g].bad) {
+			parent_lost(p, name, "unreadable");     /* named already */
+			break;
+		}
+		above = ps->pf[g].state == PF_DONE ? ps->pf[g].chain : 0;
+		rc = taken + above > SC_META_MAX ? -2 :
+		     parent_read(ps, p, g, ref.end, SC_META_MAX - taken - above, why, sizeof(why));
+		if (rc < 0) {
+			parent_lost(p, name, rc == -2 ? OVER_BOUND : why);
+			break;
+		}
+		f->up = g;
+		f->up_end = ref.end < ps->pf[g].len ? (size_t)ref.end : ps->pf[g].len;
+		taken += f->up_end;
+		if (ps->pf[g].state == PF_DONE)
+			break;
+		i = g;
+		buf = ps->pf[g].raw;
+		size = ps->pf[g].len;
+	}
+	/* down from the top, whose chain is known */
+	while (npath) {
+		struct parent_file *f = &ps->pf[path[--npath]];
+
+		if (f->up != NO_PARENT)
+			f->chain = f->up_end + ps->pf[f->up].chain;
+		f->state = PF_DONE;
+	}
+	free(path);
+}
+
+/* The records of raw[from, to) but threads, ends and references, whole
+ * ones only, to dst; returns their bytes. */
+static size_t take_records(unsigned char *dst, const unsigned char *raw, size_t from, size_t to)
+{
+	struct sc_meta_rec rec;
+	size_t n = 0, o;
+
+	for (o = from; o < to && to - o >= sizeof(rec);) {
 		size_t len;
 
-		memcpy(&rec, pbuf + o, sizeof(rec));
-		if (rec.len > psize - o - sizeof(rec))
+		memcpy(&rec, raw + o, sizeof(rec));
+		if (rec.len > to - o - sizeof(rec))
 			break;
 		len = sizeof(rec) + (((size_t)rec.len + 7) & ~(size_t)7);
-		if (len > psize - o)
-			len = psize - o;
+		if (len > to - o)
+			len = to - o;
 		if (rec.type != SC_M_THREAD && rec.type != SC_M_END && rec.type != SC_M_EXIT &&
 		    rec.type != SC_M_PARENT) {
-			memcpy(out + n, pbuf + o, len);
+			memcpy(dst + n, raw + o, len);
 			n += len;
 		}
 		o += len;
 	}
-	free(pbuf);
-	if (n + (*size - at) > SC_META_MAX) {
-		parent_lost(p, name, "its records and its children's over what a .meta can hold");
-		free(out);
+	return n;
+}
+
+/*
+ * Files[i]'s .meta bytes (*buf, *size) with its ancestors' records, from
+ * the first, in place of its SC_M_PARENT record; unchanged if it has
+ * none, or they cannot be had (said in skipped_files).
+ */
+static void inherit_records(struct parents *ps, struct sc_profile *p, size_t i,
+			    unsigned char **buf, size_t *size)
+{
+	struct parent_file *f = &ps->pf[i];
+	size_t hsz = meta_header_size(*buf, *size), n, d, k, *line;
+	unsigned char *out;
+
+	if (f->state != PF_DONE)
+		resolve_chain(ps, p, i, *buf, *size);
+	if (f->up == NO_PARENT || !hsz || f->at > *size)
+		return;
+	if ((uint64_t)hsz + f->chain + (*size - f->at) > SC_META_MAX) {
+		char name[64];
+
+		snprintf(name, sizeof(name), "p%u-%u.meta", ps->files[f->up].pid,
+			 ps->files[f->up].gen);
+		parent_lost(p, name, OVER_BOUND);
 		return;
 	}
-	memcpy(out + n, *buf + at, *size - at);
+	/* the ancestors, nearest first */
+	for (d = 0, k = i; ps->pf[k].up != NO_PARENT; k = ps->pf[k].up)
+		d++;
+	line = sc_xcalloc(d, sizeof(*line));
+	for (d = 0, k = i; ps->pf[k].up != NO_PARENT; k = ps->pf[k].up)
+		line[d++] = k;
+	out = sc_xrealloc(NULL, hsz + f->chain + (*size - f->at));
+	memcpy(out, *buf, hsz);
+	n = hsz;
+	while (d--) {
+		const struct parent_file *c = &ps->pf[line[d]], *a = &ps->pf[c->up];
+
+		n += take_records(out + n, a->raw, a->at, c->up_end);
+	}
+	memcpy(out + n, *buf + f->at, *size - f->at);
+	n += *size - f->at;
+	free(line);
 	free(*buf);
 	*buf = out;
-	*size = n + (*size - at);
+	*size = n;
 }
 
 static const char *meta_type_name(uint32_t type)
@@ -1614,10 +1813,13 @@ static void load_kstacks(struct sc_profile *p, struct sc_image *im, int dfd, uid
  * if it had nothing to report (an empty .meta: the image died before its
  * header), -1 if its .meta was skipped (then so were its .thr files).
  */
-static int load_image(struct sc_profile *out, int dfd, uid_t dir_uid,
-		      const struct dirfile *files, size_t nfiles, size_t i, size_t *next,
+static int load_image(struct sc_profile *out, struct parents *ps, size_t i, size_t *next,
 		      size_t *capimg)
 {
+	const struct dirfile *files = ps->files;
+	size_t nfiles = ps->nfiles;
+	int dfd = ps->dirfd;
+	uid_t dir_uid = ps->dir_uid;
 	struct sc_image *im;
 	struct meta_state ms;
 	unsigned char *buf;
@@ -1632,7 +1834,7 @@ static int load_image(struct sc_profile *out, int dfd, uid_t dir_uid,
 	if (read_meta_file(dfd, dir_uid, files[i].name, &buf, &size, why, sizeof(why)) < 0)
 		goto skip;
 	append_continuations(dfd, dir_uid, &files[i], &buf, &size);
-	resolve_parent(out, dfd, dir_uid, &buf, &size, 0);
+	inherit_records(ps, out, i, &buf, &size);
 	if (size == 0) {
 		/*
 		 * The runtime creates the file before it has calibrated the
@@ -1760,6 +1962,7 @@ int sc_profile_load(const char *dir, struct sc_profile *out, char *err, size_t e
 	DIR *d;
 	struct dirent *de;
 	struct dirfile *files = NULL;
+	struct parents ps = {0};
 	struct stat dst;
 	size_t nfiles = 0, capfiles = 0, nmeta = 0, i, next, capimg = 0;
 	int dfd, rc = -1;
@@ -1802,9 +2005,10 @@ int sc_profile_load(const char *dir, struct sc_profile *out, char *err, size_t e
 
 	/* declared before use: read strictly (run_uids empty) */
 	nrun_uids = sc_profile_run_uids(dfd, dst.st_uid, &run_uids);
+	ps = (struct parents){files, nfiles, sc_xcalloc(nfiles, sizeof(*ps.pf)), dfd, dst.st_uid};
 	for (i = 0; i < nfiles; i = next) {
 		if (files[i].is_meta) {
-			load_image(out, dfd, dst.st_uid, files, nfiles, i, &next, &capimg);
+			load_image(out, &ps, i, &next, &capimg);
 			continue;
 		}
 		skip_file(out, files[i].name, "no p%u-%u.meta beside it", files[i].pid,
@@ -1821,6 +2025,9 @@ int sc_profile_load(const char *dir, struct sc_profile *out, char *err, size_t e
 	finish_profile(out);
 	rc = 0;
 out:
+	for (i = 0; ps.pf && i < nfiles; i++)
+		free(ps.pf[i].raw);
+	free(ps.pf);
 	closedir(d);
 	free(files);
 	free(run_uids);

@@ -189,6 +189,9 @@ struct sc_profile {
 	int64_t wall_ns;            /* largest wall_ns of any image */
 	size_t nskipped_files;
 	struct sc_skipped_file *skipped_files; /* by file name */
+	/* bytes of fork parents' .meta files read for their children's
+	 * records (profile.c: each file's start, once, as far as referred) */
+	uint64_t parent_bytes_read;
 	/* private: every string above points into blocks owned here */
 	void *strings_;
 };

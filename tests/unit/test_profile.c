@@ -722,6 +722,161 @@ static void test_fork_parent(void)
 	unload(&p);
 }
 
+/* n command lines of 8000 bytes: a big .meta (the last one read wins) */
+static void m_pad(struct buf *b, size_t n)
+{
+	static char pad[8000];
+
+	memset(pad, 'x', sizeof(pad));
+	while (n--)
+		meta_rec(b, SC_M_CMDLINE, pad, sizeof(pad), NULL);
+}
+
+/* p<pid>-0.meta: its reference (none if ppid is 0), `pad` command lines
+ * of padding, then basic_meta's records but its header; returns its size */
+static size_t padded_meta(const char *dir, uint32_t pid, uint32_t ppid, uint64_t end, size_t pad)
+{
+	struct buf b = { 0 }, basic = { 0 };
+	struct sc_m_parent ref = { ppid, 0, end };
+	size_t n;
+
+	meta_header(&b, pid, 0, SC_TIMING_ADAPTIVE, S0, MONO0, 2000000000ull, 0);
+	if (ppid)
+		meta_rec(&b, SC_M_PARENT, &ref, sizeof(ref), NULL);
+	m_pad(&b, pad);
+	basic_meta(&basic);
+	put(&b, basic.b + sizeof(struct sc_meta_header), basic.n - sizeof(struct sc_meta_header));
+	free(basic.b);
+	n = b.n;
+	write_meta(dir, pid, 0, &b);
+	return n;
+}
+
+/*
+ * A loop of references costs nothing: a 16 MB file that is its own
+ * parent is read once, as its image (no parent's bytes), and two that
+ * are each other's read the other once. Before, each of 64 levels read
+ * the whole file again and kept it (a 16 MB file: 19 s and 3 GB).
+ */
+static void test_fork_parent_cycle(void)
+{
+	const char *dir = mkdir_t("forkcycle");
+	struct sc_profile p;
+	char err[512];
+	size_t b_size;
+	int rc;
+
+	padded_meta(dir, 700, 700, 1ull << 40, 2048);
+	child_thr(dir, 700);
+	rc = load(dir, &p, err, sizeof(err));
+	CHECK(rc == 0, "load a file its own parent (%s)", rc ? err : "ok");
+	if (rc == 0) {
+		CHECK_EQ(calls_of(&p, 700, "strlen"), 7, "its own calls");
+		CHECK_EQ(skipped(&p, "p700-0.meta"), 1, "the cycle named");
+		CHECK(p.nskipped_files == 1 && strstr(p.skipped_files[0].reason, "cycle"),
+		      "the reason says a cycle (%zu: %s %s)", p.nskipped_files,
+		      p.nskipped_files ? p.skipped_files[0].file : "",
+		      p.nskipped_files ? p.skipped_files[0].reason : "");
+		CHECK_EQ(p.parent_bytes_read, 0, "no parent's bytes read");
+	}
+	unload(&p);
+
+	dir = mkdir_t("forkcycle2");
+	padded_meta(dir, 710, 711, 1ull << 40, 2048);
+	b_size = padded_meta(dir, 711, 710, 1ull << 40, 2048);
+	child_thr(dir, 710);
+	child_thr(dir, 711);
+	rc = load(dir, &p, err, sizeof(err));
+	CHECK(rc == 0, "load two files each other's parent (%s)", rc ? err : "ok");
+	if (rc == 0) {
+		CHECK_EQ(calls_of(&p, 710, "strlen"), 7, "the first's calls");
+		CHECK_EQ(calls_of(&p, 711, "strlen"), 7, "the second's calls");
+		CHECK_EQ(p.nskipped_files, 1, "the cycle named once");
+		CHECK_EQ(p.parent_bytes_read, b_size, "the second read once as a parent");
+	}
+	unload(&p);
+}
+
+/*
+ * Twenty children of one 1 MB parent read its file once; a child that
+ * refers to the first records of a parent that went on reads only them
+ * (PARENT_HEAD, 4 KB, at least).
+ */
+static void test_fork_parent_shared(void)
+{
+	const char *dir = mkdir_t("forkshared");
+	struct buf b = { 0 };
+	struct sc_profile p;
+	char err[512];
+	size_t psize, end;
+	int rc, all = 1;
+
+	psize = padded_meta(dir, 800, 0, 0, 128);
+	for (uint32_t k = 801; k <= 820; k++) {
+		child_meta(dir, k, 800, 0, psize);
+		child_thr(dir, k);
+	}
+	/* a parent whose entries come first, then 1 MB more */
+	meta_header(&b, 900, 0, SC_TIMING_ADAPTIVE, S0, MONO0, 2000000000ull, 0);
+	m_cmdline(&b, "./app", "x");
+	m_object(&b, 0, "/tmp/build/app");
+	m_object(&b, 1, "/usr/lib/x86_64-linux-gnu/libc.so.6");
+	m_entry(&b, 0, 0, 1, "strlen@GLIBC_2.2.5");
+	end = b.n;
+	m_pad(&b, 128);
+	write_meta(dir, 900, 0, &b);
+	child_meta(dir, 901, 900, 0, end);
+	child_thr(dir, 901);
+	rc = load(dir, &p, err, sizeof(err));
+	CHECK(rc == 0, "load siblings (%s)", rc ? err : "ok");
+	if (rc == 0) {
+		for (uint32_t k = 801; k <= 820; k++)
+			all &= calls_of(&p, k, "strlen") == 7 && calls_of(&p, k, "memcpy") == 3;
+		CHECK(all, "every sibling's calls");
+		CHECK_EQ(calls_of(&p, 901, "strlen"), 7, "the early child's calls");
+		CHECK_EQ(p.nskipped_files, 0, "nothing skipped");
+		CHECK_EQ(p.parent_bytes_read, psize + (end > 4096 ? end : 4096),
+			 "the parents' bytes read once, as far as referred to");
+	}
+	unload(&p);
+}
+
+/* A chain of 200 fork children: each has its inherited entries (a chain
+ * 64 deep was cut), each file is read once as a parent. */
+static void test_fork_chain_deep(void)
+{
+	const char *dir = mkdir_t("forkdeep");
+	struct buf b = { 0 };
+	struct sc_profile p;
+	char err[512], path[600];
+	uint64_t sizes = 0;
+	int rc, all = 1;
+
+	basic_meta(&b);
+	write_meta(dir, 1000, 0, &b);
+	for (uint32_t k = 1001; k <= 1200; k++) {
+		child_meta(dir, k, k - 1, 0, 1u << 20);
+		child_thr(dir, k);
+	}
+	for (uint32_t k = 1000; k < 1200; k++) {
+		struct stat st;
+
+		snprintf(path, sizeof(path), "%s/p%u-0.meta", dir, k);
+		sizes += stat(path, &st) == 0 ? (uint64_t)st.st_size : 0;
+	}
+	rc = load(dir, &p, err, sizeof(err));
+	CHECK(rc == 0, "load a deep chain (%s)", rc ? err : "ok");
+	if (rc == 0) {
+		for (uint32_t k = 1001; k <= 1200; k++)
+			all &= calls_of(&p, k, "strlen") == 7;
+		CHECK(all, "every level's inherited entry");
+		CHECK_EQ(calls_of(&p, 1200, "strlen"), 7, "the deepest level's calls");
+		CHECK_EQ(p.nskipped_files, 0, "nothing skipped");
+		CHECK_EQ(p.parent_bytes_read, sizes, "each parent read once");
+	}
+	unload(&p);
+}
+
 static void expect_error(const char *dir, const char *want, const char *what)
 {
 	struct sc_profile p;
@@ -1890,6 +2045,9 @@ int main(void)
 	test_binds();
 	test_torn();
 	test_fork_parent();
+	test_fork_parent_cycle();
+	test_fork_parent_shared();
+	test_fork_chain_deep();
 	test_errors();
 	test_versions();
 	test_hist_versions();
