@@ -65,6 +65,10 @@ static dev_t meta_dev;
 static ino_t meta_ino;
 static struct sc_meta_header meta_hdr;
 static uint64_t file_len;       /* bytes in the file: what a child copies */
+/* a fork child without a file of its own (its open failed): what its
+ * children refer to instead, its own parent's reference (pid 0: none) */
+static bool no_file;
+static struct sc_m_parent no_file_parent;
 /* records of a batch not yet written (only start-up and dlopen batch);
  * its two pages stay: giving them back after each batch cost every
  * process an madvise and a TLB flush at start-up */
@@ -470,7 +474,13 @@ void sc_meta_add(uint32_t type, const void *a, size_t alen, const char *str)
  * stack) until the handler ends the batch (init.c). */
 void sc_meta_reopen_child(char *buf, size_t cap)
 {
+	/* the nearest ancestor's file (this image's, unless it has none);
+	 * none in a continuation, whose name and length are not the file's */
 	struct sc_m_parent parent = {.pid = meta_hdr.pid, .gen = sc_gen, .end = file_len};
+	if (no_file)
+		parent = no_file_parent;
+	else if (meta_cont)
+		parent.pid = 0;
 	/* (a stream that ended, on a full disk, has been said already) */
 	if (meta_cont)
 		sc_warn("%s/%s is a continuation; a forked child's profile lacks its objects",
@@ -497,7 +507,9 @@ void sc_meta_reopen_child(char *buf, size_t cap)
 	 * withdraws the rings it mapped only in the image's own process */
 	meta_hdr.pid = pid;
 	meta_hdr.ppid = (uint32_t)getppid();
-	if (meta_fd < 0)
+	no_file = meta_fd < 0;
+	no_file_parent = parent;
+	if (no_file)
 		return;
 	meta_hdr.gen = sc_gen;
 	/* the child's life starts now, not at its parent's start: its wall
@@ -517,7 +529,7 @@ void sc_meta_reopen_child(char *buf, size_t cap)
 	} head = {meta_hdr, {SC_M_PARENT, sizeof(parent)}, parent};
 	_Static_assert(sizeof(head) == sizeof(meta_hdr) + sizeof(struct sc_meta_rec) + sizeof(parent),
 		       "no padding");
-	held_len = meta_cont ? sizeof(meta_hdr) : sizeof(head);
+	held_len = parent.pid ? sizeof(head) : sizeof(meta_hdr);
 	if (cap >= held_len) {
 		hold = buf;
 		hold_cap = cap;

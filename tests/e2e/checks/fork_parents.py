@@ -7,6 +7,12 @@ waits once (the last neither). Every one of the 101 processes has exactly
 those counts: each has the import the first process bound, through a
 chain of 100 references (a chain over 64 was cut, its deepest levels'
 calls unreported).
+fork-child-no-file: sc_forkchain 3 1, whose level 1 is forked with no
+descriptor to spare: the runtime cannot create its file (the profile has
+levels 0, 2 and 3 only). Its child referred to p<level 1>-<gen>.meta,
+which does not exist (or, after pid reuse, is another process's): levels
+2 and 3 lost their calls. Now they refer to level 0's file: b_mul 1, 3
+and 4 calls, nothing skipped.
 fork-cycle-bounded: sc_fork's child's reference is made to name the
 child's own file, with 64 MB of records after it. The report ends under
 a 1 GB address-space limit, exit 0, names the file as a cycle, and keeps
@@ -56,6 +62,24 @@ def fork_chain(t):
     return bad[:5]
 
 
+def fork_no_file(t):
+    prof = os.path.join(t.tmp, "nofile")
+    rc0, out0, _ = run([t.exe("forkchain"), "3", "1"])
+    rc, out, err = run([t.scaler, "record", "-o", prof, "--", t.exe("forkchain"), "3", "1"])
+    if rc != 0 or rc0 != 0 or out != out0:
+        return ["record exited %d, output %r (without scaler %d, %r): %s"
+                % (rc, out, rc0, out0, err[-300:])]
+    d = report_json_of(t.scaler, prof)
+    got = sorted(calls(p, "b_mul") for p in d["processes"])
+    bad = []
+    if got != [1, 3, 4]:
+        bad.append("b_mul per process %r, want [1, 3, 4] (levels 0, 2, 3; level 1 has "
+                   "no file)" % got)
+    if d.get("skipped_files"):
+        bad.append("files skipped: %r" % d["skipped_files"][:3])
+    return bad
+
+
 def rec(rtype, payload):
     return struct.pack("<II", rtype, len(payload)) + payload + b"\0" * (-len(payload) % 8)
 
@@ -101,4 +125,5 @@ def fork_cycle(t):
 
 def checks(t):
     guarded("fork-chain-deep", t.variant, lambda: fork_chain(t))
+    guarded("fork-child-no-file", t.variant, lambda: fork_no_file(t))
     guarded("fork-cycle-bounded", t.variant, lambda: fork_cycle(t))
