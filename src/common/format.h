@@ -340,6 +340,10 @@ enum sc_perf_kind {
 /* sc_thr_header.perf_flags */
 #define SC_PERF_F_UNTIMED 1u    /* off_untimed and sc_rec.rblocked are kept */
 #define SC_PERF_F_ONCPU 2u      /* off_p is kept, wpticks leaves out time off-CPU */
+/* until its ring opened (or all its life, if it never needed one) the
+ * thread's time off-CPU was measured from its own CPU clock (perf.c,
+ * doc/design.md): a call that never left the CPU has Wait 0, exactly */
+#define SC_PERF_F_CLOCK 4u
 _Static_assert(sizeof(struct sc_thr_header) <= SC_THR_HEADER_SIZE, "thread header");
 
 /*

@@ -4,7 +4,10 @@
  * in the kernel went (kernel stacks sampled on its CPU time); both given
  * to the timed calls they happened in.
  *
- * Each thread opens one perf event for itself (pid 0, cpu -1): a dummy
+ * Each thread opens one perf event for itself (pid 0, cpu -1), when it
+ * first leaves the CPU inside a timed call or after a few timed returns
+ * (below, "before the ring": until then it measures from its own CPU
+ * clock), or at its start with --kernel: a dummy
  * software event with context_switch (allowed unprivileged while
  * perf_event_paranoid <= 2: user-space events only), or with --kernel a
  * cpu-clock event that also samples, excluding user space, with kernel
@@ -47,6 +50,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -72,7 +76,27 @@ static bool want_kernel;        /* SCALER_KERNEL=1 (record --kernel) */
  * costs (bench); 10 us to 1 s */
 static uint32_t kernel_period_ns = KERNEL_PERIOD_NS;
 static bool perf_off;           /* SCALER_PERF=off: tests of the fallback */
+static bool perf_denied;        /* a switch event was refused (EACCES, ...) */
 static uint64_t tsc_hz;
+
+/*
+ * The ring of a thread that has not opened its own yet (below, "before
+ * the ring"): no kernel writes it, and its data_head (1) never equals the
+ * thread's ring_tail (0), so the trampoline sends each of the thread's
+ * timed returns to sc_perf_return (.Lret_ring), with no change to its
+ * path for a thread that has a ring. Read-only: no code reads past its
+ * head, writes its tail or unmaps it (lazy()).
+ */
+static const struct perf_event_mmap_page lazy_ring = {.data_head = 1};
+
+static bool lazy(const struct sc_thread *t)
+{
+	return t->ring == &lazy_ring;
+}
+
+static bool lazy_start(struct sc_thread *t);
+static uint64_t lazy_open_gap(const struct sc_thread *t, uint64_t now, uint64_t *at,
+			      uint64_t *out_at, bool *preempt);
 
 void sc_perf_init(uint64_t hz)
 {
@@ -167,8 +191,12 @@ static bool ring_open(struct sc_thread *t)
 		kind = SC_PERF_KERNEL;
 	else if (!perf_off && (fd = event_open(false, false)) >= 0)
 		kind = SC_PERF_SWITCHES;
-	if (fd < 0)
+	if (fd < 0) {
+		/* refused, not short of something: so will every thread's be */
+		if (!perf_off && errno != EMFILE && errno != ENFILE && errno != ENOMEM)
+			perf_denied = true;
 		return false;
+	}
 	size_t len;
 	void *m = ring_map(fd, kind == SC_PERF_KERNEL && !kcpu, &len);
 	if (m == MAP_FAILED)
@@ -229,18 +257,29 @@ void sc_perf_uid_change(void)
 	munmap(r, rlen);
 }
 
-/* The clock hears whether this thread's preemptions are measured. */
+/*
+ * The clock hears whether this thread's preemptions are measured. A
+ * thread starts without its ring (lazy_start) unless it samples kernel
+ * stacks from its start (--kernel) or perf events were refused already.
+ */
 void sc_perf_thread_start(struct sc_thread *t)
 {
+	if (!perf_off && !want_kernel) {
+		if (perf_denied || lazy_start(t)) {
+			sc_pclock_oncpu(!perf_denied);
+			return;
+		}
+	}
 	sc_pclock_oncpu(ring_open(t));
 }
 
 void sc_perf_thread_end(struct sc_thread *t)
 {
 	struct perf_event_mmap_page *r = t->ring;
+	bool own = !lazy(t);
 	t->ring = NULL;
 	t->kring = NULL;
-	if (r)
+	if (r && own)
 		munmap(r, t->perf.ring_len);
 	if (t->perf.kst)
 		munmap(t->perf.kst, t->perf.kst_len);
@@ -573,6 +612,8 @@ uint64_t sc_perf_open_gap(const struct sc_thread *t, uint64_t now, uint64_t *at,
 	const struct perf_event_mmap_page *pg = t->ring;
 	if (!pg)
 		return 0;
+	if (lazy(t))
+		return lazy_open_gap(t, now, at, out_at, preempt);
 	uint64_t head = __atomic_load_n(&pg->data_head, __ATOMIC_ACQUIRE), tail = t->ring_tail;
 	uint64_t size = pg->data_size, out_ns = 0;
 	const char *data = (const char *)pg + pg->data_offset;
@@ -634,6 +675,286 @@ void sc_perf_reset(struct sc_thread *t, uint64_t from)
 }
 
 /*
+ * The runtime's work since TSC now (a read of the ring, of the thread's
+ * clocks) is its own time, not the calls' in flight below frame f: their
+ * starts move on by it (as sc_recalibrate's), and the kernel's records
+ * in it are no call's (quiet).
+ */
+static void quiet_since(struct sc_thread *t, struct sc_frame *f, uint64_t now)
+{
+	uint64_t end = sc_rdtsc(), d = end > now ? end - now : 0;
+	t->perf.quiet_from = now;
+	t->perf.quiet_to = end;
+	for (struct sc_frame *g = t->sp_base; g < f; g++) {
+		g->tsc += d;
+		if (g->trec) {
+			g->ttsc += d;
+			g->ttsc2 += d;
+		}
+	}
+}
+
+/* ---- before the ring: the thread's own clocks ----------------------- */
+
+/*
+ * A thread opens its ring when it first needs it: a small program's
+ * threads make a few timed returns and never leave the CPU inside a call,
+ * and a ring costs a thread ~15 us (event, mapping, unmapping), twice per
+ * start of a program through a profiled shell (the fork child, the
+ * image). Until then its ring is lazy_ring, so each of its timed returns
+ * comes here (lazy_take): the time it spent off the CPU since its
+ * previous one is the wall time less its CPU time (CLOCK_THREAD_CPUTIME_ID).
+ * Some always passes unseen (clock reads apart, a VM's steal, interrupts):
+ * over LAZY_EPS_NS, the kernel's count of its context switches (getrusage)
+ * says whether it really left the CPU, and how (a voluntary switch:
+ * blocked; only involuntary ones: preempted). Then the calls in flight
+ * get that time (lazy_give) and the thread opens its ring at once, so
+ * that every later figure comes from the switch records. After
+ * LAZY_RETURNS timed returns it opens the ring anyway: a thread's lazy
+ * phase costs at most that many returns of ~0.37 us more than a ring's (a
+ * call into C, a system call), ~6 us, less than half the ring it may then
+ * open (doc/performance.md).
+ *
+ * The wall time is the TSC's, at the rate measured at start-up (0.1 %):
+ * enough to tell that nothing happened in a short interval. Over
+ * LAZY_EPS_NS or LAZY_PRECISE_NS, it is CLOCK_MONOTONIC's, interpolated
+ * between the pair read now and the last one (lazy_atsc, lazy_ans), as
+ * the ring's records are placed. By the system call, not the vDSO: its
+ * first read costs a process that never used it two page faults.
+ */
+#define LAZY_RETURNS 16u
+#define LAZY_EPS_NS 2000u
+#define LAZY_PRECISE_NS 1000000u
+
+static uint64_t ticks_ns(uint64_t ticks)
+{
+	return (uint64_t)((unsigned __int128)ticks * 1000000000u / tsc_hz);
+}
+
+/* CLOCK_MONOTONIC at TSC `at`, on the line through the pairs (atsc0,
+ * ans0) and (atsc1, ans1) */
+static uint64_t mono_at(uint64_t at, uint64_t atsc0, uint64_t ans0, uint64_t atsc1, uint64_t ans1)
+{
+	if (atsc1 <= atsc0 || ans1 <= ans0)
+		return ans1 - ticks_ns(atsc1 > at ? atsc1 - at : 0);
+	long double r = (long double)(ans1 - ans0) / (long double)(atsc1 - atsc0);
+	long double ns = (long double)ans1 - ((long double)atsc1 - (long double)at) * r;
+	return ns <= 0 ? 0 : (uint64_t)ns;
+}
+
+/* The thread's voluntary and involuntary context switches so far (the
+ * system call: libc's getrusage would be one more import to look up in
+ * every process, sys.c) */
+static bool switches(long *vol, long *invol)
+{
+	struct rusage ru;
+	if (syscall(SYS_getrusage, RUSAGE_THREAD, &ru) != 0)
+		return false;
+	*vol = ru.ru_nvcsw;
+	*invol = ru.ru_nivcsw;
+	return true;
+}
+
+/* The thread starts on lazy_ring, measured (SC_PERF_SWITCHES, with
+ * SC_PERF_F_CLOCK): false if its CPU clock cannot be read, or before
+ * sc_perf_init (attached to a running process: no TSC rate) */
+static bool lazy_start(struct sc_thread *t)
+{
+	struct sc_perf *pf = &t->perf;
+	if (!tsc_hz)
+		return false;
+	pf->lazy_atsc = sc_rdtsc();
+	pf->lazy_ans = sc_clock_ns(CLOCK_MONOTONIC);
+	pf->lazy_tsc = sc_rdtsc();
+	pf->lazy_cpu = sc_thread_cpu_ns(0);
+	if (!pf->lazy_ans || !pf->lazy_cpu || !switches(&pf->lazy_nvcsw, &pf->lazy_nivcsw))
+		return false;
+	pf->lazy_left = LAZY_RETURNS;
+	pf->kind = SC_PERF_SWITCHES;
+	t->hdr->perf_kind = SC_PERF_SWITCHES;
+	t->hdr->perf_flags = SC_PERF_F_UNTIMED | SC_PERF_F_ONCPU | SC_PERF_F_CLOCK;
+	t->ring_tail = 0;
+	t->ring = (struct perf_event_mmap_page *)&lazy_ring;
+	return true;
+}
+
+/*
+ * `gap` ticks off the CPU, blocked or preempted, somewhere between the
+ * thread's previous timed return (TSC prev) and the return of frame f
+ * now. Where in it is not known: the calls in flight take it innermost
+ * first, each at most the part of the interval it alone spans (f: its
+ * own elapsed time; a call below it: from the later of prev and its
+ * start up to the start of the call above it), as a ring's gaps go to
+ * the innermost call in flight; what is left lay before the outermost
+ * call's start, when no timed call was in flight (off_untimed, as the
+ * ring's gaps there). A call that was on the CPU inside the interval
+ * may so be given time lost before its start: at most its own time on
+ * the CPU (f gets min(gap, elapsed), while the gap inside it is its
+ * elapsed time less that), nothing when the interval lies inside it.
+ */
+static void lazy_give(struct sc_thread *t, struct sc_frame *f, uint64_t prev, uint64_t now,
+		      uint64_t gap, bool blocked)
+{
+	if (prev < t->perf.floor_tsc)
+		prev = t->perf.floor_tsc;       /* since a reset only */
+	uint64_t end = now;
+	for (struct sc_frame *g = f; g >= t->sp_base; g--) {
+		uint64_t from = g->t0 > prev ? g->t0 : prev, room = end > from ? end - from : 0;
+		if (g == f && room > (now > f->tsc ? now - f->tsc : 0))
+			room = now > f->tsc ? now - f->tsc : 0;
+		uint64_t x = gap < room ? gap : room;
+		if (x) {
+			give(g, blocked ? x : 0, blocked ? 0 : x, 0);
+			give_off(t, g, x);
+			gap -= x;
+		}
+		if (!gap || g->t0 <= prev)
+			return;         /* the interval began inside g */
+		end = g->t0;
+	}
+	uint64_t room = end > prev ? end - prev : 0, x = gap < room ? gap : room;
+	uint64_t paused = sc_control_paused_in(prev, end);
+	x = x > paused ? x - paused : 0;
+	if (blocked)
+		t->hdr->off_untimed += x;
+	uint64_t k = __atomic_load_n(&sc_pclock.tk, __ATOMIC_RELAXED) & 0xffff;
+	t->hdr->off_p += sc_pclock_share(x, k);
+}
+
+/*
+ * The thread opens its ring, now that it needs it, and the time it spent
+ * off the CPU before (`gap`, between TSC prev and now) goes to the calls
+ * in flight. If perf events cannot be had, the thread is measured no
+ * more (SC_PERF_NONE, as one whose ring could not be opened at its start)
+ * and the gap goes nowhere.
+ */
+static void lazy_open(struct sc_thread *t, struct sc_frame *f, uint64_t prev, uint64_t now,
+		      uint64_t gap, bool blocked)
+{
+	if (!ring_open(t)) {
+		t->ring = NULL;
+		t->perf.kind = SC_PERF_NONE;
+		t->hdr->perf_kind = SC_PERF_NONE;
+		t->hdr->perf_flags = 0;
+		sc_pclock_oncpu(false);
+		return;
+	}
+	t->hdr->perf_flags |= SC_PERF_F_CLOCK;
+	if (gap)
+		lazy_give(t, f, prev, now, gap, blocked);
+}
+
+/*
+ * A timed return (frame f, at TSC now) of a thread on lazy_ring: its
+ * clocks are read, the time it spent off the CPU since its previous one
+ * found, and its ring opened if it left the CPU or if this return is its
+ * LAZY_RETURNS-th (count: a return's own reading; a tail call's, before
+ * it, counts none). False when it interrupted the thread's own reading
+ * (a signal handler's timed return): the read is left to that one.
+ */
+static bool lazy_take(struct sc_thread *t, struct sc_frame *f, uint64_t now, bool count)
+{
+	struct sc_perf *pf = &t->perf;
+	if (pf->reading)
+		return false;
+	pf->reading = true;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	uint64_t tsc = sc_rdtsc(), cpu = sc_thread_cpu_ns(0), off = 0;
+	uint64_t used = cpu > pf->lazy_cpu ? cpu - pf->lazy_cpu : 0;
+	uint64_t wall = ticks_ns(tsc - pf->lazy_tsc);
+	bool open = false, blocked = false;
+	if (cpu < pf->lazy_cpu || wall > used + LAZY_EPS_NS || wall > LAZY_PRECISE_NS) {
+		/* a vfork child runs in its parent's thread state: its clocks
+		 * are not the thread's, nor its ring */
+		if ((uint32_t)syscall(SYS_gettid) != t->tid)
+			goto out;
+		uint64_t atsc = sc_rdtsc(), ans = sc_clock_ns(CLOCK_MONOTONIC);
+		uint64_t w1 = mono_at(tsc, pf->lazy_atsc, pf->lazy_ans, atsc, ans);
+		uint64_t w0 = mono_at(pf->lazy_tsc, pf->lazy_atsc, pf->lazy_ans, atsc, ans);
+		wall = ans && w1 > w0 ? w1 - w0 : 0;
+		long vol, invol;
+		if (cpu >= pf->lazy_cpu && wall > used + LAZY_EPS_NS && switches(&vol, &invol)) {
+			if (vol != pf->lazy_nvcsw || invol != pf->lazy_nivcsw) {
+				off = wall - used;
+				blocked = vol != pf->lazy_nvcsw;
+				open = true;
+			}
+			pf->lazy_nvcsw = vol;
+			pf->lazy_nivcsw = invol;
+		}
+		if (ans) {
+			pf->lazy_atsc = atsc;
+			pf->lazy_ans = ans;
+		}
+	}
+	if (count && pf->lazy_left && --pf->lazy_left == 0)
+		open = true;
+	uint64_t prev = pf->lazy_tsc;
+	pf->lazy_tsc = tsc;
+	pf->lazy_cpu = cpu;
+	if (open)
+		lazy_open(t, f, prev, now, ns_ticks(off), blocked);
+	quiet_since(t, f, now);
+out:
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	pf->reading = false;
+	return true;
+}
+
+/* The run state of thread tid of this process ('R', 'S', 'D', ...), 0
+ * if unknown: the field after the name in its stat file. */
+static char thread_state(uint32_t tid)
+{
+	char path[64], buf[512];
+	snprintf(path, sizeof(path), "/proc/self/task/%u/stat", tid);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	ssize_t n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return 0;
+	buf[n] = 0;
+	const char *p = strrchr(buf, ')');
+	return p && p[1] == ' ' ? p[2] : 0;
+}
+
+/*
+ * sc_perf_open_gap for a thread on lazy_ring, another than the caller:
+ * its time off the CPU since its last timed return, if more than
+ * LAZY_EPS_NS, as off the CPU now (blocked if it sleeps, else
+ * preempted), given to its innermost call in flight (*at = now). Its
+ * fields are read while it may change them: a torn read gives a wrong
+ * figure, which its call's elapsed time bounds (credit_in_flight).
+ */
+static uint64_t lazy_open_gap(const struct sc_thread *t, uint64_t now, uint64_t *at,
+			      uint64_t *out_at, bool *preempt)
+{
+	const struct sc_perf *pf = &t->perf;
+	if (t == sc_tls_thread)
+		return 0;               /* on the CPU: running this */
+	uint64_t prev = __atomic_load_n(&pf->lazy_tsc, __ATOMIC_RELAXED);
+	uint64_t prev_cpu = __atomic_load_n(&pf->lazy_cpu, __ATOMIC_RELAXED);
+	uint64_t tsc = sc_rdtsc(), cpu = sc_thread_cpu_ns(t->tid);
+	uint64_t atsc = sc_rdtsc(), ans = sc_clock_ns(CLOCK_MONOTONIC);
+	if (!cpu || !ans || cpu < prev_cpu || tsc < prev)
+		return 0;
+	uint64_t w1 = mono_at(tsc, pf->lazy_atsc, pf->lazy_ans, atsc, ans);
+	uint64_t w0 = mono_at(prev, pf->lazy_atsc, pf->lazy_ans, atsc, ans);
+	uint64_t wall = w1 > w0 ? w1 - w0 : 0;
+	if (wall <= cpu - prev_cpu + LAZY_EPS_NS)
+		return 0;
+	char state = thread_state(t->tid);
+	if (!state)
+		return 0;
+	uint64_t off = wall - (cpu - prev_cpu);
+	*preempt = state == 'R';
+	*at = now;
+	*out_at = ans > off ? ans - off : 0;
+	return ns_ticks(off);
+}
+
+/*
  * The weight the trampoline gives the timed call of frame f ending now
  * (trampoline.S, .Lweighted): its record's period, the one in force when
  * the span that ends here was drawn (not that span's length, which would
@@ -675,18 +996,7 @@ static bool catch_up(struct sc_thread *t, struct sc_frame *f, uint64_t now)
 			sc_kcpu_read(t, a.ns1, take_sample, &a);
 		t->perf.anchor_tsc = a.tsc1;
 		t->perf.anchor_ns = a.ns1;
-		/* the reading is the runtime's time, not the calls' around
-		 * this one: their starts move on by it (as sc_recalibrate's) */
-		uint64_t end = sc_rdtsc(), d = end > now ? end - now : 0;
-		t->perf.quiet_from = now;
-		t->perf.quiet_to = end;
-		for (struct sc_frame *g = t->sp_base; g < f; g++) {
-			g->tsc += d;
-			if (g->trec) {
-				g->ttsc += d;
-				g->ttsc2 += d;
-			}
-		}
+		quiet_since(t, f, now);
 	}
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	t->perf.reading = false;
@@ -701,7 +1011,9 @@ static bool catch_up(struct sc_thread *t, struct sc_frame *f, uint64_t now)
 uint64_t sc_perf_off(struct sc_frame *f, uint64_t now)
 {
 	struct sc_thread *t = sc_tls_thread;
-	if (t->ring)
+	if (lazy(t))
+		lazy_take(t, f, now, false);
+	else if (t->ring)
 		catch_up(t, f, now);
 	return f->pend && f->tk ? f->off_incl : 0;
 }
@@ -711,7 +1023,7 @@ void sc_perf_return(struct sc_frame *f, uint64_t now)
 	struct sc_thread *t = sc_tls_thread;
 	/* a figure given to this call during an interrupted read is lost
 	 * with it */
-	if (!catch_up(t, f, now))
+	if (!(lazy(t) ? lazy_take(t, f, now, true) : catch_up(t, f, now)))
 		return;
 	t->perf.last_blocked = 0;
 	if (!f->pend)

@@ -113,6 +113,15 @@ struct sc_perf {
 	uint64_t kcpu_mark;     /* samples up to this time were taken */
 	uint64_t kcpu_last_cpus, kcpu_last_sum; /* kcpu_cpus and the sum of
 				   their rings' heads at the last read */
+	/* before the thread opens its ring (perf.c, lazy): its clocks at
+	 * its last timed return (TSC, CPU time in ns), a (TSC,
+	 * CLOCK_MONOTONIC) pair read together, its context switches when
+	 * last asked, and the timed returns it makes before it opens the
+	 * ring anyway */
+	uint64_t lazy_tsc, lazy_cpu;
+	uint64_t lazy_atsc, lazy_ans;
+	long lazy_nvcsw, lazy_nivcsw;
+	uint32_t lazy_left;
 };
 
 /* One shadow frame per timed call in flight (offsets.h: FR_*). */
