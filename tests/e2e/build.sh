@@ -109,6 +109,8 @@ exe $CC sc_vdso vdso/main.c
 exe $CC sc_names names/main.c -pthread
 exe $CC sc_offcpu offcpu/main.c -pthread -fno-builtin
 exe $CC sc_kcpu kcpu/main.c -pthread -fno-builtin
+lib $CC libsc_spin.so lazyring/sc_spin.c
+exe $CC sc_lazyring lazyring/main.c -pthread -fno-builtin -lsc_spin
 
 lib $CC libsc_bt.so bt/sc_bt.c -fasynchronous-unwind-tables
 exe $CC sc_bt bt/main.c -lsc_bt
