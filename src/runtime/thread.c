@@ -262,7 +262,6 @@ static struct sc_thread *thread_new(void *at, struct sc_thread *reuse)
 	t->sp_end = t->frames + SC_FRAMES;
 	sc_calib_thread_init(t);
 	t->span_rng = sc_rdtsc();       /* each thread and run draws its own spans */
-	sc_perf_thread_start(t);
 
 	struct sc_m_thread mt = {.seq = seq, .tid = t->tid,
 				 .start_routine = sc_tls_start_routine,
@@ -293,6 +292,9 @@ static struct sc_thread *thread_new(void *at, struct sc_thread *reuse)
 	}
 	sc_meta_add(SC_M_THREAD, &fixed, sizeof(fixed), routine);
 	register_thread(t);
+	/* last: what the thread measures off the CPU starts with its calls,
+	 * not in the runtime's locks and lookups above (perf.c) */
+	sc_perf_thread_start(t);
 	return t;
 }
 
