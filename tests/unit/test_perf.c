@@ -32,6 +32,9 @@ static uint64_t clock_now;
 uint64_t sc_rdtsc(void) { return clock_now; }
 uint64_t sc_mono_ns(void) { return clock_now; }
 uint64_t sc_clock_ns(clockid_t c) { (void)c; return clock_now; }
+/* the thread's CPU clock (before its ring: perf.c), moved by the test */
+static uint64_t cpu_now = 1;
+uint64_t sc_thread_cpu_ns(uint32_t tid) { (void)tid; return cpu_now; }
 const char *sc_mem_strdup(const char *s) { return strdup(s); }
 const char *sc_file_name(char buf[SC_NAME_MAX], uint32_t a, uint32_t b, const char *sep,
 			 uint32_t c, const char *ext)
@@ -302,6 +305,110 @@ static void test_kst_two_writers(void)
 	CHECK_EQ(torn, 0, "slots holding a stack neither thread added");
 }
 
+/*
+ * Before the ring (perf.c): a thread starts on the stand-in ring; time
+ * off the CPU that its switch counts do not confirm (a VM's steal) goes
+ * nowhere; time they do goes to the calls in flight, innermost first,
+ * each at most the part of the interval it alone spans, the rest to the
+ * time no call was in flight, and the ring opens; after 16 returns on
+ * the CPU it opens anyway. The switch counts and the ring are the real
+ * ones (getrusage, perf_event_open): the test blocks for real, and where
+ * perf events are refused it checks that the thread ends unmeasured.
+ */
+static struct sc_rec lrecs[3];
+static struct sc_thr_header lhdr;
+
+static void test_lazy(void)
+{
+	static struct sc_thread lt;
+	unsetenv("SCALER_KERNEL");      /* set by test_kcpu */
+	unsetenv("SCALER_KCPU");
+	sc_perf_init(1000000000u);
+	lt.recs = lrecs;
+	lt.hdr = &lhdr;
+	lt.sp = lt.sp_base = lt.frames;
+	lt.tid = (uint32_t)gettid();
+	sc_tls_thread = &lt;
+	clock_now = 10000000;
+	cpu_now = 1000000;
+	sc_perf_thread_start(&lt);
+	CHECK(lt.ring && lt.ring->data_head == 1 && lt.ring_tail == 0,
+	      "a thread starts on the stand-in ring: its head never its tail");
+	CHECK_EQ(lhdr.perf_kind, SC_PERF_SWITCHES, "measured from its start");
+	CHECK_EQ(lhdr.perf_flags, SC_PERF_F_UNTIMED | SC_PERF_F_ONCPU | SC_PERF_F_CLOCK,
+		 "by its CPU clock until its ring opens");
+
+	/* 100 us of wall, 10 us on the CPU, no switch: steal, not Wait */
+	struct sc_frame *f = lt.sp++;
+	memset(f, 0, sizeof(*f));
+	f->rec = &lrecs[0];
+	f->tsc = f->t0 = 10050000;
+	f->tk = 1;
+	clock_now = 10100000;
+	cpu_now += 10000;
+	sc_perf_return(f, clock_now);
+	lt.sp--;
+	CHECK(lt.ring && lt.ring->data_head == 1, "no switch: still on the stand-in");
+	CHECK_EQ(lrecs[0].wblocked + lrecs[0].wpreempt, 0, "no switch: no Wait");
+
+	/* the thread blocks for real; its clocks say 99.5 us of 100 off the
+	 * CPU since its last return: inner (from 10150000) takes its 50 us,
+	 * outer (from 10101000) the 49 us it alone spans, the 500 ns left
+	 * lay before outer's start */
+	struct sc_frame *outer = lt.sp++, *inner = lt.sp++;
+	memset(outer, 0, 2 * sizeof(*outer));
+	outer->rec = &lrecs[1];
+	outer->tsc = outer->t0 = 10101000;
+	outer->tk = 1;
+	inner->rec = &lrecs[2];
+	inner->tsc = inner->t0 = 10150000;
+	inner->tk = 1;
+	usleep(2000);
+	clock_now = 10200000;
+	cpu_now += 500;
+	sc_perf_return(inner, clock_now);
+	lt.sp--;
+	if (lhdr.perf_kind == SC_PERF_NONE) {
+		CHECK(lt.ring == NULL && lhdr.perf_flags == 0 && lrecs[2].wblocked == 0,
+		      "perf events refused here: the thread ends unmeasured, its gap nowhere");
+		return;
+	}
+	CHECK(lt.ring && lt.ring->data_head != 1 && lt.perf.ring_len,
+	      "a thread that left the CPU opens its ring at once");
+	CHECK(lhdr.perf_flags & SC_PERF_F_CLOCK, "the header keeps how it measured before");
+	CHECK_EQ(lrecs[2].wblocked, 50000, "inner: blocked its own 50 us");
+	CHECK_EQ(outer->off_blocked, 49000, "outer: the 49 us it alone spans, kept until "
+		 "its return");
+	CHECK_EQ(outer->off_incl, 99000, "outer: off the CPU in itself and in inner");
+	CHECK_EQ(lhdr.off_untimed, 500, "the rest, before outer's start: no call's");
+	sc_perf_thread_end(&lt);
+
+	/* a thread that never leaves the CPU opens its ring at its 16th
+	 * timed return */
+	memset(&lt, 0, offsetof(struct sc_thread, frames));
+	memset(&lhdr, 0, sizeof(lhdr));
+	lt.recs = lrecs;
+	lt.hdr = &lhdr;
+	lt.sp = lt.sp_base = lt.frames;
+	lt.tid = (uint32_t)gettid();
+	sc_perf_thread_start(&lt);
+	int n = 0;
+	for (; n < 40 && lt.ring && lt.ring->data_head == 1; n++) {
+		f = lt.sp++;
+		memset(f, 0, sizeof(*f));
+		f->rec = &lrecs[0];
+		f->tsc = f->t0 = clock_now;
+		f->tk = 1;
+		clock_now += 100;
+		cpu_now += 100;
+		sc_perf_return(f, clock_now);
+		lt.sp--;
+	}
+	CHECK_EQ(n, 16, "the ring opens at the 16th timed return on the CPU");
+	sc_perf_thread_end(&lt);
+	sc_tls_thread = &th;
+}
+
 int main(void)
 {
 	sc_perf_init(1000000000u);      /* 1 GHz: a tick is a ns */
@@ -441,5 +548,6 @@ int main(void)
 	CHECK_EQ(oring.pg.data_tail, ohead, "the tracepoint's ring read to its head");
 	test_kcpu();
 	test_kst_two_writers();
+	test_lazy();
 	return check_summary();
 }

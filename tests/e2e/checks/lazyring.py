@@ -5,7 +5,8 @@ from its own CPU clock, and the figures are those a ring gives.
 lazyring-first: main's first blocking call, a nanosleep of 50 ms among its
 first timed calls, is Wait: at least 50 ms and 95 % of the call's time, at
 most the program's own clock of it; no ring was mapped before it, one
-after (the call opened it).
+after (the call opened it: in one of up to 4 runs, as a thread preempted
+before opens its ring then).
 lazyring-many: main makes 40 timed returns (--timing=all) without leaving
 the CPU: its ring is open after them (it opens after 16 anyway), and the
 nanosleep after them, measured from the ring, is Wait within the same
@@ -22,7 +23,8 @@ its seccomp-bpf filter stopping the tracees only at perf_event_open and
 execve: a stop at every system call would itself be a context switch):
 neither /bin/true process (fork child, then image) opens a perf event,
 and each is measured with Wait 0; the shell, which blocks in wait4, and
-sc_lazyring first, which sleeps, open one each.
+sc_lazyring first, which sleeps, open one each (a /bin/true preempted
+on a loaded machine opens one, rightly: up to 4 runs for one without).
 """
 import os
 import re
@@ -72,23 +74,44 @@ def sleep_bounds(d, own, what):
     return bad
 
 
+# A thread preempted before its first blocking call opens its ring then,
+# as it should: on a loaded machine a run may do so, so the runs whose
+# rings are counted are tried up to TRIES times (each run's figures must
+# hold), and one must show the ring opened where the program expects.
+TRIES = 4
+
+
+def sleeper(t, mode, timing, more, what):
+    """Runs sc_lazyring MODE until a run shows its rings as "0 1" (up to
+    TRIES): each run's sleep bounds and more(out, d) must hold."""
+    seen = []
+    for i in range(TRIES):
+        out, d = record(t, "%s%d" % (mode, i), [mode], timing=timing)
+        bad = sleep_bounds(d, int(out[3]), mode) + more(out, d)
+        if bad:
+            return bad
+        seen.append(out[1:3])
+        if out[1:3] == ["0", "1"]:
+            return []
+    return ["rings before and after %s %r, want 0 1 once" % (what, seen)]
+
+
 def first(t):
-    out, d = record(t, "first", ["first"])
-    bad = sleep_bounds(d, int(out[3]), "first")
-    if out[1:3] != ["0", "1"]:
-        bad.append("rings before and after the first blocking call %r, want 0 1" % out[1:3])
+    return sleeper(t, "first", None, lambda out, d: [], "the first blocking call")
+
+
+def many_more(out, d):
+    g = row(d, "getppid")
+    bad = []
+    if g["count"] != 40 or g["wait_ns"] != 0:
+        bad.append("getppid: %d calls, Wait %d ns; want 40, 0" % (g["count"], g["wait_ns"]))
+    if out[2] != "1":
+        bad.append("rings after 40 timed returns %r, want 1" % out[2])
     return bad
 
 
 def many(t):
-    out, d = record(t, "many", ["many"], timing="all")
-    bad = sleep_bounds(d, int(out[3]), "many")
-    if out[1:3] != ["0", "1"]:
-        bad.append("rings before and after 40 timed returns %r, want 0 1" % out[1:3])
-    g = row(d, "getppid")
-    if g["count"] != 40 or g["wait_ns"] != 0:
-        bad.append("getppid: %d calls, Wait %d ns; want 40, 0" % (g["count"], g["wait_ns"]))
-    return bad
+    return sleeper(t, "many", "all", many_more, "40 timed returns")
 
 
 def preempt(t):
@@ -125,8 +148,17 @@ def stuck(t):
 def strace_opens(t):
     if not shutil.which("strace"):
         return skip("lazyring-strace", "strace not installed")
-    log = os.path.join(t.tmp, "st.log")
-    prof = os.path.join(t.tmp, "st")
+    for i in range(TRIES):
+        bad = strace_once(t, i)
+        if bad is None or not bad or i == TRIES - 1:
+            return bad
+        if not all(b.startswith("/bin/true opened") for b in bad):
+            return bad
+
+
+def strace_once(t, i):
+    log = os.path.join(t.tmp, "st%d.log" % i)
+    prof = os.path.join(t.tmp, "st%d" % i)
     trace = ["strace", "-f", "-qq", "--seccomp-bpf", "-e", "trace=perf_event_open,execve",
              "-o", log]
     rc, _, err = run(trace + [t.scaler, "record", "-o", prof, "--", "/bin/sh", "-c",
