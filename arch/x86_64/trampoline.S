@@ -594,6 +594,8 @@ sc_return_point_now:
 	 * call was given figures at an earlier look, sc_perf_return(frame,
 	 * now) hands the records to the calls they happened in and books
 	 * this call's figures, weighted as the code above weights its time.
+	 * A thread that has not opened its ring yet has perf.c's stand-in,
+	 * whose head never equals the tail: each of its returns goes there.
 	 */
 .Lret_ring:					/* rcx = frame, rdx = now */
 	movq	TH_RING(%r10), %rax

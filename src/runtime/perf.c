@@ -55,6 +55,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "pidstart.h"
 #include "runtime.h"
 
 /* Kernel samples: one per 4 ms of CPU time (250 Hz), a multiple of the
@@ -907,15 +908,7 @@ static char thread_state(uint32_t tid)
 {
 	char path[64], buf[512];
 	snprintf(path, sizeof(path), "/proc/self/task/%u/stat", tid);
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return 0;
-	ssize_t n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return 0;
-	buf[n] = 0;
-	const char *p = strrchr(buf, ')');
+	const char *p = sc_stat_read(path, buf, sizeof(buf));
 	return p && p[1] == ' ' ? p[2] : 0;
 }
 

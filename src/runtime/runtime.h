@@ -203,7 +203,8 @@ struct sc_thread {
 				   them (~0: never) */
 	uint64_t span_rng;      /* state of its span draws (span.c) */
 	/* the thread's perf ring and how far it was read (perf.c): a timed
-	 * return reads it when its data_head moved */
+	 * return reads it when its data_head moved (perf.c's stand-in until
+	 * the thread opens its own: its head never moves, never the tail) */
 	struct perf_event_mmap_page *ring;
 	uint64_t ring_tail;
 	/* with per-CPU kernel samples (kcpu.c), the ring of the CPU it is
