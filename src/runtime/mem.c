@@ -28,10 +28,11 @@
  * and a block freed meanwhile stays in use until the process ends, which
  * only costs the region's room.
  *
- * At start-up (sc_mem_init) one mapping reserves the strings' first page,
- * the scratch region right after it and the shadow tables (sc_mem_table):
+ * At start-up (sc_mem_init) one mapping reserves the scratch region, the
+ * strings' first page right after it and the shadow tables (sc_mem_table):
  * a mapping each cost an mmap, and their first pages, which every process
- * writes, then share a page-table page. The tables' room past what is
+ * writes, then share a page-table page. The region's first page also holds
+ * rawfork.c's mark (sc_mem_wipe_page). The tables' room past what is
  * writable from the start (the shadow code's, made writable a step at a
  * time) has no access: where the kernel never overcommits
  * (vm.overcommit_memory=2 ignores MAP_NORESERVE), writable private memory
@@ -69,6 +70,8 @@ static size_t round_up(size_t n)
 static char *scratch;           /* SCRATCH bytes, reserved by sc_mem_init or
 				   mapped at first use */
 static size_t top;              /* bytes of it in blocks */
+static size_t base;             /* where its blocks start: past the mark's room */
+static bool wipes;              /* its first page is MADV_WIPEONFORK (sc_mem_wipe_page) */
 static size_t dirty;            /* bytes of it written since mapped or trimmed */
 static uint32_t live;           /* blocks in use */
 static bool busy;               /* taken by a thread (never waited for) */
@@ -200,7 +203,7 @@ void sc_mem_free(void *p)
 	if (!take())
 		return;                 /* left in use (see the top of the file) */
 	if (--live == 0)
-		top = 0;
+		top = base;
 	else if ((size_t)(h - scratch) + len == top)
 		top = (size_t)(h - scratch);
 	give();
@@ -241,7 +244,7 @@ static char *reserve(size_t len, size_t rw)
 }
 
 /*
- * The start-up reservation: a page for strings, the scratch region and
+ * The start-up reservation: the scratch region, a page for strings and
  * table_bytes for sc_mem_table (its first table_rw_bytes writable), one
  * mapping. Before any other call here (else it does nothing); failing,
  * each part is mapped when first needed, as without it.
@@ -250,13 +253,16 @@ void sc_mem_init(size_t table_bytes, size_t table_rw_bytes)
 {
 	if (scratch || str_at || table)
 		return;
-	char *m = reserve(PAGE + SCRATCH + table_bytes, PAGE + SCRATCH + table_rw_bytes);
+	char *m = reserve(SCRATCH + PAGE + table_bytes, SCRATCH + PAGE + table_rw_bytes);
 	if (!m)
 		return;
-	str_at = m;
+	/* before any page of it is written: a VMA without pages splits
+	 * at half the cost */
+	wipes = madvise(m, PAGE, MADV_WIPEONFORK) == 0;
+	scratch = m;
+	str_at = m + SCRATCH;
 	str_left = PAGE;
-	scratch = m + PAGE;
-	table = scratch + SCRATCH;
+	table = str_at + PAGE;
 	table_len = table_bytes;
 	table_rw = table_rw_bytes;
 }
@@ -273,6 +279,33 @@ void *sc_mem_table(size_t bytes, size_t rw)
 		return t;
 	}
 	return reserve(bytes, rw);
+}
+
+/*
+ * The scratch region's first page, marked MADV_WIPEONFORK by sc_mem_init
+ * (a fork child gets it zeroed), for rawfork.c's mark: its first 64 bytes
+ * are the caller's from now on; blocks start past them. Every start-up's
+ * scan writes that page anyway: a page fault and a mapping less than a
+ * page of the mark's own. What else the page holds is dead in a fork
+ * child: a block is in use only inside a call of the runtime's, and no
+ * fork happens there (a libc fork waits for the runtime lock, which a scan
+ * holds; a thread in another call is not copied into the child, where its
+ * block is never read again). Not for a child made by a raw fork in a
+ * signal handler that interrupted the runtime's own work in that thread.
+ * NULL without the reservation or the advice, once a block was made, or
+ * at a second call.
+ */
+void *sc_mem_wipe_page(void)
+{
+	if (!wipes || !take())
+		return NULL;
+	char *p = NULL;
+	if (!base && !top && !live && !dirty) {
+		base = top = SMALL;
+		p = scratch;
+	}
+	give();
+	return p;
 }
 
 /* A copy of s that lives as long as the process; NULL if no memory. */

@@ -6,7 +6,8 @@
  * not mapped in it (perf mappings are not copied), its counters are the
  * parent's thread file (MAP_SHARED), its metadata stream the parent's.
  *
- * It is told by one word in a page of its own marked MADV_WIPEONFORK:
+ * It is told by one word in a page marked MADV_WIPEONFORK (mem.c's
+ * sc_mem_wipe_page says what else the page holds):
  * set in every process with a state of its own, zero in any child the
  * kernel copied memory for (fork, raw or not), shared with a vfork child
  * (which runs in its parent's memory and must stay the parent's). A fork
@@ -31,14 +32,19 @@ static uint64_t unmarked = 1;
 SC_HIDDEN uint64_t *sc_fork_mark = &unmarked;
 static bool wiped;              /* the mark's page is wiped in fork children */
 
+/* The mark's page: the scratch region's first (mem.c, marked already),
+ * or, without it, a mapping of its own. */
 void sc_rawfork_init(void)
 {
-	uint64_t *p = mmap(NULL, SC_PAGE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (p == MAP_FAILED)
-		return;
-	if (madvise(p, SC_PAGE, MADV_WIPEONFORK) != 0) {
-		munmap(p, SC_PAGE);
-		return;
+	uint64_t *p = sc_mem_wipe_page();
+	if (!p) {
+		p = mmap(NULL, SC_PAGE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (p == MAP_FAILED)
+			return;
+		if (madvise(p, SC_PAGE, MADV_WIPEONFORK) != 0) {
+			munmap(p, SC_PAGE);
+			return;
+		}
 	}
 	*p = 1;
 	wiped = true;

@@ -443,6 +443,7 @@ void sc_mem_trim(void) SC_HIDDEN;
 const char *sc_mem_strdup(const char *s) SC_HIDDEN;
 void sc_mem_init(size_t table_bytes, size_t table_rw_bytes) SC_HIDDEN;
 void *sc_mem_table(size_t bytes, size_t rw) SC_HIDDEN;
+void *sc_mem_wipe_page(void) SC_HIDDEN;
 
 /* shadow.c */
 int sc_shadow_init(void) SC_HIDDEN;

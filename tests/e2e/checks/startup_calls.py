@@ -8,7 +8,10 @@ runs through the thread states), one fstat of the profile directory (the
 check at start-up: none before each file made while the runtime starts)
 and two getpid up to its thread file (sc_start's, and the thread's own:
 a raw fork's child names its thread file before it is adopted), and reads the clock by the system
-call at its start and end (the vDSO's first read costs two page faults).
+call at its start and end (the vDSO's first read costs two page faults),
+and marks the raw-fork mark's page (rawfork.c) MADV_WIPEONFORK as the
+first page of its start-up reservation (mem.c), before anything in it is
+written, not as a mapping of its own.
 Its profile still has its thread and exit status.
 Check: startup-calls."""
 import json
@@ -64,6 +67,19 @@ def check(t):
     elif names[:thr].count("getpid") != 2:
         bad.append("getpid %d times before the thread file, want 2"
                    % names[:thr].count("getpid"))
+    resv = next((i for i, (n, a) in enumerate(calls)
+                 if n == "mmap" and "MAP_NORESERVE" in a and "PROT_NONE" in a), None)
+    wipe = [(i, a) for i, (n, a) in enumerate(calls) if n == "madvise" and "MADV_WIPEONFORK" in a]
+    if resv is None or len(wipe) != 1:
+        bad.append("want one start-up reservation and one MADV_WIPEONFORK, got %s and %d"
+                   % (resv, len(wipe)))
+    else:
+        base = calls[resv][1].rsplit("=", 1)[-1].strip()
+        if not wipe[0][1].startswith(base + ", 4096,"):
+            bad.append("MADV_WIPEONFORK of %s, not the reservation's first page %s"
+                       % (wipe[0][1], base))
+        if any(n == "mmap" and a.startswith("NULL, 4096,") for n, a in calls[resv:wipe[0][0]]):
+            bad.append("a page mapped between the reservation and its advice")
     clocks = [a for n, a in calls if n == "clock_gettime"]
     for clk in ("CLOCK_REALTIME", "CLOCK_MONOTONIC", "CLOCK_THREAD_CPUTIME_ID"):
         if not any(a.startswith(clk) for a in clocks):
