@@ -11,7 +11,9 @@ a raw fork's child names its thread file before it is adopted), and reads the cl
 call at its start and end (the vDSO's first read costs two page faults),
 and marks the raw-fork mark's page (rawfork.c) MADV_WIPEONFORK as the
 first page of its start-up reservation (mem.c), before anything in it is
-written, not as a mapping of its own.
+written, not as a mapping of its own. The loader maps the runtime with
+three mmap calls: one read+exec segment (-z noseparate-code, the
+Makefile), one writable, its .bss.
 Its profile still has its thread and exit status.
 Check: startup-calls."""
 import json
@@ -80,6 +82,16 @@ def check(t):
                        % (wipe[0][1], base))
         if any(n == "mmap" and a.startswith("NULL, 4096,") for n, a in calls[resv:wipe[0][0]]):
             bad.append("a page mapped between the reservation and its advice")
+    rt_fd, rt_maps = None, 0
+    for name, args in calls:
+        if name == "openat" and "/libscaler.so\"" in args and rt_fd is None:
+            rt_fd = args.rsplit("=", 1)[-1].strip()
+        elif rt_fd is not None and name == "close" and args.startswith(rt_fd + ")"):
+            break
+        elif rt_fd is not None and name == "mmap":
+            rt_maps += 1
+    if rt_maps != 3:
+        bad.append("the runtime mapped with %d mmap calls, want 3" % rt_maps)
     clocks = [a for n, a in calls if n == "clock_gettime"]
     for clk in ("CLOCK_REALTIME", "CLOCK_MONOTONIC", "CLOCK_THREAD_CPUTIME_ID"):
         if not any(a.startswith(clk) for a in clocks):
