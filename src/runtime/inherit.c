@@ -28,6 +28,7 @@
  */
 #include <stdlib.h>
 #include <sys/auxv.h>
+#include <time.h>
 #include <sys/utsname.h>
 
 #include "runtime.h"
@@ -134,7 +135,9 @@ bool sc_inherit_format(char *buf, size_t n)
 {
 	if (!key || !start_hz)
 		return false;
-	uint64_t hz = start_hz, tsc = sc_rdtsc(), mono = sc_mono_ns();
+	/* by its system call (util.c): in a fork child the vDSO read
+	 * faults in libc's clock_gettime and the kernel's time data */
+	uint64_t hz = start_hz, tsc = sc_rdtsc(), mono = sc_clock_ns(CLOCK_MONOTONIC);
 	/* over 1 ms the rate is known ~20 times better than from start-up's
 	 * 50 us. In double, not a 128-bit integer divide: libgcc's
 	 * __udivti3 lies on a page of its own at the end of the runtime's
