@@ -214,10 +214,15 @@ void sc_file_full(const char *name, int err)
 }
 
 /* Disk space for the first len bytes of fd (and its size at least len),
- * so that a mapping of them never faults for want of a block. */
+ * so that a mapping of them never faults for want of a block. By the
+ * system call (sys.c), and libc's posix_fallocate, which emulates it by
+ * writing a byte into each block, only where the file system has none:
+ * its code is one more page of libc that every fork child faults in. */
 int sc_file_reserve(int fd, const char *name, size_t len)
 {
-	int e = posix_fallocate(fd, 0, (off_t)len);
+	int e = fallocate(fd, 0, 0, (off_t)len) == 0 ? 0 : errno;
+	if (e == EOPNOTSUPP)
+		e = posix_fallocate(fd, 0, (off_t)len);
 	if (e == 0)
 		return 0;
 	if (e == ENOSPC || e == EDQUOT || e == EFBIG)

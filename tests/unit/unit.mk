@@ -31,8 +31,9 @@ $(ARCH_UNIT:%=$(BUILD)/tests/asan/test_%): $(BUILD)/tests/asan/test_%: tests/uni
 	$(CC) $(CFLAGS) $(ASAN_FLAGS) -Itests/unit -o $@ $< arch/$(ARCH)/$*.c
 
 # Pieces of the runtime tested alone, test_X.c against src/runtime/X.c:
-# its in-place sort (sort.c) and its reading of its settings (env.c).
-RT_UNIT := sort env
+# its in-place sort (sort.c), its reading of its settings (env.c) and its
+# files (files.c).
+RT_UNIT := sort env files
 $(RT_UNIT:%=$(BUILD)/tests/test_%): $(BUILD)/tests/test_%: tests/unit/test_%.c tests/unit/check.h \
 		src/runtime/%.c src/runtime/runtime.h
 	@mkdir -p $(@D)
