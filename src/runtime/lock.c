@@ -25,35 +25,84 @@
  * nor take the runtime lock; the order is always runtime lock, then leaf
  * lock.
  */
-#include <pthread.h>
+#include <linux/futex.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #include "runtime.h"
+
+/*
+ * Each lock is a word (0 free, 1 held, 2 held with a thread waiting in
+ * futex(2)), not libc's recursive mutex: pthread_mutex_lock's code is a
+ * page of libc every fork child faulted in at its first lock, and its
+ * three symbols were lookups in every process's start. A thread's depth
+ * in a lock (thread-local) makes it recursive: the word is taken when the
+ * depth leaves 0 and given back when it returns to 0, so the depth is
+ * also the answer to whether this thread holds the lock. A signal handler
+ * that runs between the word's change and the depth's (a lock's taking
+ * or its release) and takes the lock waits for itself, as it would on
+ * the window between a mutex's word and owner.
+ */
+static void take(int *w)
+{
+	int c = 0;
+	if (__atomic_compare_exchange_n(w, &c, 1, false, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
+		return;
+	if (c != 2)
+		c = __atomic_exchange_n(w, 2, __ATOMIC_ACQUIRE);
+	while (c != 0) {
+		syscall(SYS_futex, w, FUTEX_WAIT_PRIVATE, 2, NULL, NULL, 0);
+		c = __atomic_exchange_n(w, 2, __ATOMIC_ACQUIRE);
+	}
+}
+
+static bool try_take(int *w)
+{
+	int c = 0;
+	return __atomic_compare_exchange_n(w, &c, 1, false, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED);
+}
+
+static void give(int *w)
+{
+	if (__atomic_exchange_n(w, 0, __ATOMIC_RELEASE) == 2)
+		syscall(SYS_futex, w, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
+}
 
 /*
  * A control request (control.c) that found a lock held waits for its
  * release: every unlock looks at sc_control_due.
  */
-static pthread_mutex_t lock = PTHREAD_RECURSIVE_MUTEX_INITIALIZER_NP;
+static int lock;
 /* how deep this thread is in the lock (sc_lock_held) */
 static __thread int lock_depth __attribute__((tls_model("initial-exec")));
-void sc_lock(void) { pthread_mutex_lock(&lock); lock_depth++; }
+void sc_lock(void)
+{
+	if (lock_depth == 0)
+		take(&lock);
+	lock_depth++;
+}
 bool sc_lock_held(void) { return lock_depth > 0; }
 void sc_unlock(void)
 {
-	lock_depth--;
-	pthread_mutex_unlock(&lock);
+	if (--lock_depth == 0)
+		give(&lock);
 	if (__atomic_load_n(&sc_control_due, __ATOMIC_SEQ_CST))
 		sc_control_run();
 }
 
-static pthread_mutex_t leaf = PTHREAD_RECURSIVE_MUTEX_INITIALIZER_NP;
+static int leaf;
 static __thread int leaf_depth __attribute__((tls_model("initial-exec")));
-void sc_leaf_lock(void) { pthread_mutex_lock(&leaf); leaf_depth++; }
+void sc_leaf_lock(void)
+{
+	if (leaf_depth == 0)
+		take(&leaf);
+	leaf_depth++;
+}
 bool sc_leaf_held(void) { return leaf_depth > 0; }
 void sc_leaf_unlock(void)
 {
-	leaf_depth--;
-	pthread_mutex_unlock(&leaf);
+	if (--leaf_depth == 0)
+		give(&leaf);
 	if (__atomic_load_n(&sc_control_due, __ATOMIC_SEQ_CST))
 		sc_control_run();
 }
@@ -63,10 +112,10 @@ void sc_leaf_unlock(void)
  * thread that holds neither. */
 bool sc_locks_try(void)
 {
-	if (pthread_mutex_trylock(&lock) != 0)
+	if (!try_take(&lock))
 		return false;
-	if (pthread_mutex_trylock(&leaf) != 0) {
-		pthread_mutex_unlock(&lock);
+	if (!try_take(&leaf)) {
+		give(&lock);
 		return false;
 	}
 	lock_depth++;
@@ -77,16 +126,18 @@ bool sc_locks_try(void)
 /* Gives both back without looking at sc_control_due. */
 void sc_locks_give(void)
 {
-	leaf_depth--;
-	pthread_mutex_unlock(&leaf);
-	lock_depth--;
-	pthread_mutex_unlock(&lock);
+	if (--leaf_depth == 0)
+		give(&leaf);
+	if (--lock_depth == 0)
+		give(&lock);
 }
 
+/* In a fork child: its only thread holds neither lock (the parent's
+ * thread that forked held both, in the prepare handler) */
 void sc_lock_reset_child(void)
 {
-	lock = (pthread_mutex_t)PTHREAD_RECURSIVE_MUTEX_INITIALIZER_NP;
+	lock = 0;
 	lock_depth = 0;
-	leaf = (pthread_mutex_t)PTHREAD_RECURSIVE_MUTEX_INITIALIZER_NP;
+	leaf = 0;
 	leaf_depth = 0;
 }

@@ -31,9 +31,9 @@ $(ARCH_UNIT:%=$(BUILD)/tests/asan/test_%): $(BUILD)/tests/asan/test_%: tests/uni
 	$(CC) $(CFLAGS) $(ASAN_FLAGS) -Itests/unit -o $@ $< arch/$(ARCH)/$*.c
 
 # Pieces of the runtime tested alone, test_X.c against src/runtime/X.c:
-# its in-place sort (sort.c), its reading of its settings (env.c) and its
-# files (files.c).
-RT_UNIT := sort env files
+# its in-place sort (sort.c), its reading of its settings (env.c), its
+# files (files.c) and its locks (lock.c).
+RT_UNIT := sort env files lock
 $(RT_UNIT:%=$(BUILD)/tests/test_%): $(BUILD)/tests/test_%: tests/unit/test_%.c tests/unit/check.h \
 		src/runtime/%.c src/runtime/runtime.h
 	@mkdir -p $(@D)
