@@ -75,6 +75,8 @@ static struct sc_thread *kept_for;
 static int kept_fd = -1;
 static pthread_key_t exit_key;
 static bool key_made;
+/* what this thread's value of exit_key is (register_thread) */
+static __thread struct sc_thread *key_holds __attribute__((tls_model("initial-exec")));
 
 /*
  * The file's blocks are reserved but unwritten: each first touch of a
@@ -399,8 +401,11 @@ static void register_thread(struct sc_thread *t)
 	if (!key_made)
 		key_made = pthread_key_create(&exit_key, on_thread_exit) == 0;
 	sc_leaf_unlock();
-	if (key_made)
-		pthread_setspecific(exit_key, t);
+	/* a fork child's thread keeps its state where its parent's was, and
+	 * the key's value with it (fork copied both): pthread_setspecific's
+	 * code is a page of libc the child would fault in */
+	if (key_made && key_holds != t && pthread_setspecific(exit_key, t) == 0)
+		key_holds = t;
 }
 
 struct sc_thread *sc_thread_first(void)
