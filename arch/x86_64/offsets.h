@@ -83,8 +83,9 @@
 /* struct sc_entry: global table indexed by shadow entry index */
 #define EN_TARGET   0   /* where the call really goes */
 #define EN_FLAGS    8   /* SC_ENT_* from format.h */
+#define EN_EDGE     12  /* uint32_t: its edge key (sc_same_edge) */
 #define EN_SHIFT    4   /* sizeof(struct sc_entry) == 1 << EN_SHIFT */
-#define EN_MAX      (1 << 20) /* SC_MAX_ENTRIES: sc_entry_edge's length */
+#define EN_MAX      (1 << 20) /* SC_MAX_ENTRIES: the table's length */
 
 /* struct sc_import: global table indexed by import number */
 #define HK_BOUND    12  /* uint32_t: low HK_IDX_BITS its entry index + 1,

@@ -47,7 +47,7 @@
 /*
  * sc_same_edge: the call of frame rcx (record r11, thread r10) returned,
  * standing for rax ticks (elapsed * w) in the calls it is nested in. The
- * nearest frame below whose entry is on the same edge (sc_entry_edge: the
+ * nearest frame below whose entry is on the same edge (its EN_EDGE: the
  * same caller and callee objects, nonzero) adds them to its record's
  * dup_ticks: that call's time holds this one's, and an edge's time counts
  * it once (a comparator's strcmp inside qsort, a signal handler's calls
@@ -71,8 +71,9 @@ sc_same_edge:
 	shrq	$RC_SHIFT, %rdi
 	cmpq	$EN_MAX, %rdi
 	jae	3f
-	movq	sc_entry_edge(%rip), %rsi
-	movl	(%rsi,%rdi,4), %edx		/* edx = this call's edge */
+	shlq	$EN_SHIFT, %rdi
+	addq	sc_entry_table(%rip), %rdi
+	movl	EN_EDGE(%rdi), %edx		/* edx = this call's edge */
 	testl	%edx, %edx
 	jz	3f
 	movq	%rcx, %rdi
@@ -84,9 +85,9 @@ sc_same_edge:
 	shrq	$RC_SHIFT, %rsi
 	cmpq	$EN_MAX, %rsi
 	jae	1b
-	shlq	$2, %rsi
-	addq	sc_entry_edge(%rip), %rsi
-	cmpl	%edx, (%rsi)
+	shlq	$EN_SHIFT, %rsi
+	addq	sc_entry_table(%rip), %rsi
+	cmpl	%edx, EN_EDGE(%rsi)
 	jne	1b
 	movq	FR_REC(%rdi), %rsi
 	addq	%rax, RC_DUP(%rsi)

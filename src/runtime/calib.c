@@ -285,12 +285,11 @@ static void set_recal(uint64_t tsc_hz)
  */
 uint64_t sc_calibrate_start(uint64_t tsc_hz, const struct sc_calib *given)
 {
-	nop_idx = sc_entry_new((void *)sc_calib_nop, 0, 0);
-	work_idx = sc_entry_new((void *)sc_calib_work, 0, 0);
+	/* on an edge of their own: timed as calls on edges are */
+	nop_idx = sc_entry_new((void *)sc_calib_nop, 0, SC_EDGE_ALONE);
+	work_idx = sc_entry_new((void *)sc_calib_work, 0, SC_EDGE_ALONE);
 	if (nop_idx < 0 || work_idx < 0)
 		return 0;
-	sc_entry_edge_alone((uint32_t)nop_idx);        /* timed as calls on edges are */
-	sc_entry_edge_alone((uint32_t)work_idx);
 	if (given) {
 		sc_cal0 = *given;
 		set_recal(tsc_hz);

@@ -113,6 +113,7 @@ _Static_assert(sizeof(struct sc_rec) == (1u << RC_SHIFT), "RC_SHIFT");
 _Static_assert(sizeof(struct sc_entry) == (1u << EN_SHIFT), "EN_SHIFT");
 _Static_assert(offsetof(struct sc_entry, target) == EN_TARGET, "EN_TARGET");
 _Static_assert(offsetof(struct sc_entry, flags) == EN_FLAGS, "EN_FLAGS");
+_Static_assert(offsetof(struct sc_entry, edge) == EN_EDGE, "EN_EDGE");
 _Static_assert(sizeof(struct sc_hook) == (1u << HK_SHIFT), "HK_SHIFT");
 _Static_assert(offsetof(struct sc_hook, bound) == HK_BOUND, "HK_BOUND");
 _Static_assert((1u << HK_IDX_BITS) > SC_MAX_ENTRIES && SC_MAX_OBJECTS <= 65536 &&

@@ -246,7 +246,11 @@ struct sc_thread {
 struct sc_entry {
 	void *target;
 	uint32_t flags;
-	uint32_t caller;
+	/* caller << 16 | callee (object ids), 0 for a call within one object,
+	 * or SC_EDGE_ALONE: trampoline.S's sc_same_edge reads it. Here, not
+	 * in an array of its own, so that an import's first call writes one
+	 * page of the tables fewer (a copy in every fork child that binds) */
+	uint32_t edge;
 };
 
 /*
@@ -304,12 +308,10 @@ extern SC_HIDDEN __thread uint64_t sc_tls_lim;          /* entries' code (thread
 extern SC_HIDDEN __thread struct sc_rec *sc_tls_recs;   /* entries' code (thread.c) */
 extern SC_HIDDEN struct sc_entry *sc_entry_table;     /* intercept.S */
 extern SC_HIDDEN struct sc_hook *sc_hook_table;   /* intercept.S */
-extern SC_HIDDEN uint32_t *sc_entry_edge;          /* shadow.c, trampoline.S */
 /* An edge key no call has (edge_key gives 0 for caller == callee): entry
  * idx, the calibration's, walks the shadow stack as a call on an edge
  * does and finds no frame of its own edge. */
 #define SC_EDGE_ALONE 0xffffffffu
-void sc_entry_edge_alone(uint32_t idx) SC_HIDDEN;
 extern SC_HIDDEN uint32_t sc_period_min, sc_period_max; /* trampoline.S */
 extern SC_HIDDEN uint64_t sc_slow_ticks;               /* trampoline.S */
 extern SC_HIDDEN uint64_t sc_period_budget;            /* trampoline.S */
@@ -449,7 +451,7 @@ void *sc_mem_wipe_page(void) SC_HIDDEN;
 int sc_shadow_init(void) SC_HIDDEN;
 size_t sc_shadow_bytes(size_t *rw) SC_HIDDEN;
 /* Allocates an entry; returns its index or -1 (under the lock). */
-long sc_entry_new(void *target, uint32_t flags, uint32_t caller) SC_HIDDEN;
+long sc_entry_new(void *target, uint32_t flags, uint32_t edge) SC_HIDDEN;
 void *sc_entry_code(uint32_t idx) SC_HIDDEN;
 /* Hooks an import (under the lock): target lies in object `to` (NULL:
  * look it up). Returns its number; SC_HOOK_SKIP if this one cannot be

@@ -12,7 +12,7 @@
  *    with idx = the import number.
  *  - An entry index, given to an import at its first call (sc_hook_bind)
  *    in the order the process first calls them. It selects
- *      sc_entry_table[idx]   where the call goes, and flags (global)
+ *      sc_entry_table[idx]   where the call goes, flags and edge (global)
  *      code of entry idx     64 bytes: count the call, jump on to the
  *                            API (or off to sc_shadow_rare)
  *      recs[idx]             the counters, in each thread's own array
@@ -97,24 +97,18 @@ static bool bare;                       /* SCALER_BARE=1: entries only jump on *
 SC_HIDDEN struct sc_entry *sc_entry_table;
 SC_HIDDEN struct sc_hook *sc_hook_table;
 /*
- * The edge of each entry (trampoline.S's sc_same_edge reads it by entry
- * index) and of each import, set when it is made: caller << 16 | callee
- * (object ids, 16 bits as in sc_hook), or 0 for a call within one object,
- * which is on no edge. Equal keys mean the same edge, so a call nested in
- * a call on its own edge is counted once in the edge's time.
+ * The edge of each import (and of its entry, sc_entry's), set when it is
+ * made: caller << 16 | callee (object ids, 16 bits as in sc_hook), or 0
+ * for a call within one object, which is on no edge. Equal keys mean the
+ * same edge, so a call nested in a call on its own edge is counted once
+ * in the edge's time.
  */
-SC_HIDDEN uint32_t *sc_entry_edge;
 static uint32_t *import_edge_top;       /* import n's is import_edge_top[-1 - n] */
 #define IMPORT_EDGE(n) (import_edge_top[-1 - (long)(n)])
 
 static uint32_t edge_key(uint32_t caller, uint32_t callee)
 {
 	return caller == callee ? 0 : (caller & 0xffffu) << 16 | (callee & 0xffffu);
-}
-
-void sc_entry_edge_alone(uint32_t idx)
-{
-	sc_entry_edge[idx] = SC_EDGE_ALONE;
 }
 
 static uint8_t *chunk_at(const struct family *f, uint32_t c)
@@ -172,8 +166,8 @@ static int new_chunk(struct family *f, uint32_t c)
 	return 0;
 }
 
-/* the entry table, the imports' edges, the import table, the entries'
- * edges (TABLES_BYTES, writable), then room for every import's stub and
+/* the entry table, the imports' edges, the import table (TABLES_BYTES,
+ * writable), then room for every import's stub and
  * every entry's code: ~125 MB of address space, nothing committed */
 #define ENTRY_CODE_BYTES ((size_t)ENTRY_CHUNKS * CHUNK_BYTES)
 #define HOOKS_BYTES ((size_t)SC_MAX_ENTRIES * sizeof(struct sc_hook))
@@ -183,7 +177,7 @@ static int new_chunk(struct family *f, uint32_t c)
  * and the import table meet in one page (each first page was a fault);
  * the tables keep a whole page for it, so the code's room stays aligned */
 #define MEET ((size_t)CHUNK_BYTES / 2)
-#define TABLES_BYTES (TABLE_BYTES + EDGES_BYTES + CHUNK_BYTES + HOOKS_BYTES + EDGES_BYTES)
+#define TABLES_BYTES (TABLE_BYTES + EDGES_BYTES + CHUNK_BYTES + HOOKS_BYTES)
 
 size_t sc_shadow_bytes(size_t *rw)
 {
@@ -201,7 +195,6 @@ int sc_shadow_init(void)
 	sc_entry_table = (struct sc_entry *)m;
 	import_edge_top = (uint32_t *)(m + TABLE_BYTES + EDGES_BYTES + MEET);
 	sc_hook_table = (struct sc_hook *)import_edge_top;
-	sc_entry_edge = (uint32_t *)((uint8_t *)sc_hook_table + HOOKS_BYTES);
 	imports.area = entries.area = m + TABLES_BYTES + STUBS_BYTES;
 	intptr_t lo = sc_arch_tls_offset(&sc_tls_lim), ro = sc_arch_tls_offset(&sc_tls_recs);
 	if (lo != (int32_t)lo || ro != (int32_t)ro) {
@@ -297,7 +290,7 @@ void sc_hooks_unbind(void)
 
 /* Takes the leaf lock: an import's first call makes entries without the
  * runtime lock (sc_hook_bind). */
-long sc_entry_new(void *target, uint32_t flags, uint32_t caller)
+long sc_entry_new(void *target, uint32_t flags, uint32_t edge)
 {
 	sc_leaf_lock();
 	long idx = next_index(&entries);
@@ -312,7 +305,7 @@ long sc_entry_new(void *target, uint32_t flags, uint32_t caller)
 	target = sc_functions_target(target);   /* not through a patched entry */
 	sc_entry_table[idx].target = target;
 	sc_entry_table[idx].flags = flags;
-	sc_entry_table[idx].caller = caller;
+	sc_entry_table[idx].edge = edge;
 	__atomic_store_n(&entries.n, (uint32_t)idx + 1, __ATOMIC_RELEASE);
 	sc_leaf_unlock();
 	return idx;
@@ -398,12 +391,11 @@ void *sc_hook_bind(uint32_t n)
 		sc_objects_flush_due();         /* sc_pend_budget ran out */
 	if (!b) {
 		uint32_t flags = h->bound >> HK_IDX_BITS;
-		long idx = sc_entry_new(sc_hook_target(n), flags, h->caller);
+		long idx = sc_entry_new(sc_hook_target(n), flags, IMPORT_EDGE(n));
 		if (idx < 0) {
 			sc_leaf_unlock();
 			return sc_hook_target(n);
 		}
-		sc_entry_edge[idx] = IMPORT_EDGE(n);
 		if (flags & SC_ENT_ARGS)
 			sc_args_bind(n, (uint32_t)idx);
 		struct sc_m_bind mb = {.import = n, .idx = (uint32_t)idx,

@@ -229,7 +229,7 @@ void sc_rec_book(struct sc_rec *r, uint64_t start, uint64_t t, uint64_t self, ui
 static uint32_t rec_edge(const struct sc_thread *t, const struct sc_rec *r)
 {
 	uint64_t idx = (uint64_t)((uintptr_t)r - (uintptr_t)t->recs) / sizeof(*r);
-	return idx < SC_MAX_ENTRIES ? sc_entry_edge[idx] : 0;
+	return idx < SC_MAX_ENTRIES ? sc_entry_table[idx].edge : 0;
 }
 
 void sc_same_edge_credit(struct sc_thread *t, struct sc_frame *above, const struct sc_rec *r,
