@@ -136,6 +136,17 @@
  * (trampoline.S, slow.c) */
 #define SC_PERIOD_LONG 7
 
+/*
+ * The extended state components sc_save_ext leaves out (XCR0 bits): AMX's
+ * tile configuration and tile data, which no code of the runtime can
+ * change (it never runs AMX instructions), so that they keep their
+ * values unsaved. Saved, their 8 KB of standard-format area were a save
+ * of zeros on every call into C from the interceptor (a program without
+ * permission to use AMX keeps them in their initial state) and two more
+ * pages of stack a fork child copies at its first call.
+ */
+#define XS_SKIP     ((1 << 17) | (1 << 18))
+
 /* An import's stub: endbr64; mov $n,%r11d; jmp *common(%rip) */
 #define HOOK_STUB_SIZE 16
 /* A shadow entry's code: its whole counted path (arch.h) */

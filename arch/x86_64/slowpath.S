@@ -67,8 +67,8 @@ END(sc_slowpath)
 
 /*
  * sc_save_ext / sc_restore_ext: xsave/xrstor (or fxsave/fxrstor on CPUs
- * without xsave) of the whole extended state into the 64-byte aligned area
- * at the caller's %rsp+8. They preserve rdi, rsi and rdx, which carry the
+ * without xsave) of the extended state but the components of XS_SKIP into
+ * the 64-byte aligned area at the caller's %rsp+8 (sc_xsave_size bytes). They preserve rdi, rsi and rdx, which carry the
  * arguments of the C call that follows. The XSAVE header must be zero
  * before xsave, or a later xrstor faults on stale reserved bits.
  */
@@ -88,7 +88,7 @@ ENTRY(sc_save_ext)
 	movq	%rax, 552(%r10)
 	movq	%rax, 560(%r10)
 	movq	%rax, 568(%r10)
-	movl	$-1, %eax
+	movl	$~XS_SKIP, %eax
 	movl	$-1, %edx
 	xsave	(%r10)
 	popq	%rdx
@@ -107,7 +107,7 @@ ENTRY(sc_restore_ext)
 	leaq	8(%rsp), %r10
 	cmpl	$0, sc_have_xsave(%rip)
 	je	1f
-	movl	$-1, %eax
+	movl	$~XS_SKIP, %eax
 	movl	$-1, %edx
 	xrstor	(%r10)
 	ret

@@ -128,8 +128,18 @@ static void detect_xsave(void)
 		return;
 	/* XSAVE supported and enabled by the OS (OSXSAVE) */
 	if ((c & (1u << 26)) && (c & (1u << 27)) && __get_cpuid_count(0xd, 0, &a, &b, &c, &d) && b) {
+		/* the standard format's area up to the end of the last
+		 * component saved (slowpath.S): the legacy area and the
+		 * header, then each enabled one at its offset */
+		uint32_t lo, hi, end = 576;
+		__asm__ volatile("xgetbv" : "=a"(lo), "=d"(hi) : "c"(0));
+		uint64_t xcr0 = (uint64_t)hi << 32 | lo;
+		for (unsigned i = 2; i < 64; i++)
+			if ((xcr0 >> i & 1) && !((uint64_t)XS_SKIP >> i & 1) &&
+			    __get_cpuid_count(0xd, i, &a, &b, &c, &d) && b + a > end)
+				end = b + a;
 		sc_have_xsave = 1;
-		sc_xsave_size = b;
+		sc_xsave_size = end;
 	}
 	/* room for the alignment in sc_slowpath */
 	sc_xsave_size += 64;

@@ -60,6 +60,7 @@ exe $CC sc_forkexec forkexec/main.c -lsc_b
 exe $CC sc_vfork vfork/main.c -lsc_b -pthread
 exe $CC sc_endrace endrace/main.c -lsc_b -pthread
 exe $CC sc_sigfork sigfork/main.c
+exe $CC sc_amx amx/main.c
 exe $CC sc_reentry reentry/main.c
 exe $CC sc_sigwork sigwork/main.c
 
