@@ -163,17 +163,17 @@ static size_t file_size_for(uint64_t cap)
 /*
  * Room for n entries and then some: a quarter more, at least ROOM_MIN,
  * rounded up to fill the file's last page (the header and the records
- * share pages). Every thread's file reserves it on disk (in memory on
- * tmpfs) whether or not the thread calls them, and a process's start
- * pays for each page reserved, so the room is kept small: a short
- * process calls a few APIs, and a grow costs a few system calls. Growing
- * by a share of n keeps the grows logarithmic in the entries a
- * long-lived thread comes to call.
+ * share pages); with spare false, only the rounding. Every thread's file
+ * reserves it on disk (in memory on tmpfs) whether or not the thread
+ * calls them, and a process's start pays for each page reserved, so the
+ * room is kept small: a short process calls a few APIs, and a grow costs
+ * a few system calls. Growing by a share of n keeps the grows
+ * logarithmic in the entries a long-lived thread comes to call.
  */
-static uint64_t cap_for(uint32_t n)
+static uint64_t cap_for(uint32_t n, bool spare)
 {
 	const uint64_t page = 4096, rec = sizeof(struct sc_rec);
-	uint64_t room = n / 4 > ROOM_MIN ? n / 4 : ROOM_MIN;
+	uint64_t room = !spare ? 0 : n / 4 > ROOM_MIN ? n / 4 : ROOM_MIN;
 	uint64_t pages = (file_size_for((uint64_t)n + room) + page - 1) / page;
 	return (pages * page - SC_THR_HEADER_SIZE) / rec;
 }
@@ -215,7 +215,10 @@ static struct sc_thread *thread_new(void *at, struct sc_thread *reuse)
 	uint32_t seq = t->seq;
 	if (fd >= 0)
 		sc_args_thread_open(t->pid, t->gen, seq);
-	uint64_t cap = cap_for(sc_entry_count());
+	/* a fork child's (reuse) covers the entries its parent made and no
+	 * more: most exec at once, after a few calls, and the room a long
+	 * program's parent has would be pages of memory reserved in each */
+	uint64_t cap = cap_for(sc_entry_count(), !reuse);
 	size_t reserve = file_size_for(SC_MAX_ENTRIES);
 	void *m = MAP_FAILED;
 	/* once: a program out of descriptors would have it for each thread */
@@ -314,7 +317,7 @@ struct sc_thread *sc_thread_get(void)
 /* The entry table grew (dlopen, dlsym) past this thread's file. */
 int sc_thread_grow(struct sc_thread *t)
 {
-	uint64_t cap = cap_for(sc_entry_count());
+	uint64_t cap = cap_for(sc_entry_count(), true);
 	if (cap > SC_MAX_ENTRIES)
 		cap = SC_MAX_ENTRIES;
 	if (cap <= t->real_cap)

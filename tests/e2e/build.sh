@@ -56,6 +56,7 @@ exe $CC sc_basic basic/main.c -lsc_a -lsc_b
 
 exe $CC sc_fork fork/main.c -lsc_b
 exe $CC sc_forkchain forkchain/main.c -lsc_b
+exe $CC sc_forkgrow forkgrow/main.c
 exe $CC sc_forkexec forkexec/main.c -lsc_b
 exe $CC sc_vfork vfork/main.c -lsc_b -pthread
 exe $CC sc_endrace endrace/main.c -lsc_b -pthread
