@@ -369,6 +369,10 @@ SC_HIDDEN int sc_exit_status = -1;
  */
 void sc_record_end(int status, uint32_t how)
 {
+	/* under a seccomp filter its system calls may kill the program: the
+	 * image ends unrecorded, as one killed (the recorder has its status) */
+	if (__atomic_load_n(&sc_sandboxed, __ATOMIC_ACQUIRE))
+		return;
 	if (sc_active)
 		sc_rawfork_adopt();     /* a raw fork's child: its own from now */
 	if (!sc_active || (uint32_t)getpid() != sc_meta_pid())

@@ -550,3 +550,20 @@ uint32_t sc_meta_pid(void)
 {
 	return meta_hdr.pid;
 }
+
+/*
+ * Before a seccomp filter (seccomp.c): the file is mapped now, with room
+ * for MAP_GROW bytes or more of records, so that the records that follow
+ * (an import's first call, a thread's start) take no system call, which
+ * the filter may punish, until that room is used up.
+ */
+void sc_meta_map_now(void)
+{
+	if (!sc_rawfork_adopt())
+		return;
+	sc_leaf_lock();
+	if (!map && unmapped_puts < MAP_AFTER)
+		unmapped_puts = MAP_AFTER;
+	map_ready(MAP_GROW / 2);
+	sc_leaf_unlock();
+}

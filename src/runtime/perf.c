@@ -265,6 +265,10 @@ void sc_perf_uid_change(void)
  */
 void sc_perf_thread_start(struct sc_thread *t)
 {
+	if (__atomic_load_n(&sc_sandboxed, __ATOMIC_ACQUIRE)) {
+		sc_pclock_oncpu(false);
+		return;
+	}
 	if (!perf_off && !want_kernel) {
 		if (perf_denied || lazy_start(t)) {
 			sc_pclock_oncpu(!perf_denied);
@@ -280,9 +284,11 @@ void sc_perf_thread_end(struct sc_thread *t)
 	bool own = !lazy(t);
 	t->ring = NULL;
 	t->kring = NULL;
-	if (r && own)
+	/* under a seccomp filter munmap may kill: the mappings stay */
+	bool unmap = !__atomic_load_n(&sc_sandboxed, __ATOMIC_ACQUIRE);
+	if (r && own && unmap)
 		munmap(r, t->perf.ring_len);
-	if (t->perf.kst)
+	if (t->perf.kst && unmap)
 		munmap(t->perf.kst, t->perf.kst_len);
 	t->perf.kst = NULL;
 	t->perf.ring_len = 0;
@@ -826,18 +832,23 @@ static void lazy_give(struct sc_thread *t, struct sc_frame *f, uint64_t prev, ui
  * The thread opens its ring, now that it needs it, and the time it spent
  * off the CPU before (`gap`, between TSC prev and now) goes to the calls
  * in flight. If perf events cannot be had, the thread is measured no
- * more (SC_PERF_NONE, as one whose ring could not be opened at its start)
- * and the gap goes nowhere.
+ * more (lazy_stop: SC_PERF_NONE, as one whose ring could not be opened
+ * at its start, with no system call) and the gap goes nowhere.
  */
+static void lazy_stop(struct sc_thread *t)
+{
+	t->ring = NULL;
+	t->perf.kind = SC_PERF_NONE;
+	t->hdr->perf_kind = SC_PERF_NONE;
+	t->hdr->perf_flags = 0;
+	sc_pclock_oncpu(false);
+}
+
 static void lazy_open(struct sc_thread *t, struct sc_frame *f, uint64_t prev, uint64_t now,
 		      uint64_t gap, bool blocked)
 {
 	if (!ring_open(t)) {
-		t->ring = NULL;
-		t->perf.kind = SC_PERF_NONE;
-		t->hdr->perf_kind = SC_PERF_NONE;
-		t->hdr->perf_flags = 0;
-		sc_pclock_oncpu(false);
+		lazy_stop(t);
 		return;
 	}
 	t->hdr->perf_flags |= SC_PERF_F_CLOCK;
@@ -849,32 +860,56 @@ static void lazy_open(struct sc_thread *t, struct sc_frame *f, uint64_t prev, ui
  * A timed return (frame f, at TSC now) of a thread on lazy_ring: its
  * clocks are read, the time it spent off the CPU since its previous one
  * found, and its ring opened if it left the CPU or if this return is its
- * LAZY_RETURNS-th (count: a return's own reading; a tail call's, before
- * it, counts none). False when it interrupted the thread's own reading
- * (a signal handler's timed return): the read is left to that one.
+ * LAZY_RETURNS-th (how: LAZY_RETURN; LAZY_PEEK, a tail call's reading
+ * before its return, counts none), or now (LAZY_FILTER: before a seccomp
+ * filter, f the innermost call in flight, which goes on). False when it
+ * interrupted the thread's own reading (a signal handler's timed
+ * return): the read is left to that one.
+ *
+ * Once a filter may be in force, the thread stops before any system
+ * call: measured no more (lazy_stop), its time so far having had no gap
+ * to give (it would have opened its ring). A system call that fails (a
+ * filter that returns an error) stops it as well: one try, no wrong
+ * figure, and the program's errno is kept.
  */
-static bool lazy_take(struct sc_thread *t, struct sc_frame *f, uint64_t now, bool count)
+enum lazy_how { LAZY_PEEK, LAZY_RETURN, LAZY_FILTER };
+
+static bool lazy_take(struct sc_thread *t, struct sc_frame *f, uint64_t now, enum lazy_how how)
 {
 	struct sc_perf *pf = &t->perf;
 	if (pf->reading)
 		return false;
 	pf->reading = true;
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	if (how != LAZY_FILTER && __atomic_load_n(&sc_sandboxed, __ATOMIC_ACQUIRE)) {
+		lazy_stop(t);
+		goto out;
+	}
+	int err = errno;
 	uint64_t tsc = sc_rdtsc(), cpu = sc_thread_cpu_ns(0), off = 0;
+	if (!cpu)
+		goto fail;
 	uint64_t used = cpu > pf->lazy_cpu ? cpu - pf->lazy_cpu : 0;
 	uint64_t wall = ticks_ns(tsc - pf->lazy_tsc);
-	bool open = false, blocked = false;
+	bool open = how == LAZY_FILTER, blocked = false;
 	if (cpu < pf->lazy_cpu || wall > used + LAZY_EPS_NS || wall > LAZY_PRECISE_NS) {
 		/* a vfork child runs in its parent's thread state: its clocks
 		 * are not the thread's, nor its ring */
-		if ((uint32_t)syscall(SYS_gettid) != t->tid)
-			goto out;
+		long tid = syscall(SYS_gettid);
+		if (tid < 0)
+			goto fail;
+		if ((uint32_t)tid != t->tid)
+			goto keep;
 		uint64_t atsc = sc_rdtsc(), ans = sc_clock_ns(CLOCK_MONOTONIC);
+		if (!ans)
+			goto fail;
 		uint64_t w1 = mono_at(tsc, pf->lazy_atsc, pf->lazy_ans, atsc, ans);
 		uint64_t w0 = mono_at(pf->lazy_tsc, pf->lazy_atsc, pf->lazy_ans, atsc, ans);
-		wall = ans && w1 > w0 ? w1 - w0 : 0;
+		wall = w1 > w0 ? w1 - w0 : 0;
 		long vol, invol;
-		if (cpu >= pf->lazy_cpu && wall > used + LAZY_EPS_NS && switches(&vol, &invol)) {
+		if (cpu >= pf->lazy_cpu && wall > used + LAZY_EPS_NS) {
+			if (!switches(&vol, &invol))
+				goto fail;
 			if (vol != pf->lazy_nvcsw || invol != pf->lazy_nivcsw) {
 				off = wall - used;
 				blocked = vol != pf->lazy_nvcsw;
@@ -883,23 +918,45 @@ static bool lazy_take(struct sc_thread *t, struct sc_frame *f, uint64_t now, boo
 			pf->lazy_nvcsw = vol;
 			pf->lazy_nivcsw = invol;
 		}
-		if (ans) {
-			pf->lazy_atsc = atsc;
-			pf->lazy_ans = ans;
-		}
+		pf->lazy_atsc = atsc;
+		pf->lazy_ans = ans;
 	}
-	if (count && pf->lazy_left && --pf->lazy_left == 0)
+	if (how == LAZY_RETURN && pf->lazy_left && --pf->lazy_left == 0)
 		open = true;
 	uint64_t prev = pf->lazy_tsc;
 	pf->lazy_tsc = tsc;
 	pf->lazy_cpu = cpu;
 	if (open)
 		lazy_open(t, f, prev, now, ns_ticks(off), blocked);
-	quiet_since(t, f, now);
+	/* the calls in flight lose the runtime's work; a returning one ends
+	 * at now, before it */
+	quiet_since(t, how == LAZY_FILTER ? f + 1 : f, now);
+	goto keep;
+fail:
+	lazy_stop(t);
+keep:
+	errno = err;
 out:
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	pf->reading = false;
 	return true;
+}
+
+/*
+ * Before a seccomp filter (seccomp.c): from now on no thread makes the
+ * system calls of its time before the ring. The first filter's caller
+ * opens its ring now, while it may (as at its LAZY_RETURNS-th return);
+ * every other thread still on lazy_ring stops at its next timed return,
+ * before any system call, and so does a caller once a filter may be in
+ * force already (first false). Threads started later are unmeasured
+ * (sc_perf_thread_start): their ring would take perf_event_open. A
+ * thread that ends later keeps its ring mapped (sc_perf_thread_end).
+ */
+void sc_perf_seccomp(bool first)
+{
+	struct sc_thread *t = sc_tls_thread;
+	if (t && lazy(t))
+		lazy_take(t, t->sp - 1, sc_rdtsc(), first ? LAZY_FILTER : LAZY_PEEK);
 }
 
 /* The run state of thread tid of this process ('R', 'S', 'D', ...), 0
@@ -924,8 +981,8 @@ static uint64_t lazy_open_gap(const struct sc_thread *t, uint64_t now, uint64_t 
 			      uint64_t *out_at, bool *preempt)
 {
 	const struct sc_perf *pf = &t->perf;
-	if (t == sc_tls_thread)
-		return 0;               /* on the CPU: running this */
+	if (t == sc_tls_thread || __atomic_load_n(&sc_sandboxed, __ATOMIC_ACQUIRE))
+		return 0;               /* on the CPU: running this; no system call */
 	uint64_t prev = __atomic_load_n(&pf->lazy_tsc, __ATOMIC_RELAXED);
 	uint64_t prev_cpu = __atomic_load_n(&pf->lazy_cpu, __ATOMIC_RELAXED);
 	uint64_t tsc = sc_rdtsc(), cpu = sc_thread_cpu_ns(t->tid);
@@ -1005,7 +1062,7 @@ uint64_t sc_perf_off(struct sc_frame *f, uint64_t now)
 {
 	struct sc_thread *t = sc_tls_thread;
 	if (lazy(t))
-		lazy_take(t, f, now, false);
+		lazy_take(t, f, now, LAZY_PEEK);
 	else if (t->ring)
 		catch_up(t, f, now);
 	return f->pend && f->tk ? f->off_incl : 0;
@@ -1016,7 +1073,7 @@ void sc_perf_return(struct sc_frame *f, uint64_t now)
 	struct sc_thread *t = sc_tls_thread;
 	/* a figure given to this call during an interrupted read is lost
 	 * with it */
-	if (!(lazy(t) ? lazy_take(t, f, now, true) : catch_up(t, f, now)))
+	if (!(lazy(t) ? lazy_take(t, f, now, LAZY_RETURN) : catch_up(t, f, now)))
 		return;
 	t->perf.last_blocked = 0;
 	if (!f->pend)

@@ -25,6 +25,8 @@
  *   wrap.c     wrappers placed in front of dlopen, dlsym, pthread_create, fork
  *   exec.c     wrappers of exec* and posix_spawn: the runtime's variables
  *              follow into a new image whatever environment it is given
+ *   seccomp.c  wrappers of prctl and syscall: before a seccomp filter,
+ *              threads stop the system calls they make before their ring
  *   meta.c     the append-only metadata stream (format.h)
  *   files.c    the runtime's files in the profile directory, safe from others
  *   mem.c      the runtime's own memory, from mmap
@@ -410,6 +412,9 @@ uint64_t sc_clock_ns(clockid_t c) SC_HIDDEN;    /* once per image or thread */
 int sc_meta_open(uint32_t pid, uint32_t first_gen) SC_HIDDEN;
 void sc_meta_close(void) SC_HIDDEN;
 void sc_meta_add(uint32_t type, const void *a, size_t alen, const char *str) SC_HIDDEN;
+/* before a seccomp filter: the file mapped now, so that records take no
+ * system call for a while */
+void sc_meta_map_now(void) SC_HIDDEN;
 /* the longest record, and the most payload it holds (with padding) */
 #define SC_META_MAX 8192u
 #define SC_META_ROOM (SC_META_MAX - sizeof(struct sc_meta_rec) - 8)
@@ -601,6 +606,10 @@ void sc_kcpu_read(struct sc_thread *t, uint64_t until, sc_kcpu_fn fn, void *arg)
 void sc_perf_thread_start(struct sc_thread *t) SC_HIDDEN;
 void sc_perf_thread_end(struct sc_thread *t) SC_HIDDEN;
 void sc_perf_uid_change(void) SC_HIDDEN;
+/* before a seccomp filter is installed (seccomp.c; first: the first
+ * time): no thread makes the system calls of its time before its ring
+ * from then on */
+void sc_perf_seccomp(bool first) SC_HIDDEN;
 /* fork child: drop the parent's thread's ring (not mapped in the child) */
 void sc_perf_forget(struct sc_thread *t) SC_HIDDEN;
 void sc_perf_return(struct sc_frame *f, uint64_t now) SC_HIDDEN;
@@ -697,6 +706,12 @@ void sc_exec_wrapper_names(void (*add)(const char *name)) SC_HIDDEN;
 /* uids.c: set*uid wrappers that declare the new user first */
 void *sc_uid_wrapper(const char *name) SC_HIDDEN;
 void sc_uid_wrapper_names(void (*add)(const char *name)) SC_HIDDEN;
+/* seccomp.c: prctl and syscall, which may install a seccomp filter;
+ * once one may be in force, sc_sandboxed: the runtime makes no system
+ * call it can do without (a filter may kill the process for it) */
+extern SC_HIDDEN bool sc_sandboxed;
+void *sc_seccomp_wrapper(const char *name) SC_HIDDEN;
+void sc_seccomp_wrapper_names(void (*add)(const char *name)) SC_HIDDEN;
 
 /* wrap.c */
 /* The wrapper for an API, or NULL. A wrapper runs untimed (it sees the

@@ -322,7 +322,8 @@ int sc_thread_grow(struct sc_thread *t)
 		cap = SC_MAX_ENTRIES;
 	if (cap <= t->real_cap)
 		return 0;
-	if (t->stuck)
+	/* under a seccomp filter, no system call: it keeps the room it has */
+	if (t->stuck || __atomic_load_n(&sc_sandboxed, __ATOMIC_ACQUIRE))
 		return -1;
 	/* its descriptor, unless it was closed at its start: reopened by
 	 * name, which fails after a privilege drop (the file is 0600, the
@@ -375,7 +376,10 @@ void sc_thread_idle(struct sc_thread *t)
 void sc_thread_finish(struct sc_thread *t, uint64_t tsc)
 {
 	if (t && t->hdr && !t->hdr->end_tsc) {
-		t->hdr->cpu_end_ns = t == sc_tls_thread ? sc_thread_cpu_ns(0) : sc_thread_cpu_ns(t->tid);
+		/* 0, not known, under a seccomp filter: no system call */
+		if (!__atomic_load_n(&sc_sandboxed, __ATOMIC_ACQUIRE))
+			t->hdr->cpu_end_ns = t == sc_tls_thread ? sc_thread_cpu_ns(0)
+								: sc_thread_cpu_ns(t->tid);
 		t->hdr->end_p = sc_pclock_step(-1, tsc);
 		t->hdr->end_tsc = tsc;
 	}

@@ -18,7 +18,8 @@
  *   __libc_start_main  notes main's return value (the exit status).
  *   exit/_exit      keep the exit status for the end record; _exit skips
  *                   destructors, so it writes the record itself.
- * Signal, exec and set*uid wrappers live in signals.c, exec.c and uids.c.
+ * Signal, exec, set*uid and seccomp wrappers live in signals.c, exec.c,
+ * uids.c and seccomp.c.
  */
 #include <dlfcn.h>
 #include <elf.h>
@@ -520,6 +521,8 @@ void *sc_wrapper_for(const char *name, bool *timed)
 		return s;
 	}
 	s = sc_uid_wrapper(name);
+	if (!s)
+		s = sc_seccomp_wrapper(name);
 	if (s) {
 		*timed = true;
 		return s;
@@ -533,5 +536,6 @@ void sc_wrapper_names(void (*add)(const char *name))
 	sc_signal_wrapper_names(add);
 	sc_exec_wrapper_names(add);
 	sc_uid_wrapper_names(add);
+	sc_seccomp_wrapper_names(add);
 	SC_WRAPPER_NAMES(wrappers, add);
 }
