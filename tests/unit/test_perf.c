@@ -7,6 +7,7 @@
  * switch-out stacks get the blocked gaps that follow them. The runtime's
  * clocks and files are stubbed: 1 TSC tick per ns.
  */
+#include <errno.h>
 #include <linux/perf_event.h>
 #include <pthread.h>
 #include <sched.h>
@@ -34,7 +35,15 @@ uint64_t sc_mono_ns(void) { return clock_now; }
 uint64_t sc_clock_ns(clockid_t c) { (void)c; return clock_now; }
 /* the thread's CPU clock (before its ring: perf.c), moved by the test */
 static uint64_t cpu_now = 1;
-uint64_t sc_thread_cpu_ns(uint32_t tid) { (void)tid; return cpu_now; }
+static unsigned cpu_reads;
+static bool cpu_refused;        /* as under a filter that returns EPERM */
+uint64_t sc_thread_cpu_ns(uint32_t tid)
+{
+	(void)tid;
+	cpu_reads++;
+	return cpu_refused ? 0 : cpu_now;
+}
+bool sc_sandboxed;
 const char *sc_mem_strdup(const char *s) { return strdup(s); }
 const char *sc_file_name(char buf[SC_NAME_MAX], uint32_t a, uint32_t b, const char *sep,
 			 uint32_t c, const char *ext)
@@ -409,6 +418,80 @@ static void test_lazy(void)
 	sc_tls_thread = &th;
 }
 
+/* a fresh lazy thread lt on lhdr, its one frame returning at clock_now */
+static void lazy_thread(struct sc_thread *lt)
+{
+	memset(lt, 0, offsetof(struct sc_thread, frames));
+	memset(&lhdr, 0, sizeof(lhdr));
+	lt->recs = lrecs;
+	lt->hdr = &lhdr;
+	lt->sp = lt->sp_base = lt->frames;
+	lt->tid = (uint32_t)gettid();
+	sc_tls_thread = lt;
+	sc_perf_thread_start(lt);
+}
+
+static void lazy_return(struct sc_thread *lt)
+{
+	struct sc_frame *f = lt->sp++;
+	memset(f, 0, sizeof(*f));
+	f->rec = &lrecs[0];
+	f->tsc = f->t0 = clock_now;
+	f->tk = 1;
+	clock_now += 100;
+	cpu_now += 100;
+	sc_perf_return(f, clock_now);
+	lt->sp--;
+}
+
+/*
+ * Under a seccomp filter (seccomp.c): a thread without its ring stops at
+ * its next timed return with no system call (its CPU clock unread) and
+ * is unmeasured; a thread started then is unmeasured from its start. A
+ * failed read of the CPU clock (a filter's EPERM) ends the lazy phase at
+ * once and leaves the program's errno. The filter's caller opens its ring
+ * before the filter.
+ */
+static void test_lazy_sandbox(void)
+{
+	static struct sc_thread lt;
+	sc_perf_init(1000000000u);
+	clock_now = 20000000;
+	lazy_thread(&lt);
+	CHECK(lt.ring && lt.ring->data_head == 1, "a lazy thread");
+	sc_sandboxed = true;
+	unsigned reads = cpu_reads;
+	lazy_return(&lt);
+	CHECK(lt.ring == NULL && lhdr.perf_kind == SC_PERF_NONE && lhdr.perf_flags == 0,
+	      "after a filter: unmeasured at its next timed return");
+	CHECK_EQ(cpu_reads, reads, "... without reading its CPU clock");
+	lazy_thread(&lt);
+	CHECK(lt.ring == NULL && lhdr.perf_kind == SC_PERF_NONE && cpu_reads == reads,
+	      "a thread started after a filter: unmeasured, no clock read");
+	sc_sandboxed = false;
+
+	lazy_thread(&lt);
+	cpu_refused = true;             /* CLOCK_THREAD_CPUTIME_ID */
+	errno = EINVAL;
+	reads = cpu_reads;
+	lazy_return(&lt);
+	CHECK(lt.ring == NULL && lhdr.perf_kind == SC_PERF_NONE,
+	      "a refused clock ends the lazy phase: unmeasured");
+	CHECK_EQ(cpu_reads, reads + 1, "after one try");
+	CHECK_EQ(errno, EINVAL, "the program's errno is kept");
+	cpu_refused = false;
+
+	lazy_thread(&lt);
+	sc_sandboxed = true;
+	sc_perf_seccomp(true);
+	CHECK(lt.ring != NULL ? lt.ring->data_head != 1 && lhdr.perf_kind == SC_PERF_SWITCHES
+			      : lhdr.perf_kind == SC_PERF_NONE,
+	      "the filter's caller opens its ring first (or is unmeasured if refused)");
+	sc_perf_thread_end(&lt);
+	sc_sandboxed = false;
+	sc_tls_thread = &th;
+}
+
 int main(void)
 {
 	sc_perf_init(1000000000u);      /* 1 GHz: a tick is a ns */
@@ -549,5 +632,6 @@ int main(void)
 	test_kcpu();
 	test_kst_two_writers();
 	test_lazy();
+	test_lazy_sandbox();
 	return check_summary();
 }
