@@ -11,14 +11,16 @@
  * the filter may be in force from another thread's call.
  *
  * Both stay timed calls of the program (wrap.c). syscall() is the way
- * some programs reach futex: its wrapper costs one compare and a call
- * when the number is another.
+ * some programs reach futex: its wrapper costs one compare when the
+ * number is another, then makes the call itself.
  */
+#include <errno.h>
 #include <linux/seccomp.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "rawsys.h"
 #include "runtime.h"
 
 SC_HIDDEN bool sc_sandboxed;
@@ -32,7 +34,8 @@ static void filter_coming(void)
 
 /* prctl and syscall are variadic: each argument is a register's worth,
  * passed on as the kernel takes them (glibc's syscall passes six). The
- * real call is the runtime's own system call (sys.c), as libc's. */
+ * real call is the runtime's own system call (sys.c, rawsys.h), as
+ * libc's. */
 static int w_prctl(int op, unsigned long a2, unsigned long a3, unsigned long a4, unsigned long a5)
 {
 	if (op == PR_SET_SECCOMP)
@@ -40,15 +43,26 @@ static int w_prctl(int op, unsigned long a2, unsigned long a3, unsigned long a4,
 	return prctl(op, a2, a3, a4, a5);
 }
 
+static __attribute__((noinline, cold)) void syscall_seen(long nr, long a1)
+{
+	if ((nr == SYS_seccomp && (a1 == SECCOMP_SET_MODE_FILTER || a1 == SECCOMP_SET_MODE_STRICT)) ||
+	    (nr == SYS_prctl && a1 == PR_SET_SECCOMP))
+		filter_coming();
+}
+
+/* Some programs reach futex through syscall(): one compare of the
+ * number, then the kernel's call made here (no va_list), -1 and errno
+ * on failure as libc's */
 static long w_syscall(long nr, long a1, long a2, long a3, long a4, long a5, long a6)
 {
-	if (__builtin_expect(nr == SYS_seccomp || nr == SYS_prctl, 0)) {
-		if ((nr == SYS_seccomp && (a1 == SECCOMP_SET_MODE_FILTER ||
-					   a1 == SECCOMP_SET_MODE_STRICT)) ||
-		    (nr == SYS_prctl && a1 == PR_SET_SECCOMP))
-			filter_coming();
+	if (__builtin_expect(nr == SYS_seccomp || nr == SYS_prctl, 0))
+		syscall_seen(nr, a1);
+	long r = sc_arch_syscall(nr, a1, a2, a3, a4, a5, a6);
+	if ((unsigned long)r > -4096ul) {
+		errno = (int)-r;
+		return -1;
 	}
-	return syscall(nr, a1, a2, a3, a4, a5, a6);
+	return r;
 }
 
 static const struct sc_wrapper seccomp_wrappers[] = {
