@@ -327,6 +327,32 @@ static void test_kst_two_writers(void)
 static struct sc_rec lrecs[3];
 static struct sc_thr_header lhdr;
 
+/* a fresh lazy thread lt on lhdr, its one frame returning at clock_now */
+static void lazy_thread(struct sc_thread *lt)
+{
+	memset(lt, 0, offsetof(struct sc_thread, frames));
+	memset(&lhdr, 0, sizeof(lhdr));
+	lt->recs = lrecs;
+	lt->hdr = &lhdr;
+	lt->sp = lt->sp_base = lt->frames;
+	lt->tid = (uint32_t)gettid();
+	sc_tls_thread = lt;
+	sc_perf_thread_start(lt);
+}
+
+static void lazy_return(struct sc_thread *lt)
+{
+	struct sc_frame *f = lt->sp++;
+	memset(f, 0, sizeof(*f));
+	f->rec = &lrecs[0];
+	f->tsc = f->t0 = clock_now;
+	f->tk = 1;
+	clock_now += 100;
+	cpu_now += 100;
+	sc_perf_return(f, clock_now);
+	lt->sp--;
+}
+
 static void test_lazy(void)
 {
 	static struct sc_thread lt;
@@ -394,54 +420,13 @@ static void test_lazy(void)
 
 	/* a thread that never leaves the CPU opens its ring at its 16th
 	 * timed return */
-	memset(&lt, 0, offsetof(struct sc_thread, frames));
-	memset(&lhdr, 0, sizeof(lhdr));
-	lt.recs = lrecs;
-	lt.hdr = &lhdr;
-	lt.sp = lt.sp_base = lt.frames;
-	lt.tid = (uint32_t)gettid();
-	sc_perf_thread_start(&lt);
+	lazy_thread(&lt);
 	int n = 0;
-	for (; n < 40 && lt.ring && lt.ring->data_head == 1; n++) {
-		f = lt.sp++;
-		memset(f, 0, sizeof(*f));
-		f->rec = &lrecs[0];
-		f->tsc = f->t0 = clock_now;
-		f->tk = 1;
-		clock_now += 100;
-		cpu_now += 100;
-		sc_perf_return(f, clock_now);
-		lt.sp--;
-	}
+	for (; n < 40 && lt.ring && lt.ring->data_head == 1; n++)
+		lazy_return(&lt);
 	CHECK_EQ(n, 16, "the ring opens at the 16th timed return on the CPU");
 	sc_perf_thread_end(&lt);
 	sc_tls_thread = &th;
-}
-
-/* a fresh lazy thread lt on lhdr, its one frame returning at clock_now */
-static void lazy_thread(struct sc_thread *lt)
-{
-	memset(lt, 0, offsetof(struct sc_thread, frames));
-	memset(&lhdr, 0, sizeof(lhdr));
-	lt->recs = lrecs;
-	lt->hdr = &lhdr;
-	lt->sp = lt->sp_base = lt->frames;
-	lt->tid = (uint32_t)gettid();
-	sc_tls_thread = lt;
-	sc_perf_thread_start(lt);
-}
-
-static void lazy_return(struct sc_thread *lt)
-{
-	struct sc_frame *f = lt->sp++;
-	memset(f, 0, sizeof(*f));
-	f->rec = &lrecs[0];
-	f->tsc = f->t0 = clock_now;
-	f->tk = 1;
-	clock_now += 100;
-	cpu_now += 100;
-	sc_perf_return(f, clock_now);
-	lt->sp--;
 }
 
 /*
