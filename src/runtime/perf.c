@@ -50,7 +50,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/mman.h>
-#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -749,19 +748,6 @@ static uint64_t mono_at(uint64_t at, uint64_t atsc0, uint64_t ans0, uint64_t ats
 	return ns <= 0 ? 0 : (uint64_t)ns;
 }
 
-/* The thread's voluntary and involuntary context switches so far (the
- * system call: libc's getrusage would be one more import to look up in
- * every process, sys.c) */
-static bool switches(long *vol, long *invol)
-{
-	struct rusage ru;
-	if (syscall(SYS_getrusage, RUSAGE_THREAD, &ru) != 0)
-		return false;
-	*vol = ru.ru_nvcsw;
-	*invol = ru.ru_nivcsw;
-	return true;
-}
-
 /* The thread starts on lazy_ring, measured (SC_PERF_SWITCHES, with
  * SC_PERF_F_CLOCK): false if its CPU clock cannot be read, or before
  * sc_perf_init (attached to a running process: no TSC rate) */
@@ -774,7 +760,7 @@ static bool lazy_start(struct sc_thread *t)
 	pf->lazy_ans = sc_clock_ns(CLOCK_MONOTONIC);
 	pf->lazy_tsc = sc_rdtsc();
 	pf->lazy_cpu = sc_thread_cpu_ns(0);
-	if (!pf->lazy_ans || !pf->lazy_cpu || !switches(&pf->lazy_nvcsw, &pf->lazy_nivcsw))
+	if (!pf->lazy_ans || !pf->lazy_cpu || !sc_thread_switches(&pf->lazy_nvcsw, &pf->lazy_nivcsw))
 		return false;
 	pf->lazy_left = LAZY_RETURNS;
 	pf->kind = SC_PERF_SWITCHES;
@@ -908,7 +894,7 @@ static bool lazy_take(struct sc_thread *t, struct sc_frame *f, uint64_t now, enu
 		wall = w1 > w0 ? w1 - w0 : 0;
 		long vol, invol;
 		if (cpu >= pf->lazy_cpu && wall > used + LAZY_EPS_NS) {
-			if (!switches(&vol, &invol))
+			if (!sc_thread_switches(&vol, &invol))
 				goto fail;
 			if (vol != pf->lazy_nvcsw || invol != pf->lazy_nivcsw) {
 				off = wall - used;

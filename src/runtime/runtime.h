@@ -562,6 +562,8 @@ void sc_thread_after_fork(void) SC_HIDDEN;
 struct sc_thread *sc_thread_first(void) SC_HIDDEN;
 /* thread tid's CPU time in ns (0: the calling thread's), 0 if unknown */
 uint64_t sc_thread_cpu_ns(uint32_t tid) SC_HIDDEN;
+/* the calling thread's voluntary and involuntary context switches */
+bool sc_thread_switches(long *vol, long *invol) SC_HIDDEN;
 void sc_threads_close(void) SC_HIDDEN;
 extern SC_HIDDEN __thread uintptr_t sc_tls_start_routine;
 

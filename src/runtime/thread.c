@@ -26,6 +26,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <time.h>
@@ -143,6 +144,19 @@ uint64_t sc_thread_cpu_ns(uint32_t tid)
 	/* the kernel's per-thread CPU clock of a tid: MAKE_THREAD_CPUCLOCK
 	 * (tid, CPUCLOCK_SCHED) */
 	return sc_clock_ns(tid ? (clockid_t)((~(uint32_t)tid << 3) | 6u) : CLOCK_THREAD_CPUTIME_ID);
+}
+
+/* The calling thread's voluntary and involuntary context switches so far
+ * (the system call: libc's getrusage would be one more import to look up
+ * in every process, sys.c); false if they cannot be had. */
+bool sc_thread_switches(long *vol, long *invol)
+{
+	struct rusage ru;
+	if (syscall(SYS_getrusage, RUSAGE_THREAD, &ru) != 0)
+		return false;
+	*vol = ru.ru_nvcsw;
+	*invol = ru.ru_nivcsw;
+	return true;
 }
 
 static void on_thread_exit(void *p)
