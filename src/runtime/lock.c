@@ -29,6 +29,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "rawsys.h"
 #include "runtime.h"
 
 /*
@@ -43,6 +44,8 @@
  * or its release) and takes the lock waits for itself, as it would on
  * the window between a mutex's word and owner.
  */
+/* futex(2) straight to the kernel (rawsys.h): its EAGAIN or EINTR must
+ * not reach the program's errno, which a lock taken in its calls keeps */
 static void take(int *w)
 {
 	int c = 0;
@@ -51,7 +54,7 @@ static void take(int *w)
 	if (c != 2)
 		c = __atomic_exchange_n(w, 2, __ATOMIC_ACQUIRE);
 	while (c != 0) {
-		syscall(SYS_futex, w, FUTEX_WAIT_PRIVATE, 2, NULL, NULL, 0);
+		sc_arch_syscall(SYS_futex, (long)w, FUTEX_WAIT_PRIVATE, 2, 0, 0, 0);
 		c = __atomic_exchange_n(w, 2, __ATOMIC_ACQUIRE);
 	}
 }
@@ -65,7 +68,7 @@ static bool try_take(int *w)
 static void give(int *w)
 {
 	if (__atomic_exchange_n(w, 0, __ATOMIC_RELEASE) == 2)
-		syscall(SYS_futex, w, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
+		sc_arch_syscall(SYS_futex, (long)w, FUTEX_WAKE_PRIVATE, 1, 0, 0, 0);
 }
 
 /*

@@ -6,6 +6,7 @@
  * request run at an unlock, and a fork child taking both after the
  * parent's thread forked holding them (as the prepare handler does).
  */
+#include <errno.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <sys/wait.h>
@@ -37,12 +38,17 @@ static void bump(void)
 }
 
 static pthread_barrier_t start;
+/* rounds in which a lock or unlock changed the thread's errno: a lock is
+ * taken inside the program's calls, whose errno it must keep (futex's
+ * EAGAIN and EINTR of a contended lock) */
+static long errno_changed;
 
 static void *hammer(void *arg)
 {
 	bool leaf = arg != NULL;
 	pthread_barrier_wait(&start);   /* all at once: they contend */
 	for (int i = 0; i < ROUNDS; i++) {
+		errno = 12345;
 		if (leaf) {
 			sc_leaf_lock();
 			sc_leaf_lock();         /* nested: one more depth, not a wait */
@@ -54,6 +60,8 @@ static void *hammer(void *arg)
 			bump();
 			sc_unlock();
 		}
+		if (errno != 12345)
+			__atomic_add_fetch(&errno_changed, 1, __ATOMIC_RELAXED);
 	}
 	return NULL;
 }
@@ -105,6 +113,7 @@ int main(void)
 
 	CHECK_EQ(contended(false), (long)THREADS * ROUNDS, "runtime lock: no increment lost");
 	CHECK_EQ(contended(true), (long)THREADS * ROUNDS, "leaf lock, nested: no increment lost");
+	CHECK_EQ(errno_changed, 0, "rounds of a contended lock that changed errno");
 
 	/* another thread holds the leaf lock: both or nothing */
 	pthread_barrier_init(&held, NULL, 2);
