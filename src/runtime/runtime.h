@@ -548,6 +548,8 @@ void sc_lock_reset_child(void) SC_HIDDEN;
 /* thread.c */
 struct sc_thread *sc_thread_get(void) SC_HIDDEN;   /* creates on first use */
 int sc_thread_grow(struct sc_thread *t) SC_HIDDEN;
+/* the calling thread's file gets room before a seccomp filter */
+void sc_thread_room_before_filter(void) SC_HIDDEN;
 void sc_thread_busy(struct sc_thread *t) SC_HIDDEN;
 /* sc_tls_thread = t, and what the entries read of it (thread.c) */
 void sc_thread_set_current(struct sc_thread *t) SC_HIDDEN;

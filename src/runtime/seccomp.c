@@ -29,6 +29,7 @@ SC_HIDDEN bool sc_sandboxed;
 static void filter_coming(void)
 {
 	sc_meta_map_now();
+	sc_thread_room_before_filter();
 	sc_perf_seccomp(!__atomic_exchange_n(&sc_sandboxed, true, __ATOMIC_SEQ_CST));
 }
 
@@ -36,17 +37,33 @@ static void filter_coming(void)
  * passed on as the kernel takes them (glibc's syscall passes six). The
  * real call is the runtime's own system call (sys.c, rawsys.h), as
  * libc's. */
+/* Whether a call may install a filter: a probe the kernel refuses
+ * whatever the process (libseccomp's check of support: strict mode with
+ * flags or arguments, a filter at NULL) leaves the process as it is.
+ * prctl(PR_SET_SECCOMP, mode, filter) and seccomp(op, flags, args). */
+static bool prctl_installs(unsigned long mode, unsigned long filter)
+{
+	return mode == SECCOMP_MODE_STRICT || (mode == SECCOMP_MODE_FILTER && filter);
+}
+
+static bool seccomp_installs(unsigned long op, unsigned long flags, unsigned long args)
+{
+	if (op == SECCOMP_SET_MODE_STRICT)
+		return !flags && !args;
+	return op == SECCOMP_SET_MODE_FILTER && args;
+}
+
 static int w_prctl(int op, unsigned long a2, unsigned long a3, unsigned long a4, unsigned long a5)
 {
-	if (op == PR_SET_SECCOMP)
+	if (op == PR_SET_SECCOMP && prctl_installs(a2, a3))
 		filter_coming();
 	return prctl(op, a2, a3, a4, a5);
 }
 
-static __attribute__((noinline, cold)) void syscall_seen(long nr, long a1)
+static __attribute__((noinline, cold)) void syscall_seen(long nr, long a1, long a2, long a3)
 {
-	if ((nr == SYS_seccomp && (a1 == SECCOMP_SET_MODE_FILTER || a1 == SECCOMP_SET_MODE_STRICT)) ||
-	    (nr == SYS_prctl && a1 == PR_SET_SECCOMP))
+	if ((nr == SYS_seccomp && seccomp_installs(a1, a2, a3)) ||
+	    (nr == SYS_prctl && a1 == PR_SET_SECCOMP && prctl_installs(a2, a3)))
 		filter_coming();
 }
 
@@ -56,7 +73,7 @@ static __attribute__((noinline, cold)) void syscall_seen(long nr, long a1)
 static long w_syscall(long nr, long a1, long a2, long a3, long a4, long a5, long a6)
 {
 	if (__builtin_expect(nr == SYS_seccomp || nr == SYS_prctl, 0))
-		syscall_seen(nr, a1);
+		syscall_seen(nr, a1, a2, a3);
 	long r = sc_arch_syscall(nr, a1, a2, a3, a4, a5, a6);
 	if ((unsigned long)r > -4096ul) {
 		errno = (int)-r;

@@ -328,10 +328,27 @@ struct sc_thread *sc_thread_get(void)
 	return t;
 }
 
+/* Room for SC_FILTER_ROOM entries more than exist, in the calling
+ * thread's file, before a seccomp filter (seccomp.c): under it a file
+ * does not grow, and the APIs a process first calls then (a fork child
+ * that sandboxes itself has no room of its own) still get counted. */
+#define SC_FILTER_ROOM 1024u
+static int grow_to(struct sc_thread *t, uint64_t cap);
+void sc_thread_room_before_filter(void)
+{
+	struct sc_thread *t = sc_tls_thread;
+	if (t && t != &sc_idle_thread)
+		grow_to(t, cap_for(sc_entry_count() + SC_FILTER_ROOM, true));
+}
+
 /* The entry table grew (dlopen, dlsym) past this thread's file. */
 int sc_thread_grow(struct sc_thread *t)
 {
-	uint64_t cap = cap_for(sc_entry_count(), true);
+	return grow_to(t, cap_for(sc_entry_count(), true));
+}
+
+static int grow_to(struct sc_thread *t, uint64_t cap)
+{
 	if (cap > SC_MAX_ENTRIES)
 		cap = SC_MAX_ENTRIES;
 	if (cap <= t->real_cap)

@@ -113,7 +113,7 @@ exe $CC sc_offcpu offcpu/main.c -pthread -fno-builtin
 exe $CC sc_kcpu kcpu/main.c -pthread -fno-builtin
 lib $CC libsc_spin.so lazyring/sc_spin.c
 exe $CC sc_lazyring lazyring/main.c -pthread -fno-builtin -lsc_spin
-exe $CC sc_seccomp seccomp/main.c -pthread
+exe $CC sc_seccomp seccomp/main.c -pthread -lm
 
 lib $CC libsc_bt.so bt/sc_bt.c -fasynchronous-unwind-tables
 exe $CC sc_bt bt/main.c -lsc_bt

@@ -19,6 +19,13 @@ seccomp-raw: a filter the runtime does not see (a system call made
 directly) that traps: the thread's first lazy system call fails, ends
 its lazy phase (one refused call in all, no retry at each return), and
 errno is the program's (EINVAL).
+seccomp-probe: calls that cannot install a filter (libseccomp's probes:
+strict mode with flags, a filter at NULL) leave the process as it was: a
+thread started after them is measured (Wait "measured", not "mixed").
+seccomp-fork: a fork child, whose thread file has no room of its own,
+installs a filter (allowing all) and then calls 24 functions of libm it
+never called before: each counted once, as the runtime gives the
+calling thread's file room before the filter (under it, no file grows).
 """
 from harness import guarded, report_json_of, run
 
@@ -75,6 +82,54 @@ def case(t, mode):
     return bad
 
 
+LIBM = ("sin cos tan asin acos atan sinh cosh tanh exp log log10 cbrt exp2 log2 log1p expm1 "
+        "erf erfc tgamma lgamma asinh atanh sqrt").split()
+
+
+def recorded(t, mode, status, output):
+    """Runs sc_seccomp MODE alone and recorded: (profile's JSON, problems)."""
+    rc, out, err = run([t.exe("seccomp"), mode])
+    if rc != status or out.decode() != output:
+        return None, ["alone: status %d, output %r; want %d, %r" % (rc, out, status, output)]
+    prof = t.tmp + "/" + mode
+    rc, out, err = run([t.scaler, "record", "-o", prof, "--", t.exe("seccomp"), mode])
+    if rc != status or out.decode() != output:
+        return None, ["recorded: status %d, output %r; want %d, %r (%r)" % (
+            rc, out, status, output, err[-300:])]
+    return report_json_of(t.scaler, prof), []
+
+
+def case_probe(t):
+    d, bad = recorded(t, "query", 9, "probe done 1\n")
+    if d is None:
+        return bad
+    p = d["processes"][0]
+    if p["wait_source"] != "measured":
+        bad.append("wait_source %r after probes that install nothing, want 'measured'" %
+                   p["wait_source"])
+    return bad
+
+
+def case_fork(t):
+    d, bad = recorded(t, "fork", 7, "fork done\n")
+    if d is None:
+        return bad
+    if len(d["processes"]) != 2:
+        return ["%d processes, want 2" % len(d["processes"])]
+    got = {}
+    for p in d["processes"]:
+        for c in p["calls"]:
+            if c["caller"] == "sc_seccomp" and c["api"] in LIBM:
+                got[c["api"]] = got.get(c["api"], 0) + c["count"]
+    want = {f: 1 for f in LIBM}
+    if got != want:
+        bad.append("libm calls in the filtered child: %d of 24 counted, %r" % (
+            len(got), sorted(set(LIBM) - set(got))))
+    return bad
+
+
 def checks(t):
     for mode in ("prctl", "tsync", "eperm", "raw"):
         guarded("seccomp-" + mode, None, lambda mode=mode: case(t, mode))
+    guarded("seccomp-probe", None, lambda: case_probe(t))
+    guarded("seccomp-fork", None, lambda: case_fork(t))

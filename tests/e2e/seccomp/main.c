@@ -31,6 +31,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <math.h>
 #include <linux/audit.h>
 #include <linux/filter.h>
 #include <linux/seccomp.h>
@@ -42,6 +43,7 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -179,6 +181,31 @@ static void *second(void *arg)
 	return NULL;
 }
 
+/* probes that install nothing, as libseccomp's check of support makes:
+ * the kernel refuses them whatever the process (1 if each did) */
+static int probes_refused(void)
+{
+	errno = 0;
+	int a = syscall(SYS_seccomp, SECCOMP_SET_MODE_STRICT, 1, NULL) == -1 && errno == EINVAL;
+	errno = 0;
+	int b = syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, NULL) == -1 && errno == EFAULT;
+	errno = 0;
+	int c = prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, NULL, 0, 0) == -1 && errno == EFAULT;
+	return a && b && c;
+}
+
+/* 24 functions of libm, each called once: 24 APIs bound in a process */
+static volatile double arg = 0.5;
+#define M(f) s += f(arg);
+static double libm_calls(void)
+{
+	double s = 0;
+	M(sin) M(cos) M(tan) M(asin) M(acos) M(atan) M(sinh) M(cosh) M(tanh) M(exp) M(log)
+	M(log10) M(cbrt) M(exp2) M(log2) M(log1p) M(expm1) M(erf) M(erfc) M(tgamma)
+	M(lgamma) M(asinh) M(atanh) M(sqrt)
+	return s;
+}
+
 int main(int argc, char **argv)
 {
 	char mode = argc > 1 ? argv[1][0] : 0;
@@ -223,6 +250,27 @@ int main(int argc, char **argv)
 		say("tsync done\n");
 		return 4;
 	}
-	fprintf(stderr, "usage: sc_seccomp prctl|tsync|eperm|raw\n");
+	if (mode == 'q') {
+		bind_quiet();
+		int ok = probes_refused();
+		bind_threads();         /* a thread started after the probes */
+		sleep_ns(20000000);
+		say(ok ? "probe done 1\n" : "probe done 0\n");
+		return 9;
+	}
+	if (mode == 'f') {
+		bind_quiet();
+		pid_t pid = fork();
+		if (pid == 0) {
+			install('p', SECCOMP_RET_ALLOW);
+			_exit(libm_calls() > 0 ? 0 : 1);
+		}
+		int st;
+		if (pid < 0 || waitpid(pid, &st, 0) != pid || !WIFEXITED(st) || WEXITSTATUS(st))
+			return 8;
+		say("fork done\n");
+		return 7;
+	}
+	fprintf(stderr, "usage: sc_seccomp prctl|tsync|eperm|raw|query|fork\n");
 	return 2;
 }
