@@ -20,4 +20,7 @@ static inline long sc_arch_syscall(long n, long a, long b, long c, long d, long 
 	return r;
 }
 
+/* r as libc returns it: -1 and errno on failure (src/runtime/sys.c) */
+long sc_sys_ret(long r);
+
 #endif

@@ -14,7 +14,6 @@
  * some programs reach futex: its wrapper costs one compare when the
  * number is another, then makes the call itself.
  */
-#include <errno.h>
 #include <linux/seccomp.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
@@ -33,10 +32,6 @@ static void filter_coming(void)
 	sc_perf_seccomp(!__atomic_exchange_n(&sc_sandboxed, true, __ATOMIC_SEQ_CST));
 }
 
-/* prctl and syscall are variadic: each argument is a register's worth,
- * passed on as the kernel takes them (glibc's syscall passes six). The
- * real call is the runtime's own system call (sys.c, rawsys.h), as
- * libc's. */
 /* Whether a call may install a filter: a probe the kernel refuses
  * whatever the process (libseccomp's check of support: strict mode with
  * flags or arguments, a filter at NULL) leaves the process as it is.
@@ -53,6 +48,10 @@ static bool seccomp_installs(unsigned long op, unsigned long flags, unsigned lon
 	return op == SECCOMP_SET_MODE_FILTER && args;
 }
 
+/* prctl and syscall are variadic: each argument is a register's worth,
+ * passed on as the kernel takes them (glibc's syscall passes six). The
+ * real call is the runtime's own system call (sys.c, rawsys.h), as
+ * libc's. */
 static int w_prctl(int op, unsigned long a2, unsigned long a3, unsigned long a4, unsigned long a5)
 {
 	if (op == PR_SET_SECCOMP && prctl_installs(a2, a3))
@@ -74,12 +73,7 @@ static long w_syscall(long nr, long a1, long a2, long a3, long a4, long a5, long
 {
 	if (__builtin_expect(nr == SYS_seccomp || nr == SYS_prctl, 0))
 		syscall_seen(nr, a1, a2, a3);
-	long r = sc_arch_syscall(nr, a1, a2, a3, a4, a5, a6);
-	if ((unsigned long)r > -4096ul) {
-		errno = (int)-r;
-		return -1;
-	}
-	return r;
+	return sc_sys_ret(sc_arch_syscall(nr, a1, a2, a3, a4, a5, a6));
 }
 
 static const struct sc_wrapper seccomp_wrappers[] = {

@@ -30,8 +30,8 @@
 /* hidden, as all of the runtime (-fvisibility=hidden) */
 #define W(name) __wrap_##name
 
-/* the kernel's result r, as libc returns it */
-static long ret(long r)
+/* the kernel's result r, as libc returns it: -1 and errno on failure */
+long sc_sys_ret(long r)
 {
 	if ((unsigned long)r > -4096ul) {
 		errno = (int)-r;
@@ -42,7 +42,7 @@ static long ret(long r)
 
 static long sys(long n, long a, long b, long c, long d)
 {
-	return ret(sc_arch_syscall(n, a, b, c, d, 0, 0));
+	return sc_sys_ret(sc_arch_syscall(n, a, b, c, d, 0, 0));
 }
 
 /* open's and openat's mode: only with O_CREAT or O_TMPFILE, as libc's */
@@ -83,7 +83,7 @@ ssize_t W(writev)(int fd, const struct iovec *v, int n)
 
 ssize_t W(pread)(int fd, void *b, size_t n, off_t at)
 {
-	return ret(sc_arch_syscall(SYS_pread64, fd, (long)b, (long)n, at, 0, 0));
+	return sc_sys_ret(sc_arch_syscall(SYS_pread64, fd, (long)b, (long)n, at, 0, 0));
 }
 
 int W(fstat)(int fd, struct stat *st) { return (int)sys(SYS_fstat, fd, (long)st, 0, 0); }
@@ -128,14 +128,14 @@ int W(fcntl)(int fd, int cmd, ...)
 
 int W(fallocate)(int fd, int mode, off_t at, off_t len)
 {
-	return (int)ret(sc_arch_syscall(SYS_fallocate, fd, mode, at, len, 0, 0));
+	return (int)sc_sys_ret(sc_arch_syscall(SYS_fallocate, fd, mode, at, len, 0, 0));
 }
 
 int W(ftruncate)(int fd, off_t len) { return (int)sys(SYS_ftruncate, fd, len, 0, 0); }
 
 void *W(mmap)(void *a, size_t len, int prot, int flags, int fd, off_t off)
 {
-	long r = ret(sc_arch_syscall(SYS_mmap, (long)a, (long)len, prot, flags, fd, off));
+	long r = sc_sys_ret(sc_arch_syscall(SYS_mmap, (long)a, (long)len, prot, flags, fd, off));
 	return r == -1 ? MAP_FAILED : (void *)r;
 }
 
@@ -158,7 +158,7 @@ void *W(mremap)(void *old, size_t len, size_t new_len, int flags, ...)
 		to = va_arg(ap, void *);
 		va_end(ap);
 	}
-	long r = ret(sc_arch_syscall(SYS_mremap, (long)old, (long)len, (long)new_len, flags,
+	long r = sc_sys_ret(sc_arch_syscall(SYS_mremap, (long)old, (long)len, (long)new_len, flags,
 				     (long)to, 0));
 	return r == -1 ? MAP_FAILED : (void *)r;
 }
@@ -180,7 +180,7 @@ int W(prctl)(int op, ...)
 	long a = va_arg(ap, long), b = va_arg(ap, long), c = va_arg(ap, long),
 	     d = va_arg(ap, long);
 	va_end(ap);
-	return (int)ret(sc_arch_syscall(SYS_prctl, op, a, b, c, d, 0));
+	return (int)sc_sys_ret(sc_arch_syscall(SYS_prctl, op, a, b, c, d, 0));
 }
 
 long W(syscall)(long n, ...)
@@ -190,5 +190,5 @@ long W(syscall)(long n, ...)
 	long a = va_arg(ap, long), b = va_arg(ap, long), c = va_arg(ap, long),
 	     d = va_arg(ap, long), e = va_arg(ap, long), f = va_arg(ap, long);
 	va_end(ap);
-	return ret(sc_arch_syscall(n, a, b, c, d, e, f));
+	return sc_sys_ret(sc_arch_syscall(n, a, b, c, d, e, f));
 }
